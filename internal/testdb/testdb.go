@@ -1,0 +1,98 @@
+// Package testdb gives integration tests their own database on the real
+// servers of the machine. A server that cannot be reached fails the test:
+// integration tests never skip.
+package testdb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
+)
+
+// PostgresBase is the server used by tests: $DBHARNESS_TEST_PG or the local
+// server with trust authentication.
+func PostgresBase() string {
+	if v := os.Getenv("DBHARNESS_TEST_PG"); v != "" {
+		return strings.TrimSuffix(v, "/")
+	}
+	return "postgres://postgres@127.0.0.1:5432"
+}
+
+// MySQLBase is the MySQL/MariaDB server used by tests: $DBHARNESS_TEST_MYSQL
+// or the local one as root with an empty password.
+func MySQLBase() string {
+	if v := os.Getenv("DBHARNESS_TEST_MYSQL"); v != "" {
+		return strings.TrimSuffix(v, "/")
+	}
+	return "mysql://root@127.0.0.1:3306"
+}
+
+// Postgres creates (or recreates) database name and returns its URL.
+func Postgres(t testing.TB, name string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, PostgresBase()+"/postgres")
+	if err != nil {
+		t.Fatalf("PostgreSQL at %s is not reachable (start it with `pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`): %v", PostgresBase(), err)
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+		t.Fatalf("drop database %s: %v", name, err)
+	}
+	if _, err := c.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("create database %s: %v", name, err)
+	}
+	return PostgresBase() + "/" + name
+}
+
+// MySQL creates (or recreates) database name and returns its URL.
+func MySQL(t testing.TB, name string) string {
+	t.Helper()
+	base := strings.TrimPrefix(MySQLBase(), "mysql://")
+	user, host, _ := strings.Cut(base, "@")
+	d, err := sql.Open("mysql", fmt.Sprintf("%s@tcp(%s)/", user, host))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := d.PingContext(ctx); err != nil {
+		t.Fatalf("MariaDB/MySQL at %s is not reachable (start it with `start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd`): %v", MySQLBase(), err)
+	}
+	for _, s := range []string{"DROP DATABASE IF EXISTS " + name, "CREATE DATABASE " + name} {
+		if _, err := d.ExecContext(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	return MySQLBase() + "/" + name
+}
+
+// SQLite returns the URL of a new database file in the test's temp dir.
+func SQLite(t testing.TB) string {
+	return "sqlite://" + filepath.Join(t.TempDir(), "test.db")
+}
+
+// Engine is one engine's test database.
+type Engine struct {
+	Name string
+	URL  string
+}
+
+// Engines returns a fresh database on every engine, named after name.
+func Engines(t testing.TB, name string) []Engine {
+	return []Engine{
+		{"postgres", Postgres(t, name)},
+		{"mysql", MySQL(t, name)},
+		{"sqlite", SQLite(t)},
+	}
+}
