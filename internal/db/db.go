@@ -1,0 +1,518 @@
+// Package db is the engine (database) layer: it parses --db URLs, opens
+// connections, describes what each engine can do, classifies errors and
+// bulk-loads rows. The driver and the workloads talk to databases only
+// through the interfaces declared here, so no code outside this package
+// branches on the engine's name: it asks for a capability instead.
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Kind names a database engine family.
+type Kind string
+
+// The engine families dbharness drives.
+const (
+	Postgres Kind = "postgres"
+	MySQL    Kind = "mysql"
+	SQLite   Kind = "sqlite"
+)
+
+// Target is a parsed --db URL. Its String method never shows a password.
+type Target struct {
+	Kind Kind
+	// raw is the URL as given, password included; never printed.
+	raw string
+	u   *url.URL
+	// Path is the database file for SQLite targets.
+	Path string
+	// Default is true when the embedded default SQLite database is used
+	// because no --db was given.
+	Default bool
+}
+
+// DefaultDataDir is where dbharness keeps its default SQLite database and
+// results store: $XDG_DATA_HOME/dbharness or ~/.local/share/dbharness.
+func DefaultDataDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "dbharness")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return filepath.Join(os.TempDir(), "dbharness")
+	}
+	return filepath.Join(home, ".local", "share", "dbharness")
+}
+
+// DefaultSQLitePath is the embedded database used when --db is not given.
+func DefaultSQLitePath() string { return filepath.Join(DefaultDataDir(), "default.db") }
+
+// ParseURL parses a --db value. An empty value selects the embedded SQLite
+// default database.
+func ParseURL(raw string) (*Target, error) {
+	if raw == "" {
+		p := DefaultSQLitePath()
+		return &Target{Kind: SQLite, raw: "sqlite://" + p, Path: p, Default: true, u: &url.URL{Scheme: "sqlite", Path: p}}, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url.Parse errors quote the whole URL, password included.
+		return nil, fmt.Errorf("--db %q is not a valid URL; expected postgres://user@host:port/db, mysql://user:pass@host:port/db or sqlite://PATH", Redact(raw))
+	}
+	t := &Target{raw: raw, u: u}
+	switch strings.ToLower(u.Scheme) {
+	case "postgres", "postgresql":
+		t.Kind = Postgres
+	case "mysql", "mariadb":
+		t.Kind = MySQL
+		if strings.TrimPrefix(u.Path, "/") == "" {
+			return nil, fmt.Errorf("--db %s names no database; add one, as in mysql://root@127.0.0.1:3306/test", t)
+		}
+	case "sqlite", "sqlite3", "file":
+		t.Kind = SQLite
+		p := u.Opaque
+		if p == "" {
+			p = u.Host + u.Path
+		}
+		if p == "" {
+			return nil, fmt.Errorf("--db %s names no file; use sqlite://PATH, e.g. sqlite:///tmp/bench.db or sqlite://bench.db", t)
+		}
+		t.Path = p
+	case "":
+		return nil, fmt.Errorf("--db %q has no scheme; start it with postgres://, mysql:// or sqlite://", Redact(raw))
+	default:
+		return nil, fmt.Errorf("--db scheme %q is not supported; use postgres://, mysql:// or sqlite://", u.Scheme)
+	}
+	return t, nil
+}
+
+// String returns the URL with any password replaced by "xxxxx".
+func (t *Target) String() string {
+	if t == nil {
+		return ""
+	}
+	if t.Kind == SQLite {
+		return "sqlite://" + t.Path
+	}
+	return Redact(t.raw)
+}
+
+// Redact removes the password from a URL-like string (also from a
+// "password=" query parameter), for printing and storing.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		// Cut anything between "://user:" and "@" by hand.
+		if i := strings.Index(raw, "://"); i >= 0 {
+			rest := raw[i+3:]
+			if at := strings.LastIndex(rest, "@"); at >= 0 {
+				if c := strings.Index(rest[:at], ":"); c >= 0 {
+					return raw[:i+3] + rest[:c] + ":xxxxx" + rest[at:]
+				}
+			}
+		}
+		return raw
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+	}
+	q := u.Query()
+	changed := false
+	for k := range q {
+		if strings.EqualFold(k, "password") || strings.EqualFold(k, "pass") {
+			q.Set(k, "xxxxx")
+			changed = true
+		}
+	}
+	if changed {
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// Caps describes what an engine can do; workloads and the loader branch on
+// these, never on the engine's name.
+type Caps struct {
+	// Placeholder style: "$1" (numbered) or "?".
+	NumberedParams bool
+	// ParallelWriters is how many connections may usefully write at once
+	// while bulk loading (1 for SQLite, whose writers serialise).
+	ParallelWriters int
+	// KeysAfterLoad: build primary keys after loading (faster on heap
+	// tables); false where the table is clustered on its key and must be
+	// created with it.
+	KeysAfterLoad bool
+	// Analyze is the statement run after loading to refresh statistics, with
+	// %s for the table name; empty if none.
+	Analyze string
+	// BeginWrite starts a transaction that will write.
+	BeginWrite string
+	// BeginRead starts a read-only transaction.
+	BeginRead string
+	// IntraQueryParallelism is true where a query can use several workers.
+	IntraQueryParallelism bool
+	// TimestampType is the column type for a timestamp with microseconds.
+	TimestampType string
+	// TableOptions is appended to CREATE TABLE (e.g. the storage engine).
+	TableOptions string
+	// FillFactor is true where tables take WITH (fillfactor=N).
+	FillFactor bool
+	// CancelByRequest: statements are cancelled with Conn.Cancel, so the
+	// driver may run them under a context that is never cancelled, which
+	// saves a context watch per statement.
+	CancelByRequest bool
+	// IdentityKey is the column definition (after the name) of an integer
+	// primary key the engine numbers itself: identity, auto-increment or
+	// SQLite's rowid.
+	IdentityKey string
+	// UUIDType is the column type that holds a UUID; NativeUUID is true
+	// where it is a real uuid type (values are passed as [16]byte) rather
+	// than 16 bytes of binary (passed as []byte). See UUIDArg.
+	UUIDType   string
+	NativeUUID bool
+	// ClusterOnKey is appended to CREATE TABLE to store a table in the
+	// order of its primary key where that is not the default (SQLite's
+	// WITHOUT ROWID); InnoDB always clusters, PostgreSQL never does.
+	ClusterOnKey string
+	// CurrentTimestamp is the default expression giving the current time
+	// for a TimestampType column.
+	CurrentTimestamp string
+	// MaxCharLength is the longest char(N) column; 0 means no limit worth
+	// knowing.
+	MaxCharLength int
+	// PlainStorage, with %[1]s the table and %[2]s the column, stores a
+	// column uncompressed and in line; empty where that is the default.
+	PlainStorage string
+	// ResetStats resets the server's statistics counters for this
+	// database; empty where there are none.
+	ResetStats string
+	// WALBytes is a query returning the total bytes of write-ahead log the
+	// server has written so far (a cluster-wide counter); empty if unknown.
+	WALBytes string
+	// SetParallelWorkers, with %d the number of extra worker processes a
+	// query may use, sets the session's intra-query parallelism; empty
+	// where IntraQueryParallelism is false.
+	SetParallelWorkers string
+	// Explain is the prefix that makes a statement return its plan instead
+	// of running, e.g. "EXPLAIN (FORMAT JSON) ".
+	Explain string
+	// PlanFormat names what Explain returns: PlanPostgresJSON,
+	// PlanMySQLJSON or PlanSQLiteRows.
+	PlanFormat string
+	// ServerStats names the server's cumulative statistics the collectors
+	// read: StatsPgStat (pg_stat_* views), StatsGlobalStatus (SHOW GLOBAL
+	// STATUS and performance_schema) or StatsFiles (an embedded database:
+	// its files and the write-lock waits measured by the client).
+	ServerStats string
+	// FloatType is the column type for a double-precision float.
+	FloatType string
+	// StorageStats names where table sizes are read: "pg_class"
+	// (relpages/reltuples), "information_schema" (data_length,
+	// avg_row_length) or "dbstat" (SQLite's dbstat virtual table).
+	StorageStats string
+	// ColumnStats names the optimizer's per-column statistics: "pg_stats",
+	// "column_stats" (MariaDB's mysql.column_stats where collected, else
+	// InnoDB's index cardinality), or "" for none.
+	ColumnStats string
+	// ForUpdate is the clause appended to a SELECT to lock the rows it
+	// reads (" FOR UPDATE"); empty where the engine has no row locks and
+	// BeginWrite already takes the write lock (SQLite's BEGIN IMMEDIATE).
+	ForUpdate string
+}
+
+// UUIDArg turns a UUID into the value the engine's UUIDType column takes.
+func (c Caps) UUIDArg(u [16]byte) any {
+	if c.NativeUUID {
+		return u
+	}
+	return u[:]
+}
+
+// Plan formats (Caps.PlanFormat).
+const (
+	PlanPostgresJSON = "postgres-json"
+	PlanMySQLJSON    = "mysql-json"
+	PlanSQLiteRows   = "sqlite-eqp"
+)
+
+// Server statistics sources (Caps.ServerStats).
+const (
+	StatsPgStat       = "pg_stat"
+	StatsGlobalStatus = "global_status"
+	StatsFiles        = "files"
+)
+
+// Tagger is a DB whose sessions can carry a name the server shows to
+// monitoring (PostgreSQL's application_name), so that collectors can find
+// the harness's own sessions.
+type Tagger interface {
+	// Tag names the sessions opened from now on and returns the name they
+	// carry (the URL's own application_name, if it gave one, wins).
+	Tag(name string) string
+}
+
+// LockWaiter is a DB whose client measures how long its connections wait
+// for the database's write lock (SQLite, where writers queue on one lock).
+type LockWaiter interface {
+	LockWaits() *LockWaits
+}
+
+// LockWaits counts write-lock acquisitions and the time they took. An
+// acquisition that took LockWaitThreshold or more had to wait for another
+// writer (SQLite's busy handler sleeps 1 ms at least before retrying).
+type LockWaits struct {
+	Acquired atomic.Int64
+	Waited   atomic.Int64
+	Nanos    atomic.Int64
+}
+
+// LockWaitThreshold is the acquisition time from which an acquisition
+// counts as having waited.
+const LockWaitThreshold = time.Millisecond
+
+// Observe records one acquisition that took d.
+func (l *LockWaits) Observe(d time.Duration) {
+	l.Acquired.Add(1)
+	l.Nanos.Add(int64(d))
+	if d >= LockWaitThreshold {
+		l.Waited.Add(1)
+	}
+}
+
+// Conn is one connection to the target database. It is used by one
+// goroutine at a time.
+type Conn interface {
+	// Exec runs a statement without parameters (DDL, BEGIN, COMMIT).
+	Exec(ctx context.Context, sql string) error
+	// Prepare returns a reusable statement for sql written with $1..$n
+	// placeholders; the engine rebinds them as it needs.
+	Prepare(ctx context.Context, sql string) (Stmt, error)
+	// Query runs a one-off query with parameters.
+	Query(ctx context.Context, sql string, args ...any) (Rows, error)
+	// Close releases the connection.
+	Close() error
+	// Alive is false once the connection is known to be broken.
+	Alive() bool
+	// BackendID identifies the server session (PostgreSQL pid, MySQL
+	// connection id), or 0 where there is none.
+	BackendID(ctx context.Context) int64
+	// Cancel asks the server to cancel what runs on this connection. It
+	// may be called from another goroutine. Engines without
+	// Caps.CancelByRequest cancel through the statement's context instead,
+	// and do nothing here.
+	Cancel(ctx context.Context) error
+}
+
+// Stmt is a prepared statement bound to one connection.
+type Stmt interface {
+	// Exec runs the statement and returns the number of rows affected.
+	Exec(ctx context.Context, args ...any) (int64, error)
+	// QueryRow runs the statement and scans the first row into dest; it
+	// returns ErrNoRows when there is none.
+	QueryRow(ctx context.Context, dest []any, args ...any) error
+	// Query runs the statement and returns its rows.
+	Query(ctx context.Context, args ...any) (Rows, error)
+}
+
+// Rows iterates over a result set.
+type Rows interface {
+	// Columns names the result's columns.
+	Columns() []string
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close()
+}
+
+// ErrNoRows is returned by Stmt.QueryRow when the query returned no row.
+var ErrNoRows = errors.New("no rows in result set")
+
+// DB opens connections to one target and knows its engine.
+type DB interface {
+	Target() *Target
+	Caps() Caps
+	// Connect opens a new connection.
+	Connect(ctx context.Context) (Conn, error)
+	// Info returns the engine's name, version and key settings.
+	Info(ctx context.Context) (Info, error)
+	// Classify tells how the driver should treat an error.
+	Classify(err error) ErrorClass
+	// TableExists reports whether a table exists.
+	TableExists(ctx context.Context, conn Conn, table string) (bool, error)
+	// CopyIn bulk-loads rows into a table on conn with the engine's fastest
+	// path and returns the number of rows written.
+	CopyIn(ctx context.Context, conn Conn, table string, columns []string, src RowSource) (int64, error)
+	// Close releases shared resources.
+	Close() error
+}
+
+// Info describes the server.
+type Info struct {
+	Engine   string            `json:"name"`
+	Version  string            `json:"version"`
+	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// RowSource yields rows for CopyIn; Values is valid until the next call
+// to Next.
+type RowSource interface {
+	Next() bool
+	Values() []any
+	Err() error
+}
+
+// ErrorClass tells the driver how to handle an error.
+type ErrorClass struct {
+	// Code is a short label for counting: "sqlstate:40", "mysql:1213",
+	// "sqlite:5", "conn", "timeout", "other".
+	Code string
+	// Retryable: a serialization failure or deadlock; the transaction may
+	// be retried.
+	Retryable bool
+	// ConnLost: the connection is gone and must be re-established.
+	ConnLost bool
+}
+
+// Open returns a DB for the target. It does not connect yet.
+func Open(t *Target) (DB, error) {
+	switch t.Kind {
+	case Postgres:
+		return openPostgres(t)
+	case MySQL:
+		return openMySQL(t)
+	case SQLite:
+		return openSQLite(t)
+	}
+	return nil, fmt.Errorf("engine %q is not supported", t.Kind)
+}
+
+// SliceSource is a RowSource over rows held in memory.
+type SliceSource struct {
+	Rows [][]any
+	i    int
+}
+
+// Next advances to the next row.
+func (s *SliceSource) Next() bool { s.i++; return s.i <= len(s.Rows) }
+
+// Values returns the current row.
+func (s *SliceSource) Values() []any { return s.Rows[s.i-1] }
+
+// Err is always nil.
+func (s *SliceSource) Err() error { return nil }
+
+// Rebind turns $1..$n placeholders into ? for engines that number nothing.
+// It leaves $ inside quoted strings alone.
+func Rebind(sql string) string {
+	var b strings.Builder
+	inQuote := false
+	for i := 0; i < len(sql); i++ {
+		c := sql[i]
+		if c == '\'' {
+			inQuote = !inQuote
+		}
+		if c == '$' && !inQuote && i+1 < len(sql) && sql[i+1] >= '0' && sql[i+1] <= '9' {
+			b.WriteByte('?')
+			for i+1 < len(sql) && sql[i+1] >= '0' && sql[i+1] <= '9' {
+				i++
+			}
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// QueryInt64 runs a one-row, one-column query and returns its value as an
+// int64 (NULL gives 0).
+func QueryInt64(ctx context.Context, c Conn, sql string, args ...any) (int64, error) {
+	rows, err := c.Query(ctx, sql, args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var v *int64
+	if rows.Next() {
+		if err := rows.Scan(&v); err != nil {
+			return 0, err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	if v == nil {
+		return 0, nil
+	}
+	return *v, nil
+}
+
+// QueryString runs a one-row, one-column query and returns its text.
+func QueryString(ctx context.Context, c Conn, sql string, args ...any) (string, error) {
+	rows, err := c.Query(ctx, sql, args...)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var v *string
+	if rows.Next() {
+		if err := rows.Scan(&v); err != nil {
+			return "", err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	if v == nil {
+		return "", nil
+	}
+	return *v, nil
+}
+
+// Local reports whether the target runs on this host: an SQLite file, a
+// Unix socket, or a loopback host (127.0.0.1, ::1, localhost).
+func (t *Target) Local() bool {
+	if t.Kind == SQLite {
+		return true
+	}
+	if t.u == nil {
+		return false
+	}
+	q := t.u.Query()
+	if q.Get("socket") != "" || strings.HasPrefix(q.Get("host"), "/") {
+		return true
+	}
+	switch h := strings.ToLower(t.u.Hostname()); h {
+	case "", "localhost", "::1":
+		return true
+	default:
+		return strings.HasPrefix(h, "127.")
+	}
+}
+
+// scanSettings reads (name, value) rows into m.
+func scanSettings(ctx context.Context, c Conn, m map[string]string, sql string, args ...any) error {
+	rows, err := c.Query(ctx, sql, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return err
+		}
+		m[k] = v
+	}
+	return rows.Err()
+}

@@ -1,0 +1,275 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+type myDB struct {
+	t  *Target
+	db *sql.DB
+}
+
+func openMySQL(t *Target) (DB, error) {
+	u := t.u
+	cfg := mysql.NewConfig()
+	if u.User != nil {
+		cfg.User = u.User.Username()
+		cfg.Passwd, _ = u.User.Password()
+	}
+	q := u.Query()
+	if s := q.Get("socket"); s != "" {
+		cfg.Net, cfg.Addr = "unix", s
+		q.Del("socket")
+	} else {
+		host, port := u.Hostname(), u.Port()
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		if port == "" {
+			port = "3306"
+		}
+		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(host, port)
+	}
+	cfg.DBName = strings.TrimPrefix(u.Path, "/")
+	if len(q) > 0 {
+		dsn := cfg.FormatDSN()
+		sep := "?"
+		if strings.Contains(dsn, "?") {
+			sep = "&"
+		}
+		var err error
+		pass := cfg.Passwd
+		cfg, err = mysql.ParseDSN(dsn + sep + q.Encode())
+		if err != nil {
+			return nil, fmt.Errorf("--db %s has an invalid parameter: %s", t, strings.ReplaceAll(err.Error(), pass, "xxxxx"))
+		}
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 8 * time.Second
+	}
+	cfg.ParseTime = true
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("--db %s: %s", t, Redact(err.Error()))
+	}
+	db := sql.OpenDB(connector)
+	db.SetMaxIdleConns(4)
+	return &myDB{t: t, db: db}, nil
+}
+
+func (d *myDB) Target() *Target { return d.t }
+
+func (d *myDB) Caps() Caps {
+	return Caps{
+		ParallelWriters:  4,
+		Analyze:          "ANALYZE TABLE %s",
+		BeginWrite:       "START TRANSACTION",
+		BeginRead:        "START TRANSACTION READ ONLY",
+		TimestampType:    "datetime(6)",
+		TableOptions:     " ENGINE=InnoDB",
+		IdentityKey:      "bigint NOT NULL AUTO_INCREMENT PRIMARY KEY",
+		UUIDType:         "binary(16)",
+		CurrentTimestamp: "CURRENT_TIMESTAMP(6)",
+		MaxCharLength:    255,
+		ResetStats:       "FLUSH STATUS",
+		Explain:          "EXPLAIN FORMAT=JSON ",
+		PlanFormat:       PlanMySQLJSON,
+		ServerStats:      StatsGlobalStatus,
+		FloatType:        "double",
+		StorageStats:     "information_schema",
+		ColumnStats:      "column_stats",
+		ForUpdate:        " FOR UPDATE",
+	}
+}
+
+func (d *myDB) Close() error { return d.db.Close() }
+
+func (d *myDB) Connect(ctx context.Context) (Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, 9*time.Second)
+	defer cancel()
+	c, err := d.db.Conn(ctx)
+	if err == nil {
+		err = c.PingContext(ctx)
+		if err != nil {
+			c.Close()
+		}
+	}
+	if err != nil {
+		return nil, connectError(d.t, err)
+	}
+	return &sqlConn{c: c, rebind: true, classify: d.Classify, id: func(ctx context.Context, c *sql.Conn) int64 {
+		var id int64
+		_ = c.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id)
+		return id
+	}}, nil
+}
+
+func (d *myDB) Info(ctx context.Context) (Info, error) {
+	c, err := d.Connect(ctx)
+	if err != nil {
+		return Info{}, err
+	}
+	defer c.Close()
+	info := Info{Engine: "mysql", Settings: map[string]string{}}
+	if info.Version, err = QueryString(ctx, c, "SELECT VERSION()"); err != nil {
+		return info, err
+	}
+	if strings.Contains(strings.ToLower(info.Version), "mariadb") {
+		info.Engine = "mariadb"
+	}
+	err = scanSettings(ctx, c, info.Settings, `SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_buffer_pool_size',
+		'innodb_flush_log_at_trx_commit', 'sync_binlog', 'log_bin', 'max_connections', 'innodb_log_file_size',
+		'innodb_flush_method', 'innodb_io_capacity', 'transaction_isolation', 'tx_isolation', 'innodb_doublewrite',
+		'thread_handling', 'performance_schema', 'version_comment')`)
+	return info, err
+}
+
+func (d *myDB) TableExists(ctx context.Context, c Conn, table string) (bool, error) {
+	n, err := QueryInt64(ctx, c, "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = $1", table)
+	return n > 0, err
+}
+
+func (d *myDB) Classify(err error) ErrorClass {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		class := ErrorClass{Code: "mysql:" + strconv.Itoa(int(me.Number))}
+		switch me.Number {
+		case 1213, 1020: // ER_LOCK_DEADLOCK, ER_CHECKREAD (snapshot changed)
+			class.Retryable = true
+		case 1927, 2006, 2013, 1053: // connection killed, server gone, lost, shutdown
+			class.ConnLost = true
+		}
+		return class
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return ErrorClass{Code: "timeout"}
+	}
+	var netErr net.Error
+	if errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &netErr) {
+		return ErrorClass{Code: "conn", ConnLost: true}
+	}
+	return ErrorClass{Code: "other"}
+}
+
+// CopyIn loads rows with large multi-row INSERT statements sent as text,
+// with unique and foreign key checks off for the session.
+func (d *myDB) CopyIn(ctx context.Context, c Conn, table string, columns []string, src RowSource) (int64, error) {
+	sc := c.(*sqlConn)
+	for _, s := range []string{"SET unique_checks = 0", "SET foreign_key_checks = 0"} {
+		if _, err := sc.c.ExecContext(ctx, s); err != nil {
+			return 0, err
+		}
+	}
+	defer func() {
+		_, _ = sc.c.ExecContext(context.Background(), "SET unique_checks = 1")
+		_, _ = sc.c.ExecContext(context.Background(), "SET foreign_key_checks = 1")
+	}()
+	head := "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES "
+	const maxStmt = 1 << 20
+	buf := make([]byte, 0, maxStmt+64<<10)
+	var n, pending int64
+	flush := func() error {
+		if pending == 0 {
+			return nil
+		}
+		if _, err := sc.c.ExecContext(ctx, string(buf)); err != nil {
+			return sc.note(err)
+		}
+		n += pending
+		pending = 0
+		return nil
+	}
+	for src.Next() {
+		if pending == 0 {
+			buf = append(buf[:0], head...)
+		} else {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, '(')
+		for i, v := range src.Values() {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendLiteral(buf, v)
+		}
+		buf = append(buf, ')')
+		pending++
+		if len(buf) >= maxStmt {
+			if err := flush(); err != nil {
+				return n, err
+			}
+		}
+	}
+	if err := src.Err(); err != nil {
+		return n, err
+	}
+	return n, flush()
+}
+
+// appendLiteral appends v as a MySQL SQL literal.
+func appendLiteral(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "NULL"...)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10)
+	case int32:
+		return strconv.AppendInt(b, int64(x), 10)
+	case int64:
+		return strconv.AppendInt(b, x, 10)
+	case int16:
+		return strconv.AppendInt(b, int64(x), 10)
+	case float64:
+		return strconv.AppendFloat(b, x, 'g', -1, 64)
+	case float32:
+		return strconv.AppendFloat(b, float64(x), 'g', -1, 32)
+	case bool:
+		if x {
+			return append(b, '1')
+		}
+		return append(b, '0')
+	case time.Time:
+		b = append(b, '\'')
+		b = x.AppendFormat(b, "2006-01-02 15:04:05.999999")
+		return append(b, '\'')
+	case string:
+		return appendQuoted(b, x)
+	case []byte:
+		// A hex literal: binary data must not pass through the
+		// connection's character set.
+		b = append(b, "X'"...)
+		b = hex.AppendEncode(b, x)
+		return append(b, '\'')
+	}
+	return appendQuoted(b, fmt.Sprint(v))
+}
+
+func appendQuoted(b []byte, s string) []byte {
+	b = append(b, '\'')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\'':
+			b = append(b, '\'', '\'')
+		case '\\':
+			b = append(b, '\\', '\\')
+		case 0:
+			b = append(b, '\\', '0')
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '\'')
+}

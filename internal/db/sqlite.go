@@ -1,0 +1,200 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"modernc.org/sqlite"
+)
+
+type liteDB struct {
+	t     *Target
+	db    *sql.DB
+	locks LockWaits
+	// opening serialises new connections: each runs the DSN's pragmas,
+	// and two switching a new file to WAL at once get SQLITE_BUSY without
+	// the busy handler being asked.
+	opening sync.Mutex
+}
+
+// LockWaits implements LockWaiter: the time connections spent in BEGIN
+// IMMEDIATE, which waits (sleeping in SQLite's busy handler) while another
+// connection holds the write lock.
+func (d *liteDB) LockWaits() *LockWaits { return &d.locks }
+
+func openSQLite(t *Target) (DB, error) {
+	if dir := filepath.Dir(t.Path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("cannot create the directory for %s: %v", t, err)
+		}
+	}
+	// WAL lets readers run beside the writer; busy_timeout makes writers
+	// queue instead of failing; synchronous=NORMAL is the usual WAL choice.
+	// Pragmas given in the URL come later and so win.
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	if t.u != nil {
+		for k, vs := range t.u.Query() {
+			for _, v := range vs {
+				q.Add(k, v)
+			}
+		}
+	}
+	db, err := sql.Open("sqlite", "file:"+t.Path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("cannot open %s: %v", t, err)
+	}
+	db.SetMaxIdleConns(4)
+	return &liteDB{t: t, db: db}, nil
+}
+
+func (d *liteDB) Target() *Target { return d.t }
+
+func (d *liteDB) Caps() Caps {
+	return Caps{
+		NumberedParams:   true,
+		ParallelWriters:  1,
+		Analyze:          "ANALYZE %s",
+		BeginWrite:       "BEGIN IMMEDIATE",
+		BeginRead:        "BEGIN",
+		TimestampType:    "timestamp",
+		IdentityKey:      "integer PRIMARY KEY",
+		UUIDType:         "blob",
+		ClusterOnKey:     " WITHOUT ROWID",
+		CurrentTimestamp: "CURRENT_TIMESTAMP",
+		Explain:          "EXPLAIN QUERY PLAN ",
+		PlanFormat:       PlanSQLiteRows,
+		ServerStats:      StatsFiles,
+		FloatType:        "real",
+		StorageStats:     "dbstat",
+	}
+}
+
+func (d *liteDB) Close() error { return d.db.Close() }
+
+func (d *liteDB) Connect(ctx context.Context) (Conn, error) {
+	d.opening.Lock()
+	c, err := d.db.Conn(ctx)
+	if err == nil {
+		if err = c.PingContext(ctx); err != nil {
+			c.Close()
+		}
+	}
+	d.opening.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("cannot open %s: %v", d.t, err)
+	}
+	return &sqlConn{c: c, classify: d.Classify, lockStmt: d.Caps().BeginWrite, locks: &d.locks}, nil
+}
+
+func (d *liteDB) Info(ctx context.Context) (Info, error) {
+	c, err := d.Connect(ctx)
+	if err != nil {
+		return Info{}, err
+	}
+	defer c.Close()
+	info := Info{Engine: "sqlite", Settings: map[string]string{"path": d.t.Path}}
+	if info.Version, err = QueryString(ctx, c, "SELECT sqlite_version()"); err != nil {
+		return info, err
+	}
+	for _, p := range []string{"journal_mode", "synchronous", "page_size", "cache_size", "busy_timeout"} {
+		v, err := QueryString(ctx, c, "PRAGMA "+p)
+		if err != nil {
+			return info, err
+		}
+		info.Settings[p] = v
+	}
+	return info, nil
+}
+
+func (d *liteDB) TableExists(ctx context.Context, c Conn, table string) (bool, error) {
+	n, err := QueryInt64(ctx, c, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = $1", table)
+	return n > 0, err
+}
+
+// SQLite primary result codes the driver cares about.
+const (
+	sqliteBusy   = 5
+	sqliteLocked = 6
+)
+
+func (d *liteDB) Classify(err error) ErrorClass {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		code := se.Code() & 0xff
+		class := ErrorClass{Code: "sqlite:" + strconv.Itoa(code)}
+		// BUSY and LOCKED are SQLite's serialization failures: the
+		// transaction lost a race for the write lock and may be retried.
+		if code == sqliteBusy || code == sqliteLocked {
+			class.Retryable = true
+		}
+		return class
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return ErrorClass{Code: "timeout"}
+	}
+	if errors.Is(err, sql.ErrConnDone) {
+		return ErrorClass{Code: "conn", ConnLost: true}
+	}
+	return ErrorClass{Code: "other"}
+}
+
+// CopyIn loads rows in one transaction through a prepared multi-row INSERT.
+func (d *liteDB) CopyIn(ctx context.Context, c Conn, table string, columns []string, src RowSource) (n int64, err error) {
+	sc := c.(*sqlConn)
+	const perStmt = 200
+	row := "(" + strings.TrimSuffix(strings.Repeat("?,", len(columns)), ",") + ")"
+	head := "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES "
+	many, err := sc.c.PrepareContext(ctx, head+strings.TrimSuffix(strings.Repeat(row+",", perStmt), ","))
+	if err != nil {
+		return 0, err
+	}
+	defer many.Close()
+	one, err := sc.c.PrepareContext(ctx, head+row)
+	if err != nil {
+		return 0, err
+	}
+	defer one.Close()
+	if _, err := sc.c.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return 0, err
+	}
+	defer func() {
+		if err != nil {
+			_, _ = sc.c.ExecContext(context.Background(), "ROLLBACK")
+		}
+	}()
+	args := make([]any, 0, perStmt*len(columns))
+	k := 0
+	for src.Next() {
+		args = append(args, src.Values()...)
+		k++
+		if k == perStmt {
+			if _, err = many.ExecContext(ctx, args...); err != nil {
+				return n, err
+			}
+			n += int64(k)
+			args, k = args[:0], 0
+		}
+	}
+	if err = src.Err(); err != nil {
+		return n, err
+	}
+	for i := 0; i < k; i++ {
+		if _, err = one.ExecContext(ctx, args[i*len(columns):(i+1)*len(columns)]...); err != nil {
+			return n, err
+		}
+		n++
+	}
+	_, err = sc.c.ExecContext(ctx, "COMMIT")
+	return n, err
+}
