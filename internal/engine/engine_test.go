@@ -1,0 +1,439 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/workload"
+)
+
+// fakeDB is a database that needs no server: its connections do nothing.
+type fakeDB struct {
+	connects atomic.Int64
+	failConn atomic.Bool
+}
+
+type fakeConn struct{ dead atomic.Bool }
+
+func (c *fakeConn) Exec(context.Context, string) error                     { return nil }
+func (c *fakeConn) Prepare(context.Context, string) (db.Stmt, error)       { return nil, nil }
+func (c *fakeConn) Query(context.Context, string, ...any) (db.Rows, error) { return nil, nil }
+func (c *fakeConn) Close() error                                           { return nil }
+func (c *fakeConn) Alive() bool                                            { return !c.dead.Load() }
+func (c *fakeConn) BackendID(context.Context) int64                        { return 0 }
+func (c *fakeConn) Cancel(context.Context) error                           { return nil }
+
+var (
+	errSerialization = errors.New("could not serialize access")
+	errLost          = errors.New("connection lost")
+	errOther         = errors.New("syntax error")
+)
+
+func (d *fakeDB) Target() *db.Target { return &db.Target{Kind: db.SQLite, Path: "fake"} }
+func (d *fakeDB) Caps() db.Caps      { return db.Caps{} }
+func (d *fakeDB) Connect(context.Context) (db.Conn, error) {
+	if d.failConn.Load() {
+		return nil, errors.New("refused")
+	}
+	d.connects.Add(1)
+	return &fakeConn{}, nil
+}
+func (d *fakeDB) Info(context.Context) (db.Info, error) { return db.Info{}, nil }
+func (d *fakeDB) Classify(err error) db.ErrorClass {
+	switch {
+	case errors.Is(err, errSerialization):
+		return db.ErrorClass{Code: "sqlstate:40", Retryable: true}
+	case errors.Is(err, errLost):
+		return db.ErrorClass{Code: "conn", ConnLost: true}
+	}
+	return db.ErrorClass{Code: "other"}
+}
+func (d *fakeDB) TableExists(context.Context, db.Conn, string) (bool, error) { return true, nil }
+func (d *fakeDB) CopyIn(context.Context, db.Conn, string, []string, db.RowSource) (int64, error) {
+	return 0, nil
+}
+func (d *fakeDB) Close() error { return nil }
+
+// fakeRunner runs transactions that take `work` and fail as `fail` says.
+type fakeRunner struct {
+	ops  []string
+	work time.Duration
+	// fail is called with the try number (1-based) and returns the error of
+	// that try.
+	fail  func(w *fakeWorker, try int) error
+	calls atomic.Int64
+}
+
+func (r *fakeRunner) Setup(context.Context, *workload.Env, db.Conn) error { return nil }
+func (r *fakeRunner) Ops() []string                                       { return r.ops }
+func (r *fakeRunner) NewWorker(_ context.Context, c db.Conn, id int) (workload.Worker, error) {
+	return &fakeWorker{r: r, conn: c.(*fakeConn), id: id}, nil
+}
+
+type fakeWorker struct {
+	r    *fakeRunner
+	conn *fakeConn
+	id   int
+	n    int
+	try  int
+}
+
+func (w *fakeWorker) Next() int { w.n++; w.try = 0; return w.n % len(w.r.ops) }
+func (w *fakeWorker) Do(ctx context.Context, op int) error {
+	w.try++
+	w.r.calls.Add(1)
+	if w.r.work > 0 {
+		time.Sleep(w.r.work)
+	}
+	if w.r.fail != nil {
+		err := w.r.fail(w, w.try)
+		if errors.Is(err, errLost) {
+			w.conn.dead.Store(true)
+		}
+		return err
+	}
+	return nil
+}
+
+func baseConfig() Config {
+	return Config{Clients: 2, Duration: 300 * time.Millisecond, MaxTries: 1, Interval: 100 * time.Millisecond, Seed: 1}
+}
+
+func total(ops []OpResult) (n, errs, retries int64) {
+	for _, o := range ops {
+		n += o.Hist.TotalCount()
+		errs += o.Errors
+		retries += o.Retries
+	}
+	return
+}
+
+func TestTransactionsPerClientRunsExactlyThatMany(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Duration, cfg.Transactions, cfg.Clients = 0, 250, 4
+	r := &fakeRunner{ops: []string{"a", "b"}}
+	res, err := Run(context.Background(), &fakeDB{}, r, cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _, _ := total(res.Ops); n != 1000 {
+		t.Fatalf("measured %d transactions, want 4 clients x 250", n)
+	}
+}
+
+func TestWarmupIsMeasuredApartFromTheSummary(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Warmup, cfg.Duration = 200*time.Millisecond, 200*time.Millisecond
+	r := &fakeRunner{ops: []string{"a"}, work: time.Millisecond}
+	var phases []string
+	res, err := Run(context.Background(), &fakeDB{}, r, cfg, ObserverFunc(func(tk *Tick) { phases = append(phases, tk.Phase) }), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, _, _ := total(res.Warmup)
+	meas, _, _ := total(res.Ops)
+	if warm == 0 || meas == 0 {
+		t.Fatalf("warm-up %d and measured %d transactions; want both > 0", warm, meas)
+	}
+	if int64(r.calls.Load()) != warm+meas {
+		t.Errorf("warm-up %d + measured %d != %d transactions run", warm, meas, r.calls.Load())
+	}
+	if phases[0] != PhaseWarmup || phases[len(phases)-1] != PhaseMeasure {
+		t.Errorf("phases %v should go from warmup to measure", phases)
+	}
+	if s := res.Seconds(); s < 0.18 || s > 0.5 {
+		t.Errorf("measured phase lasted %.3fs, want about 0.2s", s)
+	}
+}
+
+func TestSerializationFailuresAreRetriedUpToMaxTries(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Duration, cfg.Transactions, cfg.Clients, cfg.MaxTries = 0, 100, 1, 3
+	// Every transaction fails twice, then succeeds on the third try.
+	r := &fakeRunner{ops: []string{"a"}, fail: func(_ *fakeWorker, try int) error {
+		if try < 3 {
+			return errSerialization
+		}
+		return nil
+	}}
+	res, err := Run(context.Background(), &fakeDB{}, r, cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, errs, retries := total(res.Ops)
+	if n != 100 || errs != 0 || retries != 200 {
+		t.Fatalf("got %d ok, %d errors, %d retries; want 100, 0, 200", n, errs, retries)
+	}
+}
+
+func TestWithoutRetriesASerializationFailureIsCountedByClass(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Duration, cfg.Transactions, cfg.Clients = 0, 10, 1
+	r := &fakeRunner{ops: []string{"a"}, fail: func(w *fakeWorker, _ int) error {
+		if w.n%2 == 0 {
+			return errSerialization
+		}
+		return errOther
+	}}
+	res, err := Run(context.Background(), &fakeDB{}, r, cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorClasses["sqlstate:40"] != 5 || res.ErrorClasses["other"] != 5 {
+		t.Fatalf("error classes %v, want 5 sqlstate:40 and 5 other", res.ErrorClasses)
+	}
+	if res.ErrorSamples["other"] != errOther.Error() {
+		t.Errorf("sample for other = %q", res.ErrorSamples["other"])
+	}
+}
+
+func TestALostConnectionIsReplacedAndTheRunGoesOn(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Clients = 1
+	d := &fakeDB{}
+	var once sync.Once
+	r := &fakeRunner{ops: []string{"a"}, work: 100 * time.Microsecond, fail: func(w *fakeWorker, _ int) error {
+		var err error
+		if w.n == 50 {
+			once.Do(func() { err = errLost })
+		}
+		return err
+	}}
+	res, err := Run(context.Background(), d, r, cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Reconnects != 1 || d.connects.Load() != 2 {
+		t.Fatalf("reconnects %d, connects %d; want 1 and 2", res.Reconnects, d.connects.Load())
+	}
+	if n, errs, _ := total(res.Ops); errs != 1 || n < 100 {
+		t.Fatalf("%d ok and %d errors; the run should go on after the reconnect", n, errs)
+	}
+}
+
+func TestStopEndsTheRunEarlyAndMarksItInterrupted(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Duration = time.Hour
+	stop := make(chan struct{})
+	time.AfterFunc(150*time.Millisecond, func() { close(stop) })
+	r := &fakeRunner{ops: []string{"a"}, work: time.Millisecond}
+	start := time.Now()
+	res, err := Run(context.Background(), &fakeDB{}, r, cfg, nil, stop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || time.Since(start) > 5*time.Second {
+		t.Fatalf("interrupted=%v after %s", res.Interrupted, time.Since(start))
+	}
+	if n, _, _ := total(res.Ops); n == 0 {
+		t.Fatal("nothing measured before the stop")
+	}
+}
+
+func TestConnectFailureFailsTheRunBeforeItStarts(t *testing.T) {
+	d := &fakeDB{}
+	d.failConn.Store(true)
+	_, err := Run(context.Background(), d, &fakeRunner{ops: []string{"a"}}, baseConfig(), nil, nil)
+	if err == nil {
+		t.Fatal("run started without connections")
+	}
+}
+
+func TestOpenLoopHoldsTheRateAndCountsFromTheIntendedStart(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Rate, cfg.Duration, cfg.Clients = 2000, time.Second, 4
+	r := &fakeRunner{ops: []string{"a"}}
+	res, err := Run(context.Background(), &fakeDB{}, r, cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _, _ := total(res.Ops)
+	// The upper bound is the point (an open loop must not run ahead of its
+	// schedule); the lower one leaves room for a busy shared machine.
+	if got := float64(n) / res.Seconds(); got < 1500 || got > 2300 {
+		t.Fatalf("open loop ran %.0f tps, want about 2000", got)
+	}
+	if res.Lag == nil || res.Lag.TotalCount() != n {
+		t.Fatalf("lag recorded for %v transactions, want %d", res.Lag, n)
+	}
+}
+
+func TestOpenLoopLatencyIncludesTimeSpentWaitingForAFreeClient(t *testing.T) {
+	// One client, 10 ms per transaction, 200 arrivals a second: the
+	// client falls further and further behind the schedule, and latency
+	// measured from the intended start must show it (no coordinated
+	// omission), while the service time stays 10 ms.
+	cfg := baseConfig()
+	cfg.Rate, cfg.Duration, cfg.Clients = 200, 500*time.Millisecond, 1
+	r := &fakeRunner{ops: []string{"a"}, work: 10 * time.Millisecond}
+	res, err := Run(context.Background(), &fakeDB{}, r, cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := res.Ops[0].Hist
+	if p99 := h.ValueAtQuantile(99); p99 < 100_000 {
+		t.Fatalf("p99 latency %d µs; a backlog of ~0.4 s must show in it", p99)
+	}
+	if lag := res.Lag.Max(); lag < 100_000 {
+		t.Errorf("max schedule lag %d µs, want the backlog to show", lag)
+	}
+}
+
+func TestLatencyLimitCountsLateTransactions(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Duration, cfg.Transactions, cfg.Clients, cfg.LatencyLimit = 0, 20, 1, 2*time.Millisecond
+	r := &fakeRunner{ops: []string{"a"}, work: 3 * time.Millisecond}
+	res, err := Run(context.Background(), &fakeDB{}, r, cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ops[0].Late != 20 {
+		t.Fatalf("late = %d, want all 20", res.Ops[0].Late)
+	}
+}
+
+func TestScheduleGapsArePoissonWithTheRequestedMean(t *testing.T) {
+	start := time.Unix(0, 0)
+	s := newSchedule(start, 1000, 42)
+	const n = 200_000
+	var prev = start
+	var sum, sumSq float64
+	for i := 0; i < n; i++ {
+		next := s.Next()
+		gap := next.Sub(prev).Seconds()
+		sum += gap
+		sumSq += gap * gap
+		prev = next
+	}
+	mean := sum / n
+	sd := math.Sqrt(sumSq/n - mean*mean)
+	if math.Abs(mean-0.001)/0.001 > 0.01 {
+		t.Errorf("mean gap %.6fs, want 0.001s within 1%%", mean)
+	}
+	// An exponential distribution's standard deviation equals its mean.
+	if math.Abs(sd-mean)/mean > 0.02 {
+		t.Errorf("gap standard deviation %.6f vs mean %.6f; exponential gaps have them equal", sd, mean)
+	}
+}
+
+func TestInvalidConfigurationNamesTheFlag(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mod  func(c *Config)
+		flag string
+	}{
+		{"zero clients", func(c *Config) { c.Clients = 0 }, "--clients"},
+		{"zero tries", func(c *Config) { c.MaxTries = 0 }, "--max-tries"},
+		{"negative rate", func(c *Config) { c.Rate = -1 }, "--rate"},
+		{"no end", func(c *Config) { c.Duration = 0 }, "--duration"},
+	} {
+		t.Run(tc.name+" is refused", func(t *testing.T) {
+			c := baseConfig()
+			tc.mod(&c)
+			err := c.Validate()
+			if err == nil || !contains(err.Error(), tc.flag) {
+				t.Fatalf("error %v should name %s", err, tc.flag)
+			}
+		})
+	}
+}
+
+func contains(s, sub string) bool {
+	return len(s) >= len(sub) && (s == sub || len(sub) == 0 || indexOf(s, sub) >= 0)
+}
+
+func indexOf(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return i
+		}
+	}
+	return -1
+}
+
+// fakeTerminals is a TerminalRunner with fixed keying and think times.
+type fakeTerminals struct {
+	fakeRunner
+	keying, think time.Duration
+	mu            sync.Mutex
+	seen          map[int]bool
+}
+
+func (f *fakeTerminals) PickOp(*rand.Rand) int               { return 0 }
+func (f *fakeTerminals) Keying(int) time.Duration            { return f.keying }
+func (f *fakeTerminals) Think(int, *rand.Rand) time.Duration { return f.think }
+func (f *fakeTerminals) NewWorker(_ context.Context, c db.Conn, id int) (workload.Worker, error) {
+	return &termWorker{fakeWorker: fakeWorker{r: &f.fakeRunner, conn: c.(*fakeConn), id: id}, f: f}, nil
+}
+
+type termWorker struct {
+	fakeWorker
+	f *fakeTerminals
+}
+
+func (w *termWorker) Prepare(term, op int) {
+	w.f.mu.Lock()
+	w.f.seen[term] = true
+	w.f.mu.Unlock()
+}
+
+func TestTerminalsSharingFewConnectionsArePacedByKeyingAndThinkTimes(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Clients, cfg.Terminals, cfg.ThinkTimes, cfg.Duration = 2, 200, true, time.Second
+	f := &fakeTerminals{fakeRunner: fakeRunner{ops: []string{"a"}}, keying: 20 * time.Millisecond, think: 80 * time.Millisecond, seen: map[int]bool{}}
+	d := &fakeDB{}
+	res, err := Run(context.Background(), d, f, cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _, _ := total(res.Ops)
+	// 200 terminals, each one transaction per ~100 ms: about 2000 tps.
+	// Above that the pacing is broken; far below (terminals serialised on
+	// the two connections would give ~20) they do not run concurrently.
+	// The lower bound leaves room for timers on a busy shared machine.
+	if tps := float64(n) / res.Seconds(); tps < 1000 || tps > 2200 {
+		t.Fatalf("%.0f tps; 200 terminals pacing at 100 ms should give about 2000", tps)
+	}
+	if len(f.seen) != 200 {
+		t.Errorf("%d terminals ran, want 200", len(f.seen))
+	}
+	if d.connects.Load() != 2 {
+		t.Errorf("%d connections, want 2 shared by the terminals", d.connects.Load())
+	}
+}
+
+func TestTerminalsNeedATerminalWorkload(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Terminals = 10
+	if _, err := Run(context.Background(), &fakeDB{}, &fakeRunner{ops: []string{"a"}}, cfg, nil, nil); err == nil {
+		t.Fatal("a workload without terminals ran in terminal mode")
+	}
+}
+
+func TestFixedWorkReportsEachClientsTime(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Duration, cfg.Transactions, cfg.Clients = 0, 20, 3
+	r := &fakeRunner{ops: []string{"a"}, fail: func(w *fakeWorker, _ int) error {
+		if w.id == 2 {
+			time.Sleep(5 * time.Millisecond) // a slow client
+		}
+		return nil
+	}}
+	res, err := Run(context.Background(), &fakeDB{}, r, cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.ClientSeconds) != 3 {
+		t.Fatalf("client times %v", res.ClientSeconds)
+	}
+	if res.ClientSeconds[2] < 0.09 || res.ClientSeconds[0] > res.ClientSeconds[2]/2 {
+		t.Fatalf("client times %v: the slow client should stand out", res.ClientSeconds)
+	}
+}
