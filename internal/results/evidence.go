@@ -1,0 +1,128 @@
+package results
+
+// Evidence gathered beside the client's numbers: operating-system and
+// server counters on the run's intervals, the wait profile and the plans of
+// the workload's statements. internal/collect fills these; report and
+// compare only read them.
+
+// Collect holds the interval series of the collectors.
+type Collect struct {
+	// Enabled lists the collectors asked for (--collect): os, server,
+	// waits, plans.
+	Enabled []string `json:"enabled"`
+	OS      *Series  `json:"os,omitempty"`
+	Server  *Series  `json:"server,omitempty"`
+}
+
+// Series is one collector's samples, one point per interval of the run.
+type Series struct {
+	// Source says where the numbers come from, e.g. "/proc on the local
+	// host" or "pg_stat_database, pg_stat_wal, pg_stat_bgwriter".
+	Source string `json:"source"`
+	// Describes says which machine or server the numbers describe (for the
+	// OS collector: "client host").
+	Describes string `json:"describes,omitempty"`
+	// DBLocal is true when the database target is on the client host
+	// (127.0.0.1, localhost, a Unix socket or an SQLite file), so the
+	// client host's counters include the server's work.
+	DBLocal *bool `json:"db_local,omitempty"`
+	// Unavailable lists parts that could not be read, each with its reason.
+	Unavailable []string `json:"unavailable,omitempty"`
+	Intervals   []Point  `json:"intervals"`
+	// Totals are the counters' increases over the measured phase (not
+	// rates), for figures per transaction.
+	Totals map[string]float64 `json:"totals,omitempty"`
+}
+
+// Point is one interval of a Series.
+type Point struct {
+	// Seq is the interval's seq in intervals[].
+	Seq   int     `json:"seq"`
+	Phase string  `json:"phase"`
+	T     float64 `json:"t"`
+	// Seconds is the time between the two samples the rates come from.
+	Seconds float64 `json:"seconds"`
+	// Rates maps counter names to their per-second rate in the interval.
+	Rates map[string]float64 `json:"rates"`
+	// Values are gauges and derived figures (percentages, sizes, averages)
+	// at the end of the interval; the unit ends the name (_pct, _mb, _ms).
+	Values map[string]float64 `json:"values,omitempty"`
+}
+
+// Waits is the wait profile of the harness's own sessions.
+type Waits struct {
+	// Method says how it was measured: "pg_stat_activity sampled every
+	// 100 ms" or "performance_schema wait time".
+	Method string `json:"method"`
+	// Unit of Weight: "samples" (session samples) or "seconds" (wait time).
+	Unit string `json:"unit"`
+	// Total is the measured phase's weight (session samples or seconds).
+	Total float64 `json:"total"`
+	// Events are the measured phase's shares, largest first.
+	Events      []WaitShare    `json:"events"`
+	Intervals   []WaitInterval `json:"intervals,omitempty"`
+	Unavailable string         `json:"unavailable,omitempty"`
+}
+
+// WaitShare is one wait event's share of the time.
+type WaitShare struct {
+	// Event is "Type:Event" (e.g. "LWLock:WALWrite"), or "CPU" for an
+	// active session not waiting.
+	Event  string  `json:"event"`
+	Share  float64 `json:"share"`
+	Weight float64 `json:"weight"`
+}
+
+// WaitInterval is one interval's wait shares.
+type WaitInterval struct {
+	Seq    int                `json:"seq"`
+	Phase  string             `json:"phase"`
+	T      float64            `json:"t"`
+	Total  float64            `json:"total"`
+	Shares map[string]float64 `json:"shares"`
+}
+
+// StatementPlans is the plan check of one statement of the workload.
+type StatementPlans struct {
+	Statement string `json:"statement"`
+	SQL       string `json:"sql"`
+	// Plans are the distinct plans seen before the run, most common first.
+	Plans []PlanVariant `json:"plans"`
+	// Flags: "parameter-sensitive" (more than one plan over the sampled
+	// parameter values), "changed-during-run" (a parameter set planned
+	// differently after the run than before).
+	Flags []string `json:"flags,omitempty"`
+	// Changed lists the parameter sets whose plan changed during the run.
+	Changed []PlanChange `json:"changed,omitempty"`
+	// Error is why the statement could not be explained.
+	Error string `json:"error,omitempty"`
+}
+
+// PlanVariant is one distinct plan of a statement.
+type PlanVariant struct {
+	// Fingerprint is a hash of Shape.
+	Fingerprint string `json:"fingerprint"`
+	// Shape is the normalized plan: operators, access paths, relations and
+	// indexes in join order, without costs, estimates or timings.
+	Shape string `json:"shape"`
+	// Count is how many sampled parameter sets got this plan.
+	Count int `json:"count"`
+	// Examples are parameter sets (name to value) that got this plan, with
+	// the label of the draw ("min", "max", "median", "random").
+	Examples []PlanExample `json:"examples"`
+}
+
+// PlanExample is one sampled parameter set.
+type PlanExample struct {
+	Draw   string         `json:"draw"`
+	Params map[string]any `json:"params"`
+}
+
+// PlanChange is a parameter set planned differently after the run.
+type PlanChange struct {
+	Params map[string]any `json:"params"`
+	Before string         `json:"before"`
+	After  string         `json:"after"`
+	// AfterShape is the new plan's shape.
+	AfterShape string `json:"after_shape"`
+}

@@ -1,0 +1,181 @@
+package results
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/histogram"
+	"github.com/dbharness/dbharness/internal/hostinfo"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// sampleRun builds a run from a synthetic engine result, as `run` does.
+func sampleRun() *Run {
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	h := histogram.New()
+	for i := 1; i <= 1000; i++ {
+		histogram.Record(h, time.Duration(i)*time.Microsecond*10)
+	}
+	lag := histogram.New()
+	histogram.Record(lag, 250*time.Microsecond)
+	tk := &engine.Tick{Seq: 0, Phase: engine.PhaseMeasure, Start: start, End: start.Add(time.Second), Elapsed: time.Second,
+		Ops: []engine.OpTick{{Hist: h, Errors: 2, Retries: 1}}, ErrorClasses: map[string]int64{"sqlstate:40": 2},
+		Reconnects: 1, PhaseCount: 1000, PhaseSeconds: 1}
+	r := &Run{
+		SchemaVersion: SchemaVersion, RunID: "20261122-100000-abcd", Status: StatusCompleted, Workload: "tpcb",
+		Command: RedactArgs([]string{"dbharness", "run", "tpcb", "--db=postgres://u:secret@h/db"}),
+		Target:  "postgres://u:xxxxx@h/db",
+		Engine:  db.Info{Engine: "postgresql", Version: "15.20", Settings: map[string]string{"fsync": "on"}},
+		Host:    hostinfo.Host{Hostname: "h", CPUModel: "cpu", Cores: 2, MemoryMB: 1024, OS: "linux", Kernel: "6.1", Arch: "amd64", Go: "go1"},
+		Config: Config{Clients: 8, DurationSeconds: 1, MaxTries: 1, IntervalSeconds: 1, Seed: 42,
+			Percentiles: NormalizePercentiles(DefaultPercentiles), WorkloadFlags: map[string]string{"mix": "tpcb-like"}},
+	}
+	r.Intervals = []Interval{IntervalFromTick(tk, []string{"tpcb_like"}, r.Config.Percentiles)}
+	res := &engine.Result{Ops: []engine.OpResult{{Name: "tpcb_like", Hist: h, Errors: 2, Retries: 1}},
+		ErrorClasses: map[string]int64{"sqlstate:40": 2}, ErrorSamples: map[string]string{"sqlstate:40": "deadlock detected"},
+		Reconnects: 1, Lag: lag, Start: start, MeasureStart: start, End: start.Add(time.Second)}
+	r.Fill(res, map[string]float64{"nopm": 12.5})
+	return r
+}
+
+func TestRunJSONMatchesTheGoldenFile(t *testing.T) {
+	b, err := json.MarshalIndent(sampleRun(), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "run.golden.json")
+	if *update {
+		if err := os.WriteFile(golden, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != string(want) {
+		t.Fatalf("run JSON changed; if on purpose, bump SchemaVersion if a key changed, update docs/results-json.md and run go test -update\n%s", b)
+	}
+}
+
+func TestRunJSONHasTheKeysOtherToolsRead(t *testing.T) {
+	b, _ := json.Marshal(sampleRun())
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{
+		"run_id", "status", "summary.tps", "summary.transactions", "summary.errors", "summary.nopm",
+		"ops.0.name", "ops.0.count", "ops.0.errors", "ops.0.latency_ms.p50", "ops.0.latency_ms.p90",
+		"ops.0.latency_ms.p95", "ops.0.latency_ms.p99", "ops.0.latency_ms.max",
+		"intervals.0.tps", "intervals.0.latency_ms.p99", "config.clients", "engine.name", "engine.version",
+		"host.cpu_model", "host.cores", "host.memory_mb", "host.kernel", "start_time", "end_time",
+	} {
+		t.Run(path+" exists", func(t *testing.T) {
+			var cur any = m
+			for _, k := range strings.Split(path, ".") {
+				switch c := cur.(type) {
+				case map[string]any:
+					cur = c[k]
+				case []any:
+					if len(c) == 0 {
+						cur = nil
+					} else {
+						cur = c[0]
+					}
+				}
+				if cur == nil {
+					t.Fatalf("missing %s", path)
+				}
+			}
+		})
+	}
+	if strings.Contains(string(b), "secret") {
+		t.Error("the password is in the JSON")
+	}
+}
+
+func TestLatencyPercentilesAreInMilliseconds(t *testing.T) {
+	r := sampleRun()
+	l := r.Ops[0].LatencyMs
+	// 1000 values 10 µs apart: p50 = 5 ms, max = 10 ms, within 1%.
+	for k, want := range map[string]float64{"p50": 5, "p99": 9.9, "max": 10} {
+		if got := l[k]; got < want*0.99 || got > want*1.01 {
+			t.Errorf("%s = %g ms, want %g", k, got, want)
+		}
+	}
+	if r.Summary.TPS != 1000 {
+		t.Errorf("tps = %g, want 1000", r.Summary.TPS)
+	}
+}
+
+func TestSummaryMetricsRoundTrip(t *testing.T) {
+	b, _ := json.Marshal(sampleRun())
+	var back Run
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Summary.Metrics["nopm"] != 12.5 || back.Summary.TPS != 1000 {
+		t.Fatalf("summary read back as %+v", back.Summary)
+	}
+	if _, err := DecodeHist(back.Ops[0].Histogram); err != nil {
+		t.Fatalf("histogram does not decode: %v", err)
+	}
+}
+
+func TestStoreKeepsRunsAndIntervalsAsTheyArrive(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := sampleRun()
+	ivs := r.Intervals
+	r.Status = StatusRunning
+	if err := s.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	for i := range ivs {
+		if err := s.AddInterval(r.RunID, &ivs[i], map[string]string{"tpcb_like": r.Ops[0].Histogram}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A run that never finished is still there, with its intervals.
+	got, err := s.Get(context.Background(), "20261122-1000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != StatusRunning || len(got.Intervals) != 1 || got.Intervals[0].Count != 1000 {
+		t.Fatalf("got status %s with %d intervals", got.Status, len(got.Intervals))
+	}
+	r.Status = StatusInterrupted
+	if err := s.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.List(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Status != StatusInterrupted || rows[0].TPS != 1000 || rows[0].Clients != 8 {
+		t.Fatalf("list = %+v", rows)
+	}
+	if _, err := s.Get(context.Background(), "nope"); err == nil {
+		t.Fatal("found a run that does not exist")
+	}
+}
+
+func TestRedactArgsRemovesPasswords(t *testing.T) {
+	got := strings.Join(RedactArgs([]string{"--db", "mysql://root:hunter2@h:3306/db", "--db=postgres://a:b@c/d"}), " ")
+	if strings.Contains(got, "hunter2") || strings.Contains(got, ":b@") {
+		t.Fatalf("password left in %q", got)
+	}
+}

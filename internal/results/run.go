@@ -1,0 +1,374 @@
+// Package results is the run model and the results store. A Run is what
+// `run --json` writes and what `show`, `compare` and `report` read; its
+// JSON schema is versioned (SchemaVersion) and documented in
+// docs/results-json.md.
+package results
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/histogram"
+	"github.com/dbharness/dbharness/internal/hostinfo"
+)
+
+// SchemaVersion is the version of the run JSON schema.
+const SchemaVersion = 1
+
+// Run statuses.
+const (
+	StatusRunning     = "running"
+	StatusCompleted   = "completed"
+	StatusInterrupted = "interrupted"
+	StatusFailed      = "failed"
+)
+
+// Run is one saved run.
+type Run struct {
+	SchemaVersion int              `json:"schema_version"`
+	RunID         string           `json:"run_id"`
+	Status        string           `json:"status"`
+	Error         string           `json:"error,omitempty"`
+	Workload      string           `json:"workload"`
+	Command       []string         `json:"command"`
+	Target        string           `json:"target"`
+	Config        Config           `json:"config"`
+	Engine        db.Info          `json:"engine"`
+	Host          hostinfo.Host    `json:"host"`
+	StartTime     time.Time        `json:"start_time"`
+	EndTime       time.Time        `json:"end_time"`
+	Summary       Summary          `json:"summary"`
+	Ops           []Op             `json:"ops"`
+	Warmup        []Op             `json:"warmup,omitempty"`
+	ErrorClasses  map[string]int64 `json:"error_classes"`
+	// ErrorSamples holds the first message of each error class.
+	ErrorSamples map[string]string `json:"error_samples,omitempty"`
+	// ClientSeconds is each client's time to finish its fixed work
+	// (--transactions runs only).
+	ClientSeconds []float64  `json:"client_seconds,omitempty"`
+	Intervals     []Interval `json:"intervals"`
+	// Collect, Waits and Plans are the run's evidence (--collect): OS and
+	// server counters per interval, the wait profile of the harness's
+	// sessions and the plans of the workload's statements.
+	Collect *Collect         `json:"collect,omitempty"`
+	Waits   *Waits           `json:"waits,omitempty"`
+	Plans   []StatementPlans `json:"plans,omitempty"`
+}
+
+// Config is the run's configuration, passwords removed.
+type Config struct {
+	Clients         int               `json:"clients"`
+	Terminals       int               `json:"terminals,omitempty"`
+	DurationSeconds float64           `json:"duration_s"`
+	Transactions    int64             `json:"transactions_per_client"`
+	WarmupSeconds   float64           `json:"warmup_s"`
+	Rate            float64           `json:"rate"`
+	LatencyLimitMs  float64           `json:"latency_limit_ms"`
+	MaxTries        int               `json:"max_tries"`
+	IntervalSeconds float64           `json:"interval_s"`
+	Seed            uint64            `json:"seed"`
+	Percentiles     []float64         `json:"percentiles"`
+	WorkloadFlags   map[string]string `json:"workload_flags"`
+}
+
+// Latency maps "p50", "p90", "p95", "p99", "p99.9", "max", "mean" and
+// "min" to milliseconds.
+type Latency map[string]float64
+
+// Summary is the run's totals over the measured phase.
+type Summary struct {
+	TPS          float64 `json:"tps"`
+	Transactions int64   `json:"transactions"`
+	Errors       int64   `json:"errors"`
+	Retries      int64   `json:"retries"`
+	Late         int64   `json:"late"`
+	Reconnects   int64   `json:"reconnects"`
+	Seconds      float64 `json:"seconds"`
+	LatencyMs    Latency `json:"latency_ms"`
+	LagMs        Latency `json:"lag_ms,omitempty"`
+	// Metrics are workload-specific figures (e.g. nopm), written as keys of
+	// the summary object itself.
+	Metrics map[string]float64 `json:"-"`
+}
+
+type summaryJSON Summary
+
+// MarshalJSON flattens Metrics into the summary object.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(summaryJSON(s))
+	if err != nil || len(s.Metrics) == 0 {
+		return b, err
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range s.Metrics {
+		m[k] = v
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads Metrics back from unknown numeric keys.
+func (s *Summary) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, (*summaryJSON)(s)); err != nil {
+		return err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	known := map[string]bool{"tps": true, "transactions": true, "errors": true, "retries": true, "late": true,
+		"reconnects": true, "seconds": true, "latency_ms": true, "lag_ms": true}
+	for k, v := range m {
+		if f, ok := v.(float64); ok && !known[k] {
+			if s.Metrics == nil {
+				s.Metrics = map[string]float64{}
+			}
+			s.Metrics[k] = f
+		}
+	}
+	return nil
+}
+
+// Op is one transaction type's totals.
+type Op struct {
+	Name      string  `json:"name"`
+	Count     int64   `json:"count"`
+	Errors    int64   `json:"errors"`
+	Retries   int64   `json:"retries"`
+	Late      int64   `json:"late"`
+	TPS       float64 `json:"tps"`
+	LatencyMs Latency `json:"latency_ms"`
+	// Histogram is the HdrHistogram of latencies in µs, compressed and
+	// base64-encoded as in HdrHistogram logs.
+	Histogram string `json:"histogram,omitempty"`
+}
+
+// Interval is one tick of the run.
+type Interval struct {
+	Seq           int              `json:"seq"`
+	Phase         string           `json:"phase"`
+	T             float64          `json:"t"` // seconds since the start, at the end of the interval
+	Seconds       float64          `json:"seconds"`
+	TPS           float64          `json:"tps"`
+	CumulativeTPS float64          `json:"cumulative_tps"`
+	Count         int64            `json:"count"`
+	Errors        int64            `json:"errors"`
+	Retries       int64            `json:"retries"`
+	Late          int64            `json:"late,omitempty"`
+	Reconnects    int64            `json:"reconnects,omitempty"`
+	Down          int              `json:"clients_down,omitempty"`
+	LatencyMs     Latency          `json:"latency_ms"`
+	LagMs         Latency          `json:"lag_ms,omitempty"`
+	ErrorClasses  map[string]int64 `json:"error_classes,omitempty"`
+	Ops           []IntervalOp     `json:"ops"`
+}
+
+// IntervalOp is one transaction type's share of an interval.
+type IntervalOp struct {
+	Name      string  `json:"name"`
+	Count     int64   `json:"count"`
+	Errors    int64   `json:"errors"`
+	Retries   int64   `json:"retries"`
+	TPS       float64 `json:"tps"`
+	LatencyMs Latency `json:"latency_ms"`
+}
+
+// NewRunID returns a sortable, readable, unique run id such as
+// "20261122-104512-3fa2".
+func NewRunID(t time.Time) string {
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	return t.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// DefaultPercentiles are reported unless --percentiles says otherwise.
+var DefaultPercentiles = []float64{50, 90, 95, 99, 99.9}
+
+// requiredPercentiles are always reported: other tools read them.
+var requiredPercentiles = []float64{50, 90, 95, 99}
+
+// PercentileKey names a percentile as a JSON key: 99.9 -> "p99.9".
+func PercentileKey(p float64) string {
+	return "p" + strconv.FormatFloat(p, 'f', -1, 64)
+}
+
+// NormalizePercentiles merges the required percentiles into ps, sorted and
+// without duplicates.
+func NormalizePercentiles(ps []float64) []float64 {
+	seen := map[float64]bool{}
+	var out []float64
+	for _, p := range append(append([]float64{}, requiredPercentiles...), ps...) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	sort.Float64s(out)
+	return out
+}
+
+// LatencyOf reads percentiles, max, min and mean of a µs histogram, in ms.
+func LatencyOf(h *hdr.Histogram, ps []float64) Latency {
+	l := Latency{}
+	if h == nil || h.TotalCount() == 0 {
+		return l
+	}
+	for _, p := range ps {
+		l[PercentileKey(p)] = ms(h.ValueAtQuantile(p))
+	}
+	l["max"] = ms(h.Max())
+	l["min"] = ms(h.Min())
+	l["mean"] = round3(h.Mean() / 1000)
+	return l
+}
+
+func ms(us int64) float64 { return round3(float64(us) / 1000) }
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+func round2(f float64) float64 { return math.Round(f*100) / 100 }
+
+// EncodeHist encodes a histogram as HdrHistogram's compressed base64 form.
+func EncodeHist(h *hdr.Histogram) string {
+	if h == nil || h.TotalCount() == 0 {
+		return ""
+	}
+	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// DecodeHist decodes EncodeHist's output.
+func DecodeHist(s string) (*hdr.Histogram, error) {
+	return hdr.Decode([]byte(s))
+}
+
+// IntervalFromTick converts an engine tick.
+func IntervalFromTick(tk *engine.Tick, ops []string, ps []float64) Interval {
+	secs := tk.End.Sub(tk.Start).Seconds()
+	iv := Interval{Seq: tk.Seq, Phase: tk.Phase, T: round3(tk.Elapsed.Seconds()), Seconds: round3(secs),
+		Reconnects: tk.Reconnects, Down: tk.Down, ErrorClasses: tk.ErrorClasses}
+	if len(iv.ErrorClasses) == 0 {
+		iv.ErrorClasses = nil
+	}
+	all := histogram.New()
+	for i, o := range tk.Ops {
+		all.Merge(o.Hist)
+		n := o.Hist.TotalCount()
+		iv.Count += n
+		iv.Errors += o.Errors
+		iv.Retries += o.Retries
+		iv.Late += o.Late
+		io := IntervalOp{Name: ops[i], Count: n, Errors: o.Errors, Retries: o.Retries, LatencyMs: LatencyOf(o.Hist, ps)}
+		if secs > 0 {
+			io.TPS = round2(float64(n) / secs)
+		}
+		iv.Ops = append(iv.Ops, io)
+	}
+	if secs > 0 {
+		iv.TPS = round2(float64(iv.Count) / secs)
+	}
+	if tk.PhaseSeconds > 0 {
+		iv.CumulativeTPS = round2(float64(tk.PhaseCount) / tk.PhaseSeconds)
+	}
+	iv.LatencyMs = LatencyOf(all, ps)
+	if tk.Lag != nil {
+		iv.LagMs = LatencyOf(tk.Lag, ps)
+	}
+	return iv
+}
+
+// Fill sets the summary and per-operation totals of r from an engine result.
+func (r *Run) Fill(res *engine.Result, metrics map[string]float64) {
+	ps := r.Config.Percentiles
+	secs := res.Seconds()
+	r.StartTime, r.EndTime = res.Start, res.End
+	r.ErrorClasses = res.ErrorClasses
+	r.ErrorSamples = res.ErrorSamples
+	all := histogram.New()
+	r.Ops = r.Ops[:0]
+	conv := func(o engine.OpResult) Op {
+		op := Op{Name: o.Name, Count: o.Hist.TotalCount(), Errors: o.Errors, Retries: o.Retries, Late: o.Late,
+			LatencyMs: LatencyOf(o.Hist, ps), Histogram: EncodeHist(o.Hist)}
+		if secs > 0 {
+			op.TPS = round2(float64(op.Count) / secs)
+		}
+		return op
+	}
+	for _, o := range res.Ops {
+		all.Merge(o.Hist)
+		op := conv(o)
+		r.Ops = append(r.Ops, op)
+		r.Summary.Transactions += op.Count
+		r.Summary.Errors += op.Errors
+		r.Summary.Retries += op.Retries
+		r.Summary.Late += op.Late
+	}
+	r.Warmup = nil
+	for _, o := range res.Warmup {
+		if o.Hist.TotalCount() > 0 || o.Errors > 0 {
+			w := conv(o)
+			w.TPS, w.Histogram = 0, ""
+			r.Warmup = append(r.Warmup, w)
+		}
+	}
+	r.Summary.Seconds = round3(secs)
+	if secs > 0 {
+		r.Summary.TPS = round2(float64(r.Summary.Transactions) / secs)
+	}
+	r.Summary.Reconnects = res.Reconnects
+	r.Summary.LatencyMs = LatencyOf(all, ps)
+	if res.Lag != nil {
+		r.Summary.LagMs = LatencyOf(res.Lag, ps)
+	}
+	r.Summary.Metrics = metrics
+}
+
+// OpErrors returns failed transactions per operation.
+func (r *Run) OpErrors() map[string]int64 {
+	m := make(map[string]int64, len(r.Ops))
+	for _, o := range r.Ops {
+		m[o.Name] = o.Errors
+	}
+	return m
+}
+
+// Commits returns committed transactions per operation, for Summarizers.
+func (r *Run) Commits() map[string]int64 {
+	m := make(map[string]int64, len(r.Ops))
+	for _, o := range r.Ops {
+		m[o.Name] = o.Count
+	}
+	return m
+}
+
+// RedactArgs removes passwords from a command line.
+func RedactArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if strings.Contains(a, "://") {
+			if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(k, "-") {
+				out[i] = k + "=" + db.Redact(v)
+				continue
+			}
+			out[i] = db.Redact(a)
+			continue
+		}
+		out[i] = a
+	}
+	return out
+}

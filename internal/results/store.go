@@ -1,0 +1,355 @@
+package results
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the store is an embedded SQLite file
+
+	"github.com/dbharness/dbharness/internal/db"
+)
+
+// DefaultPath is the results store used unless --results or
+// DBHARNESS_RESULTS says otherwise.
+func DefaultPath() string {
+	if p := os.Getenv("DBHARNESS_RESULTS"); p != "" {
+		return p
+	}
+	return filepath.Join(db.DefaultDataDir(), "results.db")
+}
+
+// Store keeps every run: a row per run (its JSON without intervals) and a
+// row per interval, written as the run goes.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+const storeSchema = `
+CREATE TABLE IF NOT EXISTS runs (
+	id       TEXT PRIMARY KEY,
+	started  TEXT NOT NULL,
+	workload TEXT NOT NULL,
+	engine   TEXT NOT NULL,
+	clients  INTEGER NOT NULL,
+	status   TEXT NOT NULL,
+	tps      REAL NOT NULL DEFAULT 0,
+	pid      INTEGER NOT NULL DEFAULT 0,
+	run      TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS intervals (
+	run_id   TEXT NOT NULL,
+	seq      INTEGER NOT NULL,
+	interval TEXT NOT NULL,
+	hists    TEXT,
+	PRIMARY KEY (run_id, seq)
+);
+CREATE INDEX IF NOT EXISTS runs_started ON runs (started);
+`
+
+// Open opens (creating if needed) the results store at path.
+func Open(path string) (*Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("results store %s: %v", path, err)
+		}
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	d, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("results store %s: %v", path, err)
+	}
+	d.SetMaxOpenConns(1)
+	if _, err := d.Exec(storeSchema + sweepSchema); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("results store %s cannot be opened: %v", path, err)
+	}
+	return &Store{db: d, path: path}, nil
+}
+
+// Path is the store's file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the store.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Save inserts or replaces the run's row (everything but its intervals).
+func (s *Store) Save(r *Run) error {
+	cp := *r
+	cp.Intervals = nil
+	b, err := json.Marshal(&cp)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.Exec(`INSERT INTO runs (id, started, workload, engine, clients, status, tps, pid, run)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET status = excluded.status, tps = excluded.tps, run = excluded.run, engine = excluded.engine`,
+		r.RunID, r.StartTime.UTC().Format(time.RFC3339Nano), r.Workload, r.Engine.Engine, r.Config.Clients, r.Status,
+		r.Summary.TPS, os.Getpid(), string(b))
+	if err != nil {
+		return fmt.Errorf("save run %s to %s: %v", r.RunID, s.path, err)
+	}
+	return nil
+}
+
+// AddInterval appends one interval of a run, with its per-operation
+// histograms (encoded) keyed by operation name.
+func (s *Store) AddInterval(runID string, iv *Interval, hists map[string]string) error {
+	b, err := json.Marshal(iv)
+	if err != nil {
+		return err
+	}
+	var hb []byte
+	if len(hists) > 0 {
+		hb, _ = json.Marshal(hists)
+	}
+	_, err = s.db.Exec(`INSERT OR REPLACE INTO intervals (run_id, seq, interval, hists) VALUES (?, ?, ?, ?)`,
+		runID, iv.Seq, string(b), string(hb))
+	return err
+}
+
+// ErrNotFound is returned for an unknown run id.
+var ErrNotFound = errors.New("not found")
+
+// Get loads a run with its intervals. id may be a unique prefix.
+func (s *Store) Get(ctx context.Context, id string) (*Run, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, status, pid, run FROM runs WHERE id = ? OR id LIKE ? ORDER BY id LIMIT 2`, id, id+"%")
+	if err != nil {
+		return nil, err
+	}
+	type hit struct {
+		id, status, js string
+		pid            int
+	}
+	var hits []hit
+	for rows.Next() {
+		var h hit
+		if err := rows.Scan(&h.id, &h.status, &h.pid, &h.js); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		hits = append(hits, h)
+	}
+	rows.Close()
+	if len(hits) == 0 {
+		return nil, fmt.Errorf("run %q: %w in %s", id, ErrNotFound, s.path)
+	}
+	if len(hits) > 1 && hits[0].id != id {
+		return nil, fmt.Errorf("run id %q is ambiguous; give more of it", id)
+	}
+	var r Run
+	if err := json.Unmarshal([]byte(hits[0].js), &r); err != nil {
+		return nil, fmt.Errorf("run %s is damaged in %s: %v", hits[0].id, s.path, err)
+	}
+	ivs, err := s.db.QueryContext(ctx, `SELECT interval FROM intervals WHERE run_id = ? ORDER BY seq`, r.RunID)
+	if err != nil {
+		return nil, err
+	}
+	defer ivs.Close()
+	for ivs.Next() {
+		var js string
+		if err := ivs.Scan(&js); err != nil {
+			return nil, err
+		}
+		var iv Interval
+		if err := json.Unmarshal([]byte(js), &iv); err != nil {
+			return nil, err
+		}
+		r.Intervals = append(r.Intervals, iv)
+	}
+	if r.Intervals == nil {
+		r.Intervals = []Interval{}
+	}
+	return &r, ivs.Err()
+}
+
+// RunRow is one line of the run list.
+type RunRow struct {
+	ID       string    `json:"run_id"`
+	Started  time.Time `json:"start_time"`
+	Workload string    `json:"workload"`
+	Engine   string    `json:"engine"`
+	Clients  int       `json:"clients"`
+	Status   string    `json:"status"`
+	TPS      float64   `json:"tps"`
+	// Sweep is the sweep the run belongs to, if any.
+	Sweep string `json:"sweep_id,omitempty"`
+}
+
+// List returns the runs, newest first, at most limit (0 = all).
+func (s *Store) List(ctx context.Context, limit int) ([]RunRow, error) {
+	q := `SELECT id, started, workload, engine, clients, status, tps,
+		COALESCE((SELECT sweep_id FROM sweep_runs s WHERE s.run_id = runs.id LIMIT 1), '')
+		FROM runs ORDER BY started DESC`
+	if limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", limit)
+	}
+	rows, err := s.db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []RunRow
+	for rows.Next() {
+		var r RunRow
+		var started string
+		if err := rows.Scan(&r.ID, &started, &r.Workload, &r.Engine, &r.Clients, &r.Status, &r.TPS, &r.Sweep); err != nil {
+			return nil, err
+		}
+		r.Started, _ = time.Parse(time.RFC3339Nano, started)
+		r.Status = strings.TrimSpace(r.Status)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+const sweepSchema = `
+CREATE TABLE IF NOT EXISTS sweeps (
+	id       TEXT PRIMARY KEY,
+	started  TEXT NOT NULL,
+	workload TEXT NOT NULL,
+	status   TEXT NOT NULL,
+	sweep    TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sweep_runs (
+	sweep_id TEXT NOT NULL,
+	run_id   TEXT NOT NULL,
+	seq      INTEGER NOT NULL,
+	PRIMARY KEY (sweep_id, run_id)
+);
+CREATE INDEX IF NOT EXISTS sweep_runs_run ON sweep_runs (run_id);
+`
+
+// SaveSweep inserts or replaces the sweep and links each of its runs.
+func (s *Store) SaveSweep(sw *Sweep) error {
+	b, err := json.Marshal(sw)
+	if err != nil {
+		return err
+	}
+	tx, err := s.db.Begin()
+	if err != nil {
+		return fmt.Errorf("save sweep %s to %s: %v", sw.SweepID, s.path, err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`INSERT INTO sweeps (id, started, workload, status, sweep) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET status = excluded.status, sweep = excluded.sweep`,
+		sw.SweepID, sw.StartTime.UTC().Format(time.RFC3339Nano), sw.Workload, sw.Status, string(b)); err != nil {
+		return fmt.Errorf("save sweep %s to %s: %v", sw.SweepID, s.path, err)
+	}
+	for i, id := range sw.RunIDs {
+		if _, err := tx.Exec(`INSERT OR REPLACE INTO sweep_runs (sweep_id, run_id, seq) VALUES (?, ?, ?)`, sw.SweepID, id, i); err != nil {
+			return fmt.Errorf("save sweep %s to %s: %v", sw.SweepID, s.path, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("save sweep %s to %s: %v", sw.SweepID, s.path, err)
+	}
+	return nil
+}
+
+// GetSweep loads a sweep. id may be a unique prefix.
+func (s *Store) GetSweep(ctx context.Context, id string) (*Sweep, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, sweep FROM sweeps WHERE id = ? OR id LIKE ? ORDER BY id LIMIT 2`, id, id+"%")
+	if err != nil {
+		return nil, err
+	}
+	var ids, docs []string
+	for rows.Next() {
+		var i, d string
+		if err := rows.Scan(&i, &d); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids, docs = append(ids, i), append(docs, d)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("sweep %q: %w in %s", id, ErrNotFound, s.path)
+	}
+	if len(ids) > 1 && ids[0] != id {
+		return nil, fmt.Errorf("sweep id %q is ambiguous; give more of it", id)
+	}
+	var sw Sweep
+	if err := json.Unmarshal([]byte(docs[0]), &sw); err != nil {
+		return nil, fmt.Errorf("sweep %s is damaged in %s: %v", ids[0], s.path, err)
+	}
+	return &sw, nil
+}
+
+// SweepRow is one line of the sweep list.
+type SweepRow struct {
+	ID       string    `json:"sweep_id"`
+	Started  time.Time `json:"start_time"`
+	Workload string    `json:"workload"`
+	Status   string    `json:"status"`
+	Runs     int       `json:"runs"`
+}
+
+// ListSweeps returns the sweeps, newest first, at most limit (0 = all).
+func (s *Store) ListSweeps(ctx context.Context, limit int) ([]SweepRow, error) {
+	q := `SELECT s.id, s.started, s.workload, s.status, (SELECT count(*) FROM sweep_runs r WHERE r.sweep_id = s.id)
+		FROM sweeps s ORDER BY s.started DESC`
+	if limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", limit)
+	}
+	rows, err := s.db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []SweepRow
+	for rows.Next() {
+		var r SweepRow
+		var started string
+		if err := rows.Scan(&r.ID, &started, &r.Workload, &r.Status, &r.Runs); err != nil {
+			return nil, err
+		}
+		r.Started, _ = time.Parse(time.RFC3339Nano, started)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// SweepOf returns the id of the sweep a run belongs to, or "".
+func (s *Store) SweepOf(ctx context.Context, runID string) (string, error) {
+	var id string
+	err := s.db.QueryRowContext(ctx, `SELECT sweep_id FROM sweep_runs WHERE run_id = ? LIMIT 1`, runID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return id, err
+}
+
+// SweepRuns loads every run of the sweep's plan, with its intervals, keyed
+// by run id; runs missing from the store are left out.
+func (s *Store) SweepRuns(ctx context.Context, sw *Sweep) (map[string]*Run, error) {
+	runs := map[string]*Run{}
+	for _, pr := range sw.Plan {
+		if pr.RunID == "" {
+			continue
+		}
+		r, err := s.Get(ctx, pr.RunID)
+		if err != nil {
+			if errors.Is(err, ErrNotFound) {
+				continue
+			}
+			return nil, err
+		}
+		runs[pr.RunID] = r
+	}
+	return runs, nil
+}

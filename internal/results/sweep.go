@@ -1,0 +1,220 @@
+package results
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+)
+
+// NewSweepID returns a sortable, readable, unique sweep id such as
+// "sw-20261122-104512-3fa2"; the prefix tells sweeps from runs.
+func NewSweepID(t time.Time) string {
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	return SweepIDPrefix + t.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// SweepIDPrefix starts every sweep id.
+const SweepIDPrefix = "sw-"
+
+// SweepSchemaVersion is the version of the sweep JSON schema
+// (docs/sweep-json.md).
+const SweepSchemaVersion = 1
+
+// CompareSchemaVersion is the version of the comparison JSON schema
+// (docs/sweep-json.md).
+const CompareSchemaVersion = 1
+
+// Sweep is one saved experiment: a plan of runs over client counts and
+// swept workload flags, repeated, and the analysis of the runs that
+// finished. It is what `sweep --json` writes and what `compare` and the
+// reports read. Every run of a sweep is an ordinary saved Run.
+type Sweep struct {
+	SchemaVersion int    `json:"schema_version"`
+	SweepID       string `json:"sweep_id"`
+	Workload      string `json:"workload"`
+	// Command is the sweep's command line, passwords removed.
+	Command []string `json:"command"`
+	// BaseArgs are the `run` arguments shared by every point (everything
+	// but --clients and the swept flags), passwords removed; --resume
+	// runs them again, with --db given anew when the URL had a password.
+	BaseArgs []string `json:"base_args"`
+	Target   string   `json:"target"`
+	// Clients are the client counts swept, ascending; the first is always 1.
+	Clients []int `json:"clients"`
+	// Vary lists the swept workload flags, crossed with each other and with
+	// the client counts.
+	Vary   []VaryFlag `json:"vary"`
+	Repeat int        `json:"repeat"`
+	// OrderSeed seeds the random order of the runs within each repeat round.
+	OrderSeed uint64 `json:"order_seed"`
+	// Status is running, completed, interrupted or failed.
+	Status string `json:"status"`
+	// PID and Host name the process running the sweep, so that --resume
+	// refuses a sweep that is still running.
+	PID   int    `json:"pid,omitempty"`
+	Host  string `json:"host,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Notes are remarks about the plan, e.g. that 1 client was added.
+	Notes     []string  `json:"notes,omitempty"`
+	StartTime time.Time `json:"start_time"`
+	EndTime   time.Time `json:"end_time"`
+	// Plan is every run of the sweep in execution order; RunID is empty for
+	// a run not yet made.
+	Plan []SweepRun `json:"plan"`
+	// RunIDs are the runs made so far, in execution order.
+	RunIDs []string `json:"run_ids"`
+
+	// The analysis of the finished runs (completed ones only).
+
+	// Points are the sweep's points: one per (clients, vary values), by
+	// series (in the order of the --vary values) then clients.
+	Points []SweepPoint `json:"points"`
+	// USL is the Universal Scalability Law fit when the sweep has a single
+	// series (no --vary); with --vary see Fits. USLError says why there is
+	// no fit (e.g. fewer than 4 distinct client counts).
+	USL      *USLModel `json:"usl,omitempty"`
+	USLError string    `json:"usl_error,omitempty"`
+	// Fits is one USL fit per series (per combination of vary values).
+	Fits []SweepFit `json:"fits"`
+}
+
+// VaryFlag is one swept workload (or run) flag and its values.
+type VaryFlag struct {
+	Flag   string   `json:"flag"`
+	Values []string `json:"values"`
+}
+
+// SweepRun is one planned run of a sweep.
+type SweepRun struct {
+	Seq     int               `json:"seq"`   // position in execution order, from 0
+	Round   int               `json:"round"` // repeat round, from 1
+	Clients int               `json:"clients"`
+	Vary    map[string]string `json:"vary,omitempty"`
+	RunID   string            `json:"run_id,omitempty"`
+	Status  string            `json:"status,omitempty"` // the run's status once made
+}
+
+// SweepPoint is the analysis of one point of a sweep: the runs at one client
+// count and one combination of vary values.
+type SweepPoint struct {
+	Clients int               `json:"clients"`
+	Vary    map[string]string `json:"vary,omitempty"`
+	// TPSMedian is the median tps over the point's completed runs, with
+	// its 95% bootstrap interval: over repeats when there are at least 2,
+	// else a moving-block bootstrap of the run's per-interval tps
+	// (CIMethod "repeats" or "intervals").
+	TPSMedian float64 `json:"tps_median"`
+	TPSCILow  float64 `json:"tps_ci_low"`
+	TPSCIHigh float64 `json:"tps_ci_high"`
+	CIMethod  string  `json:"ci_method"`
+	// TPS is each completed run's tps, in the order of Runs.
+	TPS []float64 `json:"tps"`
+	// Runs are the ids of the point's completed runs.
+	Runs []string `json:"runs"`
+	// Efficiency is tps(N) / (N * tps(1)) within the same series; null when
+	// the series has no 1-client point.
+	Efficiency *float64 `json:"efficiency"`
+	// Errors are the failed transactions summed over the point's runs.
+	Errors int64         `json:"errors"`
+	Ops    []SweepOpStat `json:"ops"`
+}
+
+// SweepOpStat is one transaction type at one sweep point. Latencies are
+// medians over the point's runs of each run's percentile, in ms.
+type SweepOpStat struct {
+	Name      string  `json:"name"`
+	TPSMedian float64 `json:"tps_median"`
+	P50Ms     float64 `json:"p50_ms"`
+	P99Ms     float64 `json:"p99_ms"`
+	Errors    int64   `json:"errors"`
+	// InflationP50 and InflationP99 are the concurrency inflation: this
+	// point's latency divided by the latency at 1 client in the same series
+	// (1 = no degradation); null when there is no 1-client latency.
+	InflationP50 *float64 `json:"inflation_p50"`
+	InflationP99 *float64 `json:"inflation_p99"`
+}
+
+// SweepFit is the USL fit of one series of a sweep.
+type SweepFit struct {
+	Vary     map[string]string `json:"vary,omitempty"`
+	USL      *USLModel         `json:"usl,omitempty"`
+	USLError string            `json:"usl_error,omitempty"`
+}
+
+// USLModel is a Universal Scalability Law fit,
+// X(N) = lambda N / (1 + sigma (N-1) + kappa N (N-1)).
+type USLModel struct {
+	Lambda float64 `json:"lambda"`
+	Sigma  float64 `json:"sigma"` // contention
+	Kappa  float64 `json:"kappa"` // coherency
+	// PeakClients and PeakTPS are the predicted peak; null when the model
+	// has no peak (kappa = 0: throughput rises towards lambda/sigma, given
+	// in AsymptoteTPS).
+	PeakClients  *float64 `json:"peak_clients"`
+	PeakTPS      *float64 `json:"peak_tps"`
+	AsymptoteTPS *float64 `json:"asymptote_tps,omitempty"`
+	R2           float64  `json:"r2"`
+	// Points is the number of runs used in the fit, repeats included.
+	Points int `json:"points"`
+}
+
+// Comparison is what `compare A B` reports: B relative to A.
+type Comparison struct {
+	SchemaVersion int         `json:"schema_version"`
+	A             CompareSide `json:"a"`
+	B             CompareSide `json:"b"`
+	// Method is "intervals" (moving-block bootstrap over each run's
+	// per-interval tps) or "repeats" (bootstrap over the runs' tps).
+	Method string  `json:"method"`
+	Level  float64 `json:"level"`
+	// Ops lists each transaction type and "total"; for two sweeps, one set
+	// per point they share (Clients and Vary say which).
+	Ops []CompareOp `json:"ops"`
+	// ConfigDifferences lists every configuration item that differs.
+	ConfigDifferences []ConfigDiff `json:"config_differences"`
+	// Notes explain limits, e.g. points present on one side only.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// CompareSide names one side of a comparison.
+type CompareSide struct {
+	Kind     string   `json:"kind"` // "run" or "sweep"
+	ID       string   `json:"id"`
+	Workload string   `json:"workload"`
+	Runs     []string `json:"runs"`
+}
+
+// CompareOp is one transaction type (or "total") compared.
+type CompareOp struct {
+	Name    string            `json:"name"`
+	Clients int               `json:"clients,omitempty"`
+	Vary    map[string]string `json:"vary,omitempty"`
+	TPSA    float64           `json:"tps_a"`
+	TPSB    float64           `json:"tps_b"`
+	// TPSDeltaPct is (B-A)/A in percent, null when A is 0; TPSCILowPct and
+	// TPSCIHighPct bound it at Level.
+	TPSDeltaPct  *float64 `json:"tps_delta_pct"`
+	TPSCILowPct  *float64 `json:"tps_ci_low_pct"`
+	TPSCIHighPct *float64 `json:"tps_ci_high_pct"`
+	// LatencyA and LatencyB are the latency percentiles in ms; LatencyDeltaPct
+	// has (B-A)/A in percent for each key both have (p50, p90, p95, p99,
+	// p99.9, max, mean); P50DeltaPct and P99DeltaPct repeat two of them.
+	LatencyA        Latency            `json:"latency_ms_a"`
+	LatencyB        Latency            `json:"latency_ms_b"`
+	LatencyDeltaPct map[string]float64 `json:"latency_delta_pct"`
+	P50DeltaPct     *float64           `json:"p50_delta_pct"`
+	P99DeltaPct     *float64           `json:"p99_delta_pct"`
+	// Verdict is about throughput: "faster", "slower", "no significant
+	// difference" or "insufficient data".
+	Verdict string `json:"verdict"`
+}
+
+// ConfigDiff is one configuration item that differs between A and B.
+// Key is dotted: "config.clients", "workload.scale", "engine.version",
+// "engine.settings.shared_buffers", "host.cpu", "target".
+type ConfigDiff struct {
+	Key string `json:"key"`
+	A   string `json:"a"`
+	B   string `json:"b"`
+}
