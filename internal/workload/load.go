@@ -1,0 +1,221 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/dbharness/dbharness/internal/db"
+)
+
+// Table is initial data for one table, cut into numbered batches that are
+// each deterministic from the seed and the batch number, so any loader can
+// produce any batch and loading parallelises trivially.
+type Table struct {
+	Name    string
+	Columns []string
+	// Rows is the total row count, for progress.
+	Rows    int64
+	Batches int
+	// Batch appends the rows of batch i (0-based) to dst[:0] and returns it.
+	Batch func(i int, dst [][]any) [][]any
+	// Frozen asks, where the engine can (db.FreezeLoader), for all batches
+	// to be written in one stream in the transaction that empties the
+	// table, so the rows are stored frozen and the VACUUM after the load
+	// is nearly free (pgbench -i's COPY FREEZE). Other tables still load in
+	// parallel beside it. Worth it for a table much bigger than the rest.
+	Frozen bool
+}
+
+// Load writes the tables' batches with up to env.Loaders connections at
+// once (fewer where the engine serialises writers), each on the engine's
+// bulk path.
+func Load(ctx context.Context, env *Env, tables []Table) error {
+	type job struct {
+		t *Table
+		i int
+	}
+	writers := env.Loaders
+	if writers < 1 {
+		writers = 1
+	}
+	if p := env.DB.Caps().ParallelWriters; writers > p {
+		writers = p
+	}
+	total := 0
+	for i := range tables {
+		env.Progress.Plan(tables[i].Name, tables[i].Rows)
+		total += tables[i].Batches
+	}
+	if writers > total {
+		writers = total
+	}
+	fl, canFreeze := env.DB.(db.FreezeLoader)
+	jobs := make(chan job, total)
+	for ti := range tables {
+		if tables[ti].Frozen && canFreeze {
+			jobs <- job{&tables[ti], -1} // the whole table, frozen
+			continue
+		}
+		for b := 0; b < tables[ti].Batches; b++ {
+			jobs <- job{&tables[ti], b}
+		}
+	}
+	close(jobs)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+			cancel()
+		}
+		mu.Unlock()
+	}
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := env.DB.Connect(ctx)
+			if err != nil {
+				fail(err)
+				return
+			}
+			defer conn.Close()
+			var buf [][]any
+			for j := range jobs {
+				if ctx.Err() != nil {
+					return
+				}
+				if j.i < 0 {
+					b := 0
+					next := func() db.RowSource {
+						if b == j.t.Batches {
+							return nil
+						}
+						buf = j.t.Batch(b, buf[:0])
+						b++
+						return &db.SliceSource{Rows: buf}
+					}
+					t := j.t
+					if _, err := fl.CopyInFrozen(ctx, conn, t.Name, t.Columns, next, func(n int64) { env.Progress.Add(t.Name, n) }); err != nil {
+						fail(fmt.Errorf("load %s: %w", t.Name, err))
+						return
+					}
+					continue
+				}
+				buf = j.t.Batch(j.i, buf[:0])
+				n, err := env.DB.CopyIn(ctx, conn, j.t.Name, j.t.Columns, &db.SliceSource{Rows: buf})
+				if err != nil {
+					fail(fmt.Errorf("load %s: %w", j.t.Name, err))
+					return
+				}
+				env.Progress.Add(j.t.Name, n)
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// ExecAll runs statements in order on one connection, wrapping the first
+// failure with the statement that caused it.
+func ExecAll(ctx context.Context, conn db.Conn, stmts ...string) error {
+	for _, s := range stmts {
+		if err := conn.Exec(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", firstLine(s), err)
+		}
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i] + " ..."
+		}
+	}
+	return s
+}
+
+// RequireTables returns an error naming the init command to run when any of
+// the tables is missing.
+func RequireTables(ctx context.Context, env *Env, conn db.Conn, workload string, tables ...string) error {
+	for _, t := range tables {
+		ok, err := env.DB.TableExists(ctx, conn, t)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("table %s does not exist in %s; run `dbharness init %s%s` first", t, env.DB.Target(), workload, dbFlag(env.DB.Target()))
+		}
+	}
+	return nil
+}
+
+func dbFlag(t *db.Target) string {
+	if t.Default {
+		return ""
+	}
+	return " --db " + t.String()
+}
+
+// ExecParallel runs groups of statements at once, each group in order on
+// its own connection, on at most env.Loaders connections (fewer where the
+// engine serialises writers). Post-load steps of independent tables (keys,
+// indexes, statistics) use it.
+func ExecParallel(ctx context.Context, env *Env, groups [][]string) error {
+	n := min(max(env.Loaders, 1), env.DB.Caps().ParallelWriters, len(groups))
+	if n == 0 {
+		return nil
+	}
+	jobs := make(chan []string, len(groups))
+	for _, g := range groups {
+		jobs <- g
+	}
+	close(jobs)
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			conn, err := env.DB.Connect(ctx)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer conn.Close()
+			for g := range jobs {
+				if err := ExecAll(ctx, conn, g...); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	var first error
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Recreate drops the tables (in the order given) if they exist and runs the
+// CREATE statements, as `init` replaces a workload's tables.
+func Recreate(ctx context.Context, conn db.Conn, drop []string, create []string) error {
+	for _, t := range drop {
+		if err := conn.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			return fmt.Errorf("drop %s: %w", t, err)
+		}
+	}
+	if err := ExecAll(ctx, conn, create...); err != nil {
+		return fmt.Errorf("create tables: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,284 @@
+package tpcb_test
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/testdb"
+	"github.com/dbharness/dbharness/internal/workload"
+	"github.com/dbharness/dbharness/internal/workload/tpcb"
+)
+
+func open(t *testing.T, url string) db.DB {
+	t.Helper()
+	tg, err := db.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := db.Open(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func run(t *testing.T, d db.DB, mix string, cfg engine.Config, during func(), obs engine.Observer) *engine.Result {
+	t.Helper()
+	ctx := context.Background()
+	w := &tpcb.TPCB{Mix: mix}
+	env := &workload.Env{DB: d, Seed: 7, Progress: workload.NopProgress{}}
+	c, err := d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Setup(ctx, env, c); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if during != nil {
+		time.AfterFunc(cfg.Duration/3, during)
+	}
+	res, err := engine.Run(ctx, d, w, cfg, obs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func check(t *testing.T, d db.DB) map[string]bool {
+	t.Helper()
+	res, err := (&tpcb.TPCB{}).Check(context.Background(), &workload.Env{DB: d, Progress: workload.NopProgress{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]bool{}
+	for _, r := range res {
+		m[r.Name] = r.Pass
+		if !r.Pass {
+			t.Logf("%s: %s", r.Name, r.Detail)
+		}
+	}
+	return m
+}
+
+func counts(t *testing.T, d db.DB) string {
+	t.Helper()
+	ctx := context.Background()
+	c, err := d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s := ""
+	for _, q := range []string{
+		"SELECT count(*) FROM pgbench_accounts", "SELECT sum(bid) FROM pgbench_accounts",
+		"SELECT count(*) FROM pgbench_tellers", "SELECT sum(bid) FROM pgbench_tellers",
+		"SELECT count(*) FROM pgbench_branches", "SELECT count(*) FROM pgbench_history",
+	} {
+		n, err := db.QueryInt64(ctx, c, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s += fmt.Sprintf("%d/", n)
+	}
+	return s
+}
+
+func TestTPCBOnEveryEngine(t *testing.T) {
+	for _, e := range testdb.Engines(t, "dbh_tpcb") {
+		t.Run(e.Name, func(t *testing.T) {
+			d := open(t, e.URL)
+			ctx := context.Background()
+			init := &tpcb.TPCB{Scale: 2}
+			if err := init.Init(ctx, &workload.Env{DB: d, Seed: 1, Loaders: 3, Progress: workload.NopProgress{}}); err != nil {
+				t.Fatal(err)
+			}
+			t.Run("init loads pgbench's rows, deterministically", func(t *testing.T) {
+				// 200,000 accounts with bid 1 and 2 (100,000 each), 20
+				// tellers with bid 1 and 2 (10 each), 2 branches.
+				if got, want := counts(t, d), "200000/300000/20/30/2/0/"; got != want {
+					t.Fatalf("row fingerprint %s, want %s", got, want)
+				}
+			})
+			cfg := engine.Config{Clients: 3, Duration: 700 * time.Millisecond, MaxTries: 5, Interval: 100 * time.Millisecond, Seed: 3}
+			t.Run("tpcb-like runs and keeps the invariant", func(t *testing.T) {
+				res := run(t, d, tpcb.MixTPCB, cfg, nil, nil)
+				if n := res.Ops[0].Hist.TotalCount(); n < 50 {
+					t.Fatalf("only %d transactions", n)
+				}
+				if res.Ops[0].Errors != 0 {
+					t.Errorf("%d errors: %v %v", res.Ops[0].Errors, res.ErrorClasses, res.ErrorSamples)
+				}
+				for name, ok := range check(t, d) {
+					if !ok {
+						t.Errorf("invariant %q does not hold", name)
+					}
+				}
+			})
+			t.Run("simple-update changes accounts and history together", func(t *testing.T) {
+				res := run(t, d, tpcb.MixSimpleUpdate, cfg, nil, nil)
+				if res.Ops[0].Hist.TotalCount() == 0 || res.Ops[0].Name != "simple_update" {
+					t.Fatalf("no simple_update transactions: %+v", res.Ops[0])
+				}
+				if !check(t, d)["accounts = history"] {
+					t.Error("accounts and history sums differ after simple-update")
+				}
+			})
+			t.Run("select-only runs with no errors", func(t *testing.T) {
+				res := run(t, d, tpcb.MixSelectOnly, cfg, nil, nil)
+				if res.Ops[0].Hist.TotalCount() < 100 || res.Ops[0].Errors != 0 {
+					t.Fatalf("%d transactions, %d errors", res.Ops[0].Hist.TotalCount(), res.Ops[0].Errors)
+				}
+			})
+			t.Run("check finds a broken invariant", func(t *testing.T) {
+				c, err := d.Connect(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				if err := c.Exec(ctx, "UPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = 1"); err != nil {
+					t.Fatal(err)
+				}
+				if check(t, d)["branches = history"] {
+					t.Fatal("check passed with a branch balance off by one")
+				}
+				if err := c.Exec(ctx, "UPDATE pgbench_branches SET bbalance = bbalance - 1 WHERE bid = 1"); err != nil {
+					t.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
+// killOthers ends every other session on the test database, as an
+// administrator would.
+func killOthers(t *testing.T, d db.DB, kind db.Kind) {
+	ctx := context.Background()
+	c, err := d.Connect(ctx)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer c.Close()
+	var q string
+	switch kind {
+	case db.Postgres:
+		q = "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = 'dbharness'"
+	case db.MySQL:
+		q = "SELECT id FROM information_schema.processlist WHERE db = DATABASE() AND id <> CONNECTION_ID()"
+	}
+	rows, err := c.Query(ctx, q)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		_ = rows.Scan(&id)
+		ids = append(ids, id)
+	}
+	rows.Close()
+	for _, id := range ids {
+		if kind == db.Postgres {
+			_ = c.Exec(ctx, fmt.Sprintf("SELECT pg_terminate_backend(%d)", id))
+		} else {
+			_ = c.Exec(ctx, fmt.Sprintf("KILL %d", id))
+		}
+	}
+	if len(ids) == 0 {
+		t.Error("found no sessions to kill")
+	}
+}
+
+func TestARunSurvivesItsConnectionsBeingKilled(t *testing.T) {
+	for _, e := range []struct {
+		name string
+		kind db.Kind
+		url  string
+	}{
+		{"postgres", db.Postgres, testdb.Postgres(t, "dbh_tpcb_kill")},
+		{"mysql", db.MySQL, testdb.MySQL(t, "dbh_tpcb_kill")},
+	} {
+		t.Run(e.name, func(t *testing.T) {
+			d := open(t, e.url)
+			ctx := context.Background()
+			if err := (&tpcb.TPCB{Scale: 1}).Init(ctx, &workload.Env{DB: d, Seed: 1, Loaders: 2, Progress: workload.NopProgress{}}); err != nil {
+				t.Fatal(err)
+			}
+			cfg := engine.Config{Clients: 2, Duration: 1500 * time.Millisecond, MaxTries: 1, Interval: 100 * time.Millisecond, Seed: 3}
+			var killedAt atomic.Int64 // unix ns
+			var afterKill int64
+			obs := engine.ObserverFunc(func(tk *engine.Tick) {
+				if k := killedAt.Load(); k != 0 && tk.Start.After(time.Unix(0, k).Add(200*time.Millisecond)) {
+					afterKill += tk.Ops[0].Hist.TotalCount()
+				}
+			})
+			res := run(t, d, tpcb.MixTPCB, cfg, func() { killOthers(t, d, e.kind); killedAt.Store(time.Now().UnixNano()) }, obs)
+			if res.Reconnects < 1 {
+				t.Fatalf("no reconnect after the sessions were killed (errors %v)", res.ErrorClasses)
+			}
+			if res.Ops[0].Errors < 1 {
+				t.Errorf("the killed transactions were not counted as errors")
+			}
+			if afterKill < 50 {
+				t.Errorf("only %d transactions after the kill; the run should go on", afterKill)
+			}
+			for name, ok := range check(t, d) {
+				if !ok {
+					t.Errorf("invariant %q does not hold after the kill", name)
+				}
+			}
+		})
+	}
+}
+
+// pgbench runs the real pgbench against a database URL.
+func pgbench(t *testing.T, url string, args ...string) {
+	t.Helper()
+	out, err := exec.Command("pgbench", append(args, url)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pgbench %v: %v\n%s", args, err, out)
+	}
+}
+
+func TestPgbenchAndDbharnessRunOnEachOthersDatabases(t *testing.T) {
+	if _, err := exec.LookPath("pgbench"); err != nil {
+		t.Fatal("pgbench is not installed (Debian package postgresql-client); it is needed to test interoperation")
+	}
+	ctx := context.Background()
+	t.Run("dbharness runs and checks a database pgbench loaded", func(t *testing.T) {
+		url := testdb.Postgres(t, "dbh_tpcb_pgbench_i")
+		pgbench(t, url, "-i", "-q", "-s", "1")
+		d := open(t, url)
+		res := run(t, d, tpcb.MixTPCB, engine.Config{Clients: 2, Duration: 500 * time.Millisecond, MaxTries: 3, Interval: 100 * time.Millisecond, Seed: 1}, nil, nil)
+		if res.Ops[0].Hist.TotalCount() == 0 || res.Ops[0].Errors > 0 {
+			t.Fatalf("%d transactions, %d errors %v", res.Ops[0].Hist.TotalCount(), res.Ops[0].Errors, res.ErrorSamples)
+		}
+		for name, ok := range check(t, d) {
+			if !ok {
+				t.Errorf("%s does not hold", name)
+			}
+		}
+	})
+	t.Run("pgbench runs on a database dbharness loaded", func(t *testing.T) {
+		url := testdb.Postgres(t, "dbh_tpcb_dbh_i")
+		d := open(t, url)
+		if err := (&tpcb.TPCB{Scale: 1}).Init(ctx, &workload.Env{DB: d, Seed: 1, Loaders: 2, Progress: workload.NopProgress{}}); err != nil {
+			t.Fatal(err)
+		}
+		pgbench(t, url, "-n", "-c", "2", "-t", "200")
+		for name, ok := range check(t, d) {
+			if !ok {
+				t.Errorf("%s does not hold after pgbench", name)
+			}
+		}
+	})
+}

@@ -1,0 +1,237 @@
+// Package workload declares what a workload is and keeps the registry of
+// built-in workloads. A workload is a small Generator (name, description,
+// flags) plus optional capabilities found by type assertion: Initer (build
+// and load the schema), Runner (transactions for the driver) and Checker
+// (consistency invariants). Each workload lives in its own sub-package and
+// registers itself in init().
+//
+// A workload never prints: it returns data, and reports progress through
+// the LoadProgress it is given.
+package workload
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbharness/dbharness/internal/db"
+)
+
+// Command names the command a workload's flags are being registered for.
+type Command string
+
+// Commands that take a workload.
+const (
+	CmdInit  Command = "init"
+	CmdRun   Command = "run"
+	CmdCheck Command = "check"
+)
+
+// Generator is the part every workload has.
+type Generator interface {
+	Name() string
+	// Description is one line for `dbharness workloads`.
+	Description() string
+	// Flags registers the workload's flags for cmd on fs, bound to the
+	// workload's own configuration fields.
+	Flags(cmd Command, fs *pflag.FlagSet)
+}
+
+// Env is what a workload gets from the harness.
+type Env struct {
+	DB   db.DB
+	Seed uint64
+	// Loaders is the number of parallel loaders for Init.
+	Loaders int
+	// Progress receives loading progress; never nil.
+	Progress LoadProgress
+	// Note, when set, shows the user a one-line remark (such as an option
+	// the engine cannot honour); a workload calls it instead of printing.
+	Note func(msg string)
+}
+
+// Notef sends a remark to env.Note, if set.
+func (e *Env) Notef(format string, args ...any) {
+	if e.Note != nil {
+		e.Note(fmt.Sprintf(format, args...))
+	}
+}
+
+// Initer creates the workload's schema and loads its initial data,
+// replacing any existing tables of the workload.
+type Initer interface {
+	Init(ctx context.Context, env *Env) error
+}
+
+// Runner supplies transactions to the driver.
+type Runner interface {
+	// Setup runs once before the workers start: it validates flags, checks
+	// that the tables exist (naming the init command to run if not) and
+	// reads what it needs from the database (e.g. the scale).
+	Setup(ctx context.Context, env *Env, conn db.Conn) error
+	// Ops names the transaction types, in a fixed order; Worker.Next
+	// returns indexes into this list.
+	Ops() []string
+	// NewWorker returns a worker bound to one connection. It is called again
+	// with a fresh connection after a reconnect.
+	NewWorker(ctx context.Context, conn db.Conn, id int) (Worker, error)
+}
+
+// Worker runs transactions on one connection, from one goroutine.
+type Worker interface {
+	// Next chooses the next transaction type and draws its parameters,
+	// which Do uses; Do may be called again with the same op to retry.
+	Next() int
+	// Do runs one transaction of type op as a whole, rolling back on
+	// error. A retryable error (serialization failure, deadlock) is
+	// returned as it came from the database.
+	Do(ctx context.Context, op int) error
+}
+
+// Checker verifies the workload's invariants on the database.
+type Checker interface {
+	Check(ctx context.Context, env *Env) ([]CheckResult, error)
+}
+
+// CheckResult is the outcome of one invariant.
+type CheckResult struct {
+	Name   string `json:"name"`
+	Pass   bool   `json:"pass"`
+	Detail string `json:"detail"`
+}
+
+// LoadProgress receives loading progress from Init.
+type LoadProgress interface {
+	// Plan announces a table and the rows it will get.
+	Plan(table string, rows int64)
+	// Add reports rows written to a table.
+	Add(table string, rows int64)
+	// Phase names a post-load step (keys, analyze) as it starts.
+	Phase(name string)
+}
+
+// NopProgress discards progress.
+type NopProgress struct{}
+
+// Plan does nothing.
+func (NopProgress) Plan(string, int64) {}
+
+// Add does nothing.
+func (NopProgress) Add(string, int64) {}
+
+// Phase does nothing.
+func (NopProgress) Phase(string) {}
+
+var registry = map[string]func() Generator{}
+
+// Register adds a workload constructor; it panics on a duplicate name
+// (a programmer error).
+func Register(name string, fn func() Generator) {
+	if _, dup := registry[name]; dup {
+		panic("workload registered twice: " + name)
+	}
+	registry[name] = fn
+}
+
+// Names lists the registered workloads, sorted.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// FileLoader opens a workload defined in a file.
+type FileLoader func(path string) (Generator, error)
+
+var fileLoaders = map[string]FileLoader{}
+
+// RegisterFileLoader makes New open names ending in suffix (".yaml") as
+// workload files with fn.
+func RegisterFileLoader(suffix string, fn FileLoader) { fileLoaders[strings.ToLower(suffix)] = fn }
+
+// New returns a fresh instance of the named workload: a built-in name, or
+// the path of a workload file (a registered suffix such as .yaml, or any
+// existing file that is not a built-in name).
+func New(name string) (Generator, error) {
+	fn, ok := registry[name]
+	if !ok {
+		low := strings.ToLower(name)
+		for suf, load := range fileLoaders {
+			if strings.HasSuffix(low, suf) {
+				return load(name)
+			}
+		}
+		if st, err := os.Stat(name); err == nil && st.Mode().IsRegular() {
+			for _, load := range fileLoaders {
+				return load(name)
+			}
+		}
+		return nil, fmt.Errorf("unknown workload %q; `dbharness workloads` lists them", name)
+	}
+	return fn(), nil
+}
+
+// TerminalRunner is a Runner whose transactions come from emulated
+// terminals (TPC-C clause 5.2.5): many terminals, each choosing from a menu,
+// keying, waiting for the response and thinking, share fewer connections.
+type TerminalRunner interface {
+	Runner
+	// PickOp chooses a terminal's next transaction type from the menu.
+	PickOp(rng *rand.Rand) int
+	// Keying is the keying time before a transaction of type op.
+	Keying(op int) time.Duration
+	// Think is the think time after a transaction of type op.
+	Think(op int, rng *rand.Rand) time.Duration
+}
+
+// TerminalWorker is a Worker that draws a transaction's parameters on behalf
+// of a terminal (e.g. from the terminal's home warehouse and district).
+type TerminalWorker interface {
+	Worker
+	// Prepare draws the parameters of a transaction of type op for terminal
+	// term; Do runs it.
+	Prepare(term, op int)
+}
+
+// RunHooks lets a workload take measurements around a run, such as server
+// counters (WAL bytes) or derived figures (NOPM). The figures AfterRun
+// returns are added to the run's summary under their own keys.
+type RunHooks interface {
+	// BeforeRun is called once before the clients start.
+	BeforeRun(ctx context.Context, env *Env, conn db.Conn) error
+	// AfterRun is called once after the run, on a fresh connection.
+	AfterRun(ctx context.Context, env *Env, conn db.Conn, t Totals) (map[string]float64, error)
+}
+
+// FixedWorker is a Runner whose own flags can set a fixed amount of work
+// per client (e.g. inserts' --rows-per-client), which the harness turns into
+// the driver's transactions per client.
+type FixedWorker interface {
+	// FixedWork returns the transactions per client the workload's flags
+	// ask for and the flag that asks (0 and "" when none does); an error
+	// names the flag to fix.
+	FixedWork() (transactions int64, flag string, err error)
+}
+
+// Totals are a run's measured totals, for RunHooks.
+type Totals struct {
+	// Commits per transaction type, measured phase only.
+	Commits map[string]int64
+	Errors  map[string]int64
+	// Seconds of the measured phase.
+	Seconds float64
+	// MeasureStart and End bound the measured phase.
+	MeasureStart, End time.Time
+	// ClientSeconds is each client's time from the start of measurement to
+	// its last transaction (fixed-work runs compare them).
+	ClientSeconds []float64
+}
