@@ -1,0 +1,354 @@
+// Package tpcc is TPC-C (TPC Benchmark C, standard specification revision
+// 5.11), comparable with HammerDB's TPROC-C and go-tpc: the nine standard
+// tables populated per clause 4.3, the five transactions of clause 2 in the
+// mix of clause 5.2.3, NOPM/TPM/tpmC, a terminal mode with the keying and
+// think times of clause 5.2.5, and the consistency conditions of clause
+// 3.3.2. It also registers tpcc-ro, the read-only variant (Order-Status and
+// Stock-Level only) on the same tables.
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbharness/dbharness/internal/datagen"
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/workload"
+)
+
+func init() {
+	workload.Register("tpcc", func() workload.Generator { return &TPCC{Warehouses: 1, Affinity: true} })
+	workload.Register("tpcc-ro", func() workload.Generator { return &TPCC{RO: true, Warehouses: 1, Affinity: true} })
+}
+
+// Transaction types, in the order of Ops for tpcc.
+const (
+	NewOrder = iota
+	Payment
+	OrderStatus
+	Delivery
+	StockLevel
+)
+
+// opNames are the transaction names in results and JSON.
+var opNames = [...]string{"new_order", "payment", "order_status", "delivery", "stock_level"}
+
+// mix is the percentage of each transaction type in the deck (clause
+// 5.2.3: at least 43% Payment and 4% each of Order-Status, Delivery and
+// Stock-Level; New-Order takes the rest, 45%, as HammerDB and go-tpc do).
+var mix = [5]int{NewOrder: 45, Payment: 43, OrderStatus: 4, Delivery: 4, StockLevel: 4}
+
+// keyingTime is the minimum keying time per transaction type (clause
+// 5.2.5.7).
+var keyingTime = [5]time.Duration{NewOrder: 18 * time.Second, Payment: 3 * time.Second,
+	OrderStatus: 2 * time.Second, Delivery: 2 * time.Second, StockLevel: 2 * time.Second}
+
+// thinkMean is the minimum mean think time per transaction type (clause
+// 5.2.5.7); think times are negative exponential, truncated at ten times
+// the mean (clause 5.2.5.4).
+var thinkMean = [5]time.Duration{NewOrder: 12 * time.Second, Payment: 12 * time.Second,
+	OrderStatus: 10 * time.Second, Delivery: 5 * time.Second, StockLevel: 5 * time.Second}
+
+// terminalsPerWarehouse is the number of terminals per warehouse (clause
+// 4.2.2); terminal t works for warehouse t/10 and district t%10 (clause
+// 2.8.1.1 binds each terminal to one district).
+const terminalsPerWarehouse = 10
+
+// augmentedMaxItem bounds the extra read of tpcc-ro --augmented: the
+// average price of the items with an id below it (WORKLOADS.md).
+const augmentedMaxItem = 15_000
+
+// TPCC is the tpcc (or, with RO, tpcc-ro) workload and its flags.
+type TPCC struct {
+	// RO selects tpcc-ro: Order-Status and Stock-Level only, 50/50.
+	RO bool
+	// Warehouses to load (init).
+	Warehouses int
+	// Affinity binds each client to a home warehouse (client mod W + 1), as
+	// HammerDB does; false draws the home warehouse per transaction.
+	Affinity bool
+	// Augmented adds the average item price read to tpcc-ro's transactions.
+	Augmented bool
+	// Population is what Init loads; the zero value is the specification's
+	// (clause 4.3.3.1). Tests load a smaller one. Setup reads the loaded
+	// size back from the database.
+	Population Population
+
+	warehouses int        // read from the database by Setup
+	pop        Population // likewise
+	seed       uint64
+	caps       db.Caps
+	cLast      int64 // C for NURand(255, 0, 999) at run time (clause 2.1.6.1)
+	cID        int64 // C for NURand(1023, 1, 3000)
+	cItem      int64 // C for NURand(8191, 1, 100000)
+	rb         rollbacks
+}
+
+// rollbacks records when New-Orders rolled back by design (clause 2.4.1.4),
+// so NOPM counts only those that committed in the measured phase.
+type rollbacks struct {
+	mu    sync.Mutex
+	times []int64 // unix ns
+}
+
+func (r *rollbacks) add(t time.Time) {
+	r.mu.Lock()
+	r.times = append(r.times, t.UnixNano())
+	r.mu.Unlock()
+}
+
+func (r *rollbacks) between(a, b time.Time) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var n int64
+	for _, t := range r.times {
+		if t >= a.UnixNano() && t <= b.UnixNano() {
+			n++
+		}
+	}
+	return n
+}
+
+// Name implements workload.Generator.
+func (w *TPCC) Name() string {
+	if w.RO {
+		return "tpcc-ro"
+	}
+	return "tpcc"
+}
+
+// Description implements workload.Generator.
+func (w *TPCC) Description() string {
+	if w.RO {
+		return "TPC-C's read-only pair: Order-Status and Stock-Level 50/50, no wait (--augmented adds an item price scan); tables of init tpcc"
+	}
+	return "TPC-C (clause 2 transactions, 45/43/4/4/4 mix, NOPM/TPM/tpmC, terminal mode, clause 3.3.2 checks), comparable with HammerDB TPROC-C and go-tpc"
+}
+
+// Flags implements workload.Generator.
+func (w *TPCC) Flags(cmd workload.Command, fs *pflag.FlagSet) {
+	switch cmd {
+	case workload.CmdInit:
+		fs.IntVarP(&w.Warehouses, "warehouses", "w", 1, "warehouses to load (each: 10 districts, 30,000 customers, 100,000 stock rows; ~100 MB)")
+	case workload.CmdRun:
+		fs.BoolVar(&w.Affinity, "warehouse-affinity", true, "bind each client to a home warehouse (client mod warehouses + 1), as HammerDB; false draws a random home warehouse for every transaction")
+		if w.RO {
+			fs.BoolVar(&w.Augmented, "augmented", false, "add to both transactions a read of the average price of the items with id below 15,000")
+		}
+	}
+}
+
+// Init implements workload.Initer: drop, create, load in parallel, keys,
+// secondary indexes, statistics.
+func (w *TPCC) Init(ctx context.Context, env *workload.Env) error {
+	if w.Warehouses < 1 || w.Warehouses > 100_000 {
+		return fmt.Errorf("--warehouses %d is out of range; use 1 to 100000", w.Warehouses)
+	}
+	caps := env.DB.Caps()
+	conn, err := env.DB.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	create := make([]string, len(schema))
+	for i := range schema {
+		create[i] = schema[i].createStatement(caps)
+	}
+	if err := workload.Recreate(ctx, conn, Tables, create); err != nil {
+		return err
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	pop := w.Population
+	if pop == (Population{}) {
+		pop = Spec
+	}
+	if pop.Items < 1 || pop.Items > stockBatch && pop.Items%stockBatch != 0 || pop.Customers < 1 || pop.Undelivered < 0 || pop.Undelivered > pop.Customers {
+		return fmt.Errorf("population %+v is invalid", pop)
+	}
+	if err := workload.Load(ctx, env, loadTables(env.Seed, w.Warehouses, now, pop)); err != nil {
+		return err
+	}
+	var post []string
+	if caps.KeysAfterLoad {
+		for i := range schema {
+			if schema[i].pk != "" {
+				post = append(post, schema[i].addKeyStatement())
+			}
+		}
+	}
+	post = append(post, secondaryIndexes...)
+	env.Progress.Phase("keys and indexes")
+	if err := execParallel(ctx, env, post); err != nil {
+		return err
+	}
+	if caps.Analyze != "" {
+		env.Progress.Phase("analyze")
+		var an []string
+		for _, t := range Tables {
+			an = append(an, fmt.Sprintf(caps.Analyze, t))
+		}
+		if err := execParallel(ctx, env, an); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// execParallel runs independent statements, each on its own connection.
+func execParallel(ctx context.Context, env *workload.Env, stmts []string) error {
+	groups := make([][]string, len(stmts))
+	for i, s := range stmts {
+		groups[i] = []string{s}
+	}
+	return workload.ExecParallel(ctx, env, groups)
+}
+
+// Setup implements workload.Runner: it checks the tables, reads the number
+// of warehouses and chooses the run-time NURand constants.
+func (w *TPCC) Setup(ctx context.Context, env *workload.Env, conn db.Conn) error {
+	if err := workload.RequireTables(ctx, env, conn, "tpcc", Tables...); err != nil {
+		return err
+	}
+	n, err := db.QueryInt64(ctx, conn, "SELECT count(*) FROM warehouse")
+	if err != nil {
+		return fmt.Errorf("count the warehouses: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("table warehouse is empty; run `dbharness init tpcc` again")
+	}
+	// The population as loaded (clause 4.3.3.1's unless a test loaded a
+	// smaller one): the highest item number and the customers of a district.
+	items, err := db.QueryInt64(ctx, conn, "SELECT max(i_id) FROM item")
+	if err != nil {
+		return fmt.Errorf("read the item count: %w", err)
+	}
+	custs, err := db.QueryInt64(ctx, conn, "SELECT max(c_id) FROM customer WHERE c_w_id = 1 AND c_d_id = 1")
+	if err != nil {
+		return fmt.Errorf("read the customers per district: %w", err)
+	}
+	if items < 1 || custs < 1 {
+		return fmt.Errorf("tables item or customer are empty; run `dbharness init tpcc` again")
+	}
+	w.pop = Population{Items: int(items), Customers: int(custs)}
+	w.warehouses, w.seed, w.caps = int(n), env.Seed, env.DB.Caps()
+	w.cLast, w.cID, w.cItem = runConstants(datagen.NewRand(env.Seed, 0xc0c0))
+	w.rb = rollbacks{}
+	return nil
+}
+
+// runConstants draws the run-time constants C of NURand (clause 2.1.6.1):
+// for C_LAST, C_RUN such that |C_RUN - C_LOAD| is in 65..119 and is
+// neither 96 nor 112; for C_ID and OL_I_ID any value in 0..A.
+func runConstants(r *rand.Rand) (cLast, cID, cItem int64) {
+	for {
+		cLast = r.Int64N(256)
+		d := cLast - cLoadLast
+		if d < 0 {
+			d = -d
+		}
+		if d >= 65 && d <= 119 && d != 96 && d != 112 {
+			break
+		}
+	}
+	return cLast, r.Int64N(1024), r.Int64N(8192)
+}
+
+// ValidRunConstant reports whether c may be C_RUN for C_LAST given the
+// loader's C_LOAD (clause 2.1.6.1).
+func ValidRunConstant(c int64) bool {
+	d := c - cLoadLast
+	if d < 0 {
+		d = -d
+	}
+	return d >= 65 && d <= 119 && d != 96 && d != 112
+}
+
+// Ops implements workload.Runner.
+func (w *TPCC) Ops() []string {
+	if w.RO {
+		return []string{opNames[OrderStatus], opNames[StockLevel]}
+	}
+	return opNames[:]
+}
+
+// kind maps an index into Ops to a transaction type.
+func (w *TPCC) kind(op int) int {
+	if w.RO {
+		return [2]int{OrderStatus, StockLevel}[op]
+	}
+	return op
+}
+
+// PickOp implements workload.TerminalRunner: a terminal's menu choice,
+// weighted by the mix (clause 5.2.4.1), 50/50 for tpcc-ro.
+func (w *TPCC) PickOp(rng *rand.Rand) int {
+	x := rng.IntN(100)
+	if w.RO {
+		if x < 50 {
+			return 0
+		}
+		return 1
+	}
+	for op, p := range mix {
+		if x < p {
+			return op
+		}
+		x -= p
+	}
+	return NewOrder
+}
+
+// Keying implements workload.TerminalRunner (clause 5.2.5.7).
+func (w *TPCC) Keying(op int) time.Duration { return keyingTime[w.kind(op)] }
+
+// Think implements workload.TerminalRunner: negative exponential with the
+// type's mean, truncated at ten times the mean (clause 5.2.5.4).
+func (w *TPCC) Think(op int, rng *rand.Rand) time.Duration {
+	return ThinkTime(thinkMean[w.kind(op)], rng.Float64())
+}
+
+// ThinkTime turns a uniform r in [0, 1) into a think time: -ln(r) * mean,
+// at most 10 * mean (clause 5.2.5.4).
+func ThinkTime(mean time.Duration, r float64) time.Duration {
+	if r <= 0 {
+		return 10 * mean
+	}
+	t := -math.Log(r) * float64(mean)
+	return time.Duration(min(t, 10*float64(mean)))
+}
+
+// BeforeRun implements workload.RunHooks.
+func (w *TPCC) BeforeRun(context.Context, *workload.Env, db.Conn) error { return nil }
+
+// AfterRun implements workload.RunHooks: NOPM (New-Orders committed per
+// minute, without the 1% rolled back by design, as HammerDB counts them in
+// the database), TPM (every completed transaction per minute, as HammerDB's
+// transaction counter) and tpmC (New-Order transactions completed per
+// minute, as go-tpc reports its new_order rate; clause 5.4.1 counts the
+// rolled-back ones as completed).
+func (w *TPCC) AfterRun(_ context.Context, _ *workload.Env, _ db.Conn, t workload.Totals) (map[string]float64, error) {
+	if t.Seconds <= 0 {
+		return nil, nil
+	}
+	mins := t.Seconds / 60
+	var all int64
+	for _, n := range t.Commits {
+		all += n
+	}
+	m := map[string]float64{"tpm": round1(float64(all) / mins)}
+	if !w.RO {
+		no := t.Commits[opNames[NewOrder]]
+		rb := w.rb.between(t.MeasureStart, t.End)
+		m["nopm"] = round1(float64(max(no-rb, 0)) / mins)
+		m["tpmc"] = round1(float64(no) / mins)
+	}
+	return m, nil
+}
+
+func round1(x float64) float64 { return math.Round(x*10) / 10 }
