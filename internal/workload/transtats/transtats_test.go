@@ -1,0 +1,132 @@
+package transtats_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/testdb"
+	"github.com/dbharness/dbharness/internal/workload"
+	"github.com/dbharness/dbharness/internal/workload/transtats"
+)
+
+func open(t *testing.T, url string) db.DB {
+	t.Helper()
+	tg, err := db.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := db.Open(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func run(t *testing.T, d db.DB, w *transtats.TransStats, notes *[]string) (*engine.Result, map[string]float64) {
+	t.Helper()
+	ctx := context.Background()
+	env := &workload.Env{DB: d, Seed: 9, Progress: workload.NopProgress{}, Note: func(s string) { *notes = append(*notes, s) }}
+	c, err := d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := w.Setup(ctx, env, c); err != nil {
+		t.Fatal(err)
+	}
+	res, err := engine.Run(ctx, d, w, engine.Config{Clients: 2, Duration: 600 * time.Millisecond, MaxTries: 1, Interval: 100 * time.Millisecond, Seed: 4}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commits := map[string]int64{}
+	for _, o := range res.Ops {
+		commits[o.Name] = o.Hist.TotalCount()
+	}
+	m, err := w.AfterRun(ctx, env, c, workload.Totals{Commits: commits, Seconds: res.Seconds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, m
+}
+
+func TestTransStatsOnEveryEngine(t *testing.T) {
+	for _, e := range testdb.Engines(t, "dbh_classic_transtats") {
+		t.Run(e.Name, func(t *testing.T) {
+			d := open(t, e.URL)
+			ctx := context.Background()
+			// 10 rows: one window, and small dimensions (10 server
+			// configs and thread names, so 36,000 rows in dimensions);
+			// the unit tests cover larger sizes through the formulas.
+			if err := (&transtats.TransStats{Rows: 10}).Init(ctx, &workload.Env{DB: d, Seed: 1, Loaders: 3, Progress: workload.NopProgress{}}); err != nil {
+				t.Fatal(err)
+			}
+			checks := func() map[string]workload.CheckResult {
+				res, err := (&transtats.TransStats{}).Check(ctx, &workload.Env{DB: d, Progress: workload.NopProgress{}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				m := map[string]workload.CheckResult{}
+				for _, r := range res {
+					m[r.Name] = r
+				}
+				return m
+			}
+			for name, r := range checks() {
+				if !r.Pass {
+					t.Errorf("check %q fails after init: %s", name, r.Detail)
+				}
+			}
+			t.Run("mix runs with right results", func(t *testing.T) {
+				var notes []string
+				res, m := run(t, d, &transtats.TransStats{Query: transtats.QueryMix, Parallel: 2}, &notes)
+				for _, o := range res.Ops {
+					if o.Hist.TotalCount() == 0 || o.Errors != 0 {
+						t.Errorf("%s: %d queries, %d errors %v", o.Name, o.Hist.TotalCount(), o.Errors, res.ErrorSamples)
+					}
+				}
+				if m["qph"] <= 0 || m["star_qph"] <= 0 || m["window_qph"] <= 0 || m["rows"] != 10 {
+					t.Errorf("figures %v", m)
+				}
+				intra := d.Caps().IntraQueryParallelism
+				if intra != (len(notes) == 0) {
+					t.Errorf("intra-query parallelism %v, notes %q", intra, notes)
+				}
+				if want := map[bool]float64{true: 2, false: 1}[intra]; m["parallel"] != want {
+					t.Errorf("parallel %g, want %g", m["parallel"], want)
+				}
+			})
+			t.Run("a changed row makes the queries wrong and check fail", func(t *testing.T) {
+				c, err := d.Connect(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				// Row 5 moves to another server_config: the star groups
+				// and the window's rows change.
+				if err := c.Exec(ctx, "UPDATE tran_stats SET server_config = 'X580 G99', resultset_size = 0 WHERE tran_count = 5"); err != nil {
+					t.Fatal(err)
+				}
+				var notes []string
+				res, _ := run(t, d, &transtats.TransStats{Query: transtats.QueryStar}, &notes)
+				if res.Ops[0].Errors == 0 || res.Ops[0].Hist.TotalCount() != 0 {
+					t.Fatalf("star on a changed table: %d right, %d errors", res.Ops[0].Hist.TotalCount(), res.Ops[0].Errors)
+				}
+				found := false
+				for _, s := range res.ErrorSamples {
+					found = found || strings.Contains(s, "wrong result")
+				}
+				if !found {
+					t.Errorf("error samples %v do not say the result is wrong", res.ErrorSamples)
+				}
+				if r := checks()["star query"]; r.Pass {
+					t.Errorf("check passes the star query on a changed table")
+				}
+			})
+		})
+	}
+}
