@@ -1,0 +1,493 @@
+package pgbexpr
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// SyntaxError is a parse error with the byte offset where it was found.
+type SyntaxError struct {
+	Pos int
+	Msg string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("at column %d: %s", e.Pos+1, e.Msg) }
+
+type tokKind int
+
+const (
+	tEOF tokKind = iota
+	tInt
+	tDouble
+	tVar
+	tIdent
+	tOp
+	tLParen
+	tRParen
+	tComma
+)
+
+type token struct {
+	kind tokKind
+	text string // operator or identifier (lower-cased for keywords)
+	i    int64
+	f    float64
+	pos  int
+}
+
+func lex(src string) ([]token, error) {
+	var toks []token
+	i := 0
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c >= '0' && c <= '9' || c == '.' && i+1 < len(src) && src[i+1] >= '0' && src[i+1] <= '9':
+			j := i
+			isFloat := false
+			for j < len(src) && (src[j] >= '0' && src[j] <= '9') {
+				j++
+			}
+			if j < len(src) && src[j] == '.' {
+				isFloat = true
+				j++
+				for j < len(src) && src[j] >= '0' && src[j] <= '9' {
+					j++
+				}
+			}
+			if j < len(src) && (src[j] == 'e' || src[j] == 'E') {
+				k := j + 1
+				if k < len(src) && (src[k] == '+' || src[k] == '-') {
+					k++
+				}
+				if k < len(src) && src[k] >= '0' && src[k] <= '9' {
+					isFloat = true
+					for k < len(src) && src[k] >= '0' && src[k] <= '9' {
+						k++
+					}
+					j = k
+				}
+			}
+			text := src[i:j]
+			if isFloat {
+				f, err := strconv.ParseFloat(text, 64)
+				if err != nil {
+					return nil, &SyntaxError{i, fmt.Sprintf("invalid number %q", text)}
+				}
+				toks = append(toks, token{kind: tDouble, f: f, pos: i})
+			} else {
+				n, err := strconv.ParseInt(text, 10, 64)
+				if err != nil {
+					// pgbench reads too-large integer literals as doubles.
+					f, ferr := strconv.ParseFloat(text, 64)
+					if ferr != nil {
+						return nil, &SyntaxError{i, fmt.Sprintf("invalid number %q", text)}
+					}
+					toks = append(toks, token{kind: tDouble, f: f, pos: i})
+				} else {
+					toks = append(toks, token{kind: tInt, i: n, pos: i})
+				}
+			}
+			i = j
+		case c == ':':
+			j := i + 1
+			for j < len(src) && isIdent(src[j]) {
+				j++
+			}
+			if j == i+1 {
+				return nil, &SyntaxError{i, "expected a variable name after ':'"}
+			}
+			toks = append(toks, token{kind: tVar, text: src[i+1 : j], pos: i})
+			i = j
+		case isIdentStart(c):
+			j := i
+			for j < len(src) && isIdent(src[j]) {
+				j++
+			}
+			toks = append(toks, token{kind: tIdent, text: strings.ToLower(src[i:j]), pos: i})
+			i = j
+		case c == '(':
+			toks = append(toks, token{kind: tLParen, pos: i})
+			i++
+		case c == ')':
+			toks = append(toks, token{kind: tRParen, pos: i})
+			i++
+		case c == ',':
+			toks = append(toks, token{kind: tComma, pos: i})
+			i++
+		default:
+			two := ""
+			if i+1 < len(src) {
+				two = src[i : i+2]
+			}
+			switch two {
+			case "<=", ">=", "<>", "!=", "<<", ">>":
+				toks = append(toks, token{kind: tOp, text: two, pos: i})
+				i += 2
+				continue
+			}
+			if strings.IndexByte("+-*/%<>=&|#~", c) >= 0 {
+				toks = append(toks, token{kind: tOp, text: string(c), pos: i})
+				i++
+				continue
+			}
+			return nil, &SyntaxError{i, fmt.Sprintf("unexpected character %q", c)}
+		}
+	}
+	toks = append(toks, token{kind: tEOF, pos: len(src)})
+	return toks, nil
+}
+
+func isIdentStart(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c >= 0x80
+}
+
+func isIdent(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
+
+// Expr is a parsed expression.
+type Expr struct {
+	root node
+	src  string
+}
+
+// String returns the source text.
+func (e *Expr) String() string { return e.src }
+
+// Vars lists the variables the expression reads.
+func (e *Expr) Vars() []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(n node)
+	walk = func(n node) {
+		switch x := n.(type) {
+		case *varNode:
+			if !seen[x.name] {
+				seen[x.name] = true
+				out = append(out, x.name)
+			}
+		case *unaryNode:
+			walk(x.x)
+		case *binNode:
+			walk(x.l)
+			walk(x.r)
+		case *callNode:
+			for _, a := range x.args {
+				walk(a)
+			}
+		case *caseNode:
+			for i := range x.conds {
+				walk(x.conds[i])
+				walk(x.vals[i])
+			}
+			if x.els != nil {
+				walk(x.els)
+			}
+		}
+	}
+	walk(e.root)
+	return out
+}
+
+// maxDepth bounds nesting so that hostile input cannot exhaust the stack.
+const maxDepth = 200
+
+type parser struct {
+	toks  []token
+	p     int
+	depth int
+}
+
+// Parse parses one pgbench expression.
+func Parse(src string) (*Expr, error) {
+	toks, err := lex(src)
+	if err != nil {
+		return nil, err
+	}
+	ps := &parser{toks: toks}
+	n, err := ps.expr(0)
+	if err != nil {
+		return nil, err
+	}
+	if t := ps.peek(); t.kind != tEOF {
+		return nil, &SyntaxError{t.pos, fmt.Sprintf("unexpected %s after the expression", describe(t))}
+	}
+	return &Expr{root: n, src: src}, nil
+}
+
+func describe(t token) string {
+	switch t.kind {
+	case tEOF:
+		return "end of expression"
+	case tInt:
+		return strconv.FormatInt(t.i, 10)
+	case tDouble:
+		return strconv.FormatFloat(t.f, 'g', -1, 64)
+	case tVar:
+		return ":" + t.text
+	case tLParen:
+		return "'('"
+	case tRParen:
+		return "')'"
+	case tComma:
+		return "','"
+	}
+	return fmt.Sprintf("%q", t.text)
+}
+
+func (p *parser) peek() token { return p.toks[p.p] }
+func (p *parser) next() token { t := p.toks[p.p]; p.p++; return t }
+
+// Binding powers follow pgbench's exprparse.y.
+const (
+	precOr = iota + 1
+	precAnd
+	precNot
+	precIs
+	precCmp
+	precBit
+	precAdd
+	precMul
+	precUnary
+)
+
+func binPrec(t token) (int, string) {
+	switch t.kind {
+	case tOp:
+		switch t.text {
+		case "<", ">", "=", "<=", ">=", "<>", "!=":
+			return precCmp, t.text
+		case "|", "#", "&", "<<", ">>":
+			return precBit, t.text
+		case "+", "-":
+			return precAdd, t.text
+		case "*", "/", "%":
+			return precMul, t.text
+		}
+	case tIdent:
+		switch t.text {
+		case "or":
+			return precOr, "or"
+		case "and":
+			return precAnd, "and"
+		case "is", "isnull", "notnull":
+			return precIs, t.text
+		}
+	}
+	return 0, ""
+}
+
+func (p *parser) expr(minPrec int) (node, error) {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > maxDepth {
+		return nil, &SyntaxError{p.peek().pos, "expression nested too deeply"}
+	}
+	left, err := p.unary()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		prec, op := binPrec(t)
+		if prec == 0 || prec < minPrec {
+			return left, nil
+		}
+		p.next()
+		switch op {
+		case "isnull":
+			left = &unaryNode{op: "isnull", x: left}
+			continue
+		case "notnull":
+			left = &unaryNode{op: "notnull", x: left}
+			continue
+		case "is":
+			neg := false
+			if n := p.peek(); n.kind == tIdent && n.text == "not" {
+				p.next()
+				neg = true
+			}
+			w := p.next()
+			if w.kind != tIdent || (w.text != "null" && w.text != "true" && w.text != "false") {
+				return nil, &SyntaxError{w.pos, "expected NULL, TRUE or FALSE after IS"}
+			}
+			var n node = &unaryNode{op: "is" + w.text, x: left}
+			if neg {
+				n = &unaryNode{op: "not", x: n}
+			}
+			left = n
+			continue
+		}
+		// Comparison operators do not associate; the others associate left.
+		next := prec + 1
+		right, err := p.expr(next)
+		if err != nil {
+			return nil, err
+		}
+		left = &binNode{op: op, l: left, r: right, pos: t.pos}
+		if prec == precCmp {
+			if p2, _ := binPrec(p.peek()); p2 == precCmp {
+				return nil, &SyntaxError{p.peek().pos, "comparison operators do not associate; add parentheses"}
+			}
+		}
+	}
+}
+
+func (p *parser) unary() (node, error) {
+	t := p.peek()
+	switch {
+	case t.kind == tOp && (t.text == "-" || t.text == "+" || t.text == "~"):
+		p.next()
+		x, err := p.exprAt(precUnary)
+		if err != nil {
+			return nil, err
+		}
+		if t.text == "+" {
+			return x, nil
+		}
+		// Fold a negative literal so that -9223372036854775808 parses.
+		if t.text == "-" {
+			if l, ok := x.(*litNode); ok && l.v.Kind == Double {
+				if l.v.F == 9223372036854775808 {
+					return &litNode{IntValue(-1 << 63)}, nil
+				}
+				return &litNode{DoubleValue(-l.v.F)}, nil
+			}
+		}
+		return &unaryNode{op: t.text, x: x, pos: t.pos}, nil
+	case t.kind == tIdent && t.text == "not":
+		p.next()
+		x, err := p.exprAt(precNot)
+		if err != nil {
+			return nil, err
+		}
+		return &unaryNode{op: "not", x: x}, nil
+	}
+	return p.primary()
+}
+
+// exprAt parses an operand that binds at least as tightly as prec.
+func (p *parser) exprAt(prec int) (node, error) {
+	if prec >= precUnary {
+		p.depth++
+		defer func() { p.depth-- }()
+		if p.depth > maxDepth {
+			return nil, &SyntaxError{p.peek().pos, "expression nested too deeply"}
+		}
+		return p.unary()
+	}
+	return p.expr(prec)
+}
+
+func (p *parser) primary() (node, error) {
+	t := p.next()
+	switch t.kind {
+	case tInt:
+		return &litNode{IntValue(t.i)}, nil
+	case tDouble:
+		return &litNode{DoubleValue(t.f)}, nil
+	case tVar:
+		return &varNode{name: t.text, pos: t.pos}, nil
+	case tLParen:
+		n, err := p.expr(0)
+		if err != nil {
+			return nil, err
+		}
+		if c := p.next(); c.kind != tRParen {
+			return nil, &SyntaxError{c.pos, fmt.Sprintf("expected ')' but found %s", describe(c))}
+		}
+		return n, nil
+	case tIdent:
+		switch t.text {
+		case "true":
+			return &litNode{BoolValue(true)}, nil
+		case "false":
+			return &litNode{BoolValue(false)}, nil
+		case "null":
+			return &litNode{Value{}}, nil
+		case "case":
+			return p.caseExpr(t)
+		}
+		if p.peek().kind != tLParen {
+			return nil, &SyntaxError{t.pos, fmt.Sprintf("unexpected word %q; variables are written :%s", t.text, t.text)}
+		}
+		fn, ok := functions[t.text]
+		if !ok {
+			return nil, &SyntaxError{t.pos, fmt.Sprintf("unknown function %q", t.text)}
+		}
+		p.next()
+		var args []node
+		if p.peek().kind == tRParen {
+			p.next()
+		} else {
+			for {
+				a, err := p.expr(0)
+				if err != nil {
+					return nil, err
+				}
+				args = append(args, a)
+				c := p.next()
+				if c.kind == tRParen {
+					break
+				}
+				if c.kind != tComma {
+					return nil, &SyntaxError{c.pos, fmt.Sprintf("expected ',' or ')' in the arguments of %s but found %s", t.text, describe(c))}
+				}
+			}
+		}
+		if len(args) < fn.min || (fn.max >= 0 && len(args) > fn.max) {
+			return nil, &SyntaxError{t.pos, fmt.Sprintf("function %s takes %s, not %d", t.text, fn.arity(), len(args))}
+		}
+		return &callNode{name: t.text, fn: fn, args: args, pos: t.pos}, nil
+	case tEOF:
+		return nil, &SyntaxError{t.pos, "unexpected end of expression"}
+	}
+	return nil, &SyntaxError{t.pos, fmt.Sprintf("unexpected %s", describe(t))}
+}
+
+func (p *parser) caseExpr(start token) (node, error) {
+	c := &caseNode{}
+	for {
+		w := p.next()
+		if w.kind != tIdent {
+			return nil, &SyntaxError{w.pos, "expected WHEN, ELSE or END in CASE"}
+		}
+		switch w.text {
+		case "when":
+			cond, err := p.expr(0)
+			if err != nil {
+				return nil, err
+			}
+			if th := p.next(); th.kind != tIdent || th.text != "then" {
+				return nil, &SyntaxError{th.pos, "expected THEN after WHEN condition"}
+			}
+			val, err := p.expr(0)
+			if err != nil {
+				return nil, err
+			}
+			c.conds = append(c.conds, cond)
+			c.vals = append(c.vals, val)
+			continue
+		case "else":
+			if len(c.conds) == 0 {
+				return nil, &SyntaxError{w.pos, "CASE needs at least one WHEN"}
+			}
+			e, err := p.expr(0)
+			if err != nil {
+				return nil, err
+			}
+			c.els = e
+			if end := p.next(); end.kind != tIdent || end.text != "end" {
+				return nil, &SyntaxError{end.pos, "expected END after ELSE"}
+			}
+			return c, nil
+		case "end":
+			if len(c.conds) == 0 {
+				return nil, &SyntaxError{w.pos, "CASE needs at least one WHEN"}
+			}
+			return c, nil
+		}
+		return nil, &SyntaxError{w.pos, "expected WHEN, ELSE or END in CASE"}
+	}
+}

@@ -1,0 +1,232 @@
+package wlfile
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/dbharness/dbharness/internal/pgbexpr"
+)
+
+// posError is an error at a position of the workload file.
+type posError struct {
+	file         string
+	line, column int
+	msg          string
+}
+
+func (e *posError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.file, e.line, e.column, e.msg)
+}
+
+// parser walks the YAML tree and records the file name for errors.
+type parser struct {
+	file   string
+	tables map[string]*Table
+}
+
+func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
+	line, col := 1, 1
+	if n != nil {
+		line, col = n.Line, n.Column
+	}
+	return &posError{file: p.file, line: line, column: col, msg: fmt.Sprintf(format, args...)}
+}
+
+// object is a YAML mapping whose keys have been checked against the allowed
+// set.
+type object struct {
+	node   *yaml.Node
+	fields map[string]*yaml.Node
+	keys   map[string]*yaml.Node
+}
+
+// obj reads a mapping node; unknown keys are errors naming the allowed ones.
+func (p *parser) obj(n *yaml.Node, what string, allowed ...string) (*object, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, p.errf(n, "%s must be a mapping (key: value lines), not %s", what, kindName(n))
+	}
+	o := &object{node: n, fields: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}}
+	ok := map[string]bool{}
+	for _, a := range allowed {
+		ok[a] = true
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return nil, p.errf(k, "%s: keys must be plain words", what)
+		}
+		if !ok[k.Value] {
+			s := append([]string(nil), allowed...)
+			sort.Strings(s)
+			return nil, p.errf(k, "%s has no field %q; expected one of: %s", what, k.Value, strings.Join(s, ", "))
+		}
+		if _, dup := o.fields[k.Value]; dup {
+			return nil, p.errf(k, "%s: field %q given twice", what, k.Value)
+		}
+		o.fields[k.Value] = v
+		o.keys[k.Value] = k
+	}
+	return o, nil
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "empty"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "a document"
+}
+
+func (o *object) has(k string) bool { _, ok := o.fields[k]; return ok }
+
+func (p *parser) str(o *object, k, what string, required bool) (string, error) {
+	n, ok := o.fields[k]
+	if !ok {
+		if required {
+			return "", p.errf(o.node, "%s needs a %q field", what, k)
+		}
+		return "", nil
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return "", p.errf(n, "%s: %s must be a text value, not %s", what, k, kindName(n))
+	}
+	return n.Value, nil
+}
+
+func (p *parser) strList(o *object, k, what string) ([]string, *yaml.Node, error) {
+	n, ok := o.fields[k]
+	if !ok {
+		return nil, nil, nil
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		return []string{n.Value}, n, nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil, n, p.errf(n, "%s: %s must be a list, e.g. [a, b]", what, k)
+	}
+	var out []string
+	for _, c := range n.Content {
+		if c.Kind != yaml.ScalarNode {
+			return nil, n, p.errf(c, "%s: the items of %s must be plain values", what, k)
+		}
+		out = append(out, c.Value)
+	}
+	return out, n, nil
+}
+
+// number reads a numeric field: a number, or an expression of the scale
+// such as "1000 * scale" (pgbench's expression language; scale may be
+// written with or without the colon).
+func (p *parser) number(o *object, k, what string, scale int64) (float64, bool, error) {
+	n, ok := o.fields[k]
+	if !ok {
+		return 0, false, nil
+	}
+	v, err := p.numberNode(n, what+": "+k, scale)
+	return v, true, err
+}
+
+func (p *parser) numberNode(n *yaml.Node, what string, scale int64) (float64, error) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return 0, p.errf(n, "%s must be a number or an expression of scale, not %s", what, kindName(n))
+	}
+	if f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64); err == nil {
+		return f, nil
+	}
+	v, err := evalScale(n.Value, scale)
+	if err != nil {
+		return 0, p.errf(n, "%s: %q is not a number or an expression of scale: %v", what, n.Value, err)
+	}
+	return v, nil
+}
+
+// evalScale evaluates an expression in which scale is a variable.
+func evalScale(src string, scale int64) (float64, error) {
+	e, err := pgbexpr.Parse(scaleVar(src))
+	if err != nil {
+		return 0, err
+	}
+	for _, v := range e.Vars() {
+		if v != "scale" {
+			return 0, fmt.Errorf("unknown variable %q; only scale may be used", v)
+		}
+	}
+	v, err := e.Eval(&constEnv{scale: scale})
+	if err != nil {
+		return 0, err
+	}
+	return v.AsDouble()
+}
+
+// scaleVar turns the word scale into the variable :scale.
+func scaleVar(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if strings.HasPrefix(s[i:], "scale") && (i == 0 || !identByte(s[i-1]) && s[i-1] != ':') &&
+			(i+5 == len(s) || !identByte(s[i+5])) {
+			b.WriteString(":scale")
+			i += 5
+			continue
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
+}
+
+func identByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+func (p *parser) integer(o *object, k, what string, scale int64) (int64, bool, error) {
+	f, ok, err := p.number(o, k, what, scale)
+	if err != nil || !ok {
+		return 0, ok, err
+	}
+	if f != float64(int64(f)) {
+		return 0, true, p.errf(o.fields[k], "%s: %s must be a whole number, not %v", what, k, f)
+	}
+	return int64(f), true, nil
+}
+
+func (p *parser) boolean(o *object, k, what string) (bool, error) {
+	n, ok := o.fields[k]
+	if !ok {
+		return false, nil
+	}
+	var b bool
+	if n.Kind != yaml.ScalarNode || n.Decode(&b) != nil {
+		return false, p.errf(n, "%s: %s must be true or false", what, k)
+	}
+	return b, nil
+}
+
+func (p *parser) duration(o *object, k, what string) (time.Duration, error) {
+	n, ok := o.fields[k]
+	if !ok {
+		return 0, nil
+	}
+	if n.Kind == yaml.ScalarNode {
+		if f, err := strconv.ParseFloat(n.Value, 64); err == nil && f >= 0 {
+			return time.Duration(f * float64(time.Second)), nil
+		}
+		if d, err := time.ParseDuration(n.Value); err == nil && d >= 0 {
+			return d, nil
+		}
+	}
+	return 0, p.errf(n, "%s: %s must be a duration such as 10ms, 1.5s or a number of seconds", what, k)
+}

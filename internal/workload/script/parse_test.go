@@ -1,0 +1,141 @@
+package script
+
+import (
+	"strings"
+	"testing"
+)
+
+// pgbench's built-in tpcb-like script, as `pgbench --show-script=tpcb-like`
+// prints it (PostgreSQL 15).
+const tpcbLike = `-- tpcb-like: <builtin: TPC-B (sort of)>
+\set aid random(1, 100000 * :scale)
+\set bid random(1, 1 * :scale)
+\set tid random(1, 10 * :scale)
+\set delta random(-5000, 5000)
+BEGIN;
+UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
+UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
+INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
+END;
+`
+
+func TestParsesPgbenchsBuiltinScript(t *testing.T) {
+	s, err := Parse("tpcb-like", tpcbLike)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []cmdKind
+	for _, c := range s.Commands {
+		kinds = append(kinds, c.kind)
+	}
+	if len(s.Commands) != 11 {
+		t.Fatalf("%d commands, want 11 (4 \\set, 7 SQL)", len(s.Commands))
+	}
+	upd := s.Commands[5]
+	if upd.sql != "UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2" || strings.Join(upd.vars, ",") != "delta,aid" {
+		t.Fatalf("update parsed as %q %v", upd.sql, upd.vars)
+	}
+	if !s.Commands[4].noParams || s.Commands[4].sql != "BEGIN" {
+		t.Fatalf("BEGIN parsed as %+v", s.Commands[4])
+	}
+}
+
+func TestParsesMetaCommands(t *testing.T) {
+	src := `\set n 3 + \
+   4
+SELECT 1 AS one,
+       2 AS two \gset p_
+\sleep :n ms
+\if :p_one = 1
+  SELECT 'a';
+\elif :p_two = 2
+  SELECT 'b';
+\else
+  SELECT 'c';
+\endif
+SELECT x::int FROM t WHERE y = ':z' AND z = :n; SELECT 2;
+SELECT 3 \aset
+`
+	s, err := Parse("m.sql", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Commands
+	if c[0].kind != cSet || c[0].expr.String() != "3 +     4" && !strings.Contains(c[0].expr.String(), "4") {
+		t.Fatalf("continued \\set: %+v", c[0])
+	}
+	if c[1].kind != cSQL || !c[1].gset || c[1].prefix != "p_" || !strings.Contains(c[1].sql, "2 AS two") {
+		t.Fatalf("\\gset: %+v", c[1])
+	}
+	if c[2].kind != cSleep || c[2].sleepVar != "n" {
+		t.Fatalf("\\sleep: %+v", c[2])
+	}
+	// \if at 3 jumps to \elif at 5 when false; \elif jumps to \else at 7;
+	// \elif and \else end at 10 (past \endif at 9).
+	if c[3].kind != cIf || c[3].jump != 5 || c[5].jump != 7 || c[5].end != 10 || c[7].end != 10 {
+		t.Fatalf("jumps: if %d, elif %d/%d, else %d", c[3].jump, c[5].jump, c[5].end, c[7].end)
+	}
+	if c[10].sql != "SELECT x::int FROM t WHERE y = ':z' AND z = $1" || c[11].sql != "SELECT 2" {
+		t.Fatalf("casts, quotes, two statements on a line: %q %q", c[10].sql, c[11].sql)
+	}
+	if !c[12].aset {
+		t.Fatalf("\\aset: %+v", c[12])
+	}
+}
+
+func TestScriptMistakesNameTheLine(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{"\\set aid random(1, \n", "s.sql:1: \\set aid: at column"},
+		{"SELECT 1;\n\\shell ls\n", "s.sql:2: \\shell is not supported"},
+		{"\\frobnicate\n", "s.sql:1: unknown meta command"},
+		{"\\if 1\nSELECT 1;\n", "s.sql:1: \\if without a matching \\endif"},
+		{"\\else\n", "s.sql:1: \\else without a matching \\if"},
+		{"\\sleep 10 weeks\n", "s.sql:1: \\sleep: unknown unit"},
+		{"SELECT 1\n\\sleep 1\n", "s.sql:1: SQL command not terminated"},
+		{"-- nothing\n", "s.sql:1: the script has no commands"},
+		{"\\set x foo(1)\n", "unknown function \"foo\""},
+	}
+	for _, c := range cases {
+		_, err := Parse("s.sql", c.src)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Parse(%q) = %v, want %q", c.src, err, c.want)
+		}
+	}
+}
+
+func TestScriptSpecsTakeAWeight(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		path string
+		w    float64
+	}{{"a.sql", "a.sql", 1}, {"a.sql@5", "a.sql", 5}, {"we@ird/a.sql", "we@ird/a.sql", 1}, {"a.sql@0.5", "a.sql", 0.5}} {
+		p, w, err := ParseSpec(c.in)
+		if err != nil || p != c.path || w != c.w {
+			t.Errorf("ParseSpec(%q) = %q, %v, %v", c.in, p, w, err)
+		}
+	}
+	if _, _, err := ParseSpec("a.sql@-1"); err == nil {
+		t.Error("a negative weight is accepted")
+	}
+}
+
+func FuzzParseScript(f *testing.F) {
+	f.Add(tpcbLike)
+	f.Add("\\set a random_zipfian(1, 10, 1.5)\n\\if :a > 3\nSELECT :a \\gset\n\\elif :a = 2\n\\sleep 1 ms\n\\else\nSELECT 1;\n\\endif\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		s, err := Parse("fuzz.sql", src)
+		if err != nil {
+			if _, ok := err.(*ParseError); !ok {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			return
+		}
+		for _, c := range s.Commands {
+			if (c.kind == cIf || c.kind == cElif) && (c.jump <= 0 || c.jump >= len(s.Commands)) {
+				t.Fatalf("jump %d out of range", c.jump)
+			}
+		}
+	})
+}

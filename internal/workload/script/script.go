@@ -1,0 +1,395 @@
+package script
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbharness/dbharness/internal/datagen"
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/pgbexpr"
+	"github.com/dbharness/dbharness/internal/workload"
+)
+
+// Name is the workload's name: `dbharness run --script FILE` uses it
+// implicitly.
+const Name = "script"
+
+func init() {
+	workload.Register(Name, func() workload.Generator { return &Workload{} })
+}
+
+// Workload runs pgbench scripts.
+type Workload struct {
+	Scripts []string // FILE[@WEIGHT]
+	Defines []string // NAME=VALUE
+	Scale   string
+
+	parsed  []*Script
+	picker  *datagen.Weighted
+	seed    uint64
+	scale   int64
+	defines map[string]string
+}
+
+// Name implements workload.Generator.
+func (*Workload) Name() string { return Name }
+
+// Description implements workload.Generator.
+func (*Workload) Description() string {
+	return "pgbench custom scripts: run --script FILE[@WEIGHT] ... (\\set with pgbench's expressions, \\sleep, \\gset, \\if)"
+}
+
+// Flags implements workload.Generator.
+func (w *Workload) Flags(cmd workload.Command, fs *pflag.FlagSet) {
+	if cmd != workload.CmdRun {
+		return
+	}
+	fs.StringArrayVarP(&w.Scripts, "script", "f", nil, "pgbench script FILE[@WEIGHT]; repeat for a weighted mix (pgbench -f)")
+	fs.StringArrayVarP(&w.Defines, "define", "D", nil, "set a script variable NAME=VALUE (pgbench -D)")
+	fs.StringVarP(&w.Scale, "scale", "s", "", "value of :scale: a number, or auto for the row count of pgbench_branches (default 1, as pgbench with -f)")
+}
+
+// Load parses the scripts; it is called by Setup and may be called earlier
+// to report mistakes before connecting.
+func (w *Workload) Load() error {
+	if len(w.Scripts) == 0 {
+		return fmt.Errorf("give at least one --script FILE[@WEIGHT]")
+	}
+	w.parsed = nil
+	names := map[string]int{}
+	weights := make([]float64, 0, len(w.Scripts))
+	for _, spec := range w.Scripts {
+		path, weight, err := ParseSpec(spec)
+		if err != nil {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			if os.IsNotExist(err) {
+				return fmt.Errorf("--script %s: no such file", path)
+			}
+			return fmt.Errorf("--script %s: %w", path, err)
+		}
+		s, err := Parse(path, string(src))
+		if err != nil {
+			return err
+		}
+		base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		names[base]++
+		if names[base] > 1 {
+			base = fmt.Sprintf("%s_%d", base, names[base])
+		}
+		s.Name, s.Weight = base, weight
+		w.parsed = append(w.parsed, s)
+		weights = append(weights, weight)
+	}
+	p, err := datagen.NewWeighted(weights)
+	if err != nil {
+		return fmt.Errorf("--script weights: %w", err)
+	}
+	w.picker = p
+	w.scale = 1
+	if w.Scale != "" && w.Scale != "auto" {
+		n, err := strconv.ParseInt(w.Scale, 10, 64)
+		if err != nil || n < 1 {
+			return fmt.Errorf("--scale %q is invalid; give a positive number, or auto to count pgbench_branches", w.Scale)
+		}
+		w.scale = n
+	}
+	w.defines = map[string]string{}
+	for _, d := range w.Defines {
+		k, v, ok := strings.Cut(d, "=")
+		if !ok || !validVar(k) {
+			return fmt.Errorf("--define %q: write NAME=VALUE", d)
+		}
+		w.defines[k] = v
+	}
+	return nil
+}
+
+// Setup implements workload.Runner. :scale is 1 unless --scale says
+// otherwise, as with pgbench -f (pgbench reads pgbench_branches only for its
+// built-in scripts); --scale auto counts pgbench_branches.
+func (w *Workload) Setup(ctx context.Context, env *workload.Env, conn db.Conn) error {
+	if err := w.Load(); err != nil {
+		return err
+	}
+	w.seed = env.Seed
+	if w.Scale == "auto" {
+		ok, err := env.DB.TableExists(ctx, conn, "pgbench_branches")
+		if err != nil {
+			return err
+		}
+		if ok {
+			n, err := db.QueryInt64(ctx, conn, "SELECT count(*) FROM pgbench_branches")
+			if err != nil {
+				return fmt.Errorf("read the scale from pgbench_branches: %w", err)
+			}
+			if n > 0 {
+				w.scale = n
+			}
+		}
+	}
+	return nil
+}
+
+// ScaleUsed is the value :scale has in the run.
+func (w *Workload) ScaleUsed() int64 { return w.scale }
+
+// Ops implements workload.Runner: one transaction type per script.
+func (w *Workload) Ops() []string {
+	out := make([]string, len(w.parsed))
+	for i, s := range w.parsed {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// NewWorker implements workload.Runner.
+func (w *Workload) NewWorker(ctx context.Context, conn db.Conn, id int) (workload.Worker, error) {
+	k := &client{w: w, conn: conn, rng: datagen.NewRand(w.seed, 1<<41, uint64(id)),
+		vars: map[string]variable{}, cache: map[pgbexpr.DistKey]datagen.IntDist{},
+		stmts: map[*Command]db.Stmt{}}
+	for n, v := range w.defines {
+		k.vars[n] = variable{text: v, val: pgbexpr.FromString(v), isText: pgbexpr.FromString(v).Kind == pgbexpr.Null}
+	}
+	if _, ok := k.vars["scale"]; !ok {
+		k.vars["scale"] = variable{val: pgbexpr.IntValue(w.scale)}
+	}
+	k.vars["client_id"] = variable{val: pgbexpr.IntValue(int64(id))}
+	k.vars["random_seed"] = variable{val: pgbexpr.IntValue(int64(w.seed))}
+	if _, ok := k.vars["default_seed"]; !ok {
+		// pgbench draws default_seed from its random seed.
+		k.vars["default_seed"] = variable{val: pgbexpr.IntValue(int64(datagen.NewRand(w.seed, 1<<42).Uint64()))}
+	}
+	for _, s := range w.parsed {
+		for _, c := range s.Commands {
+			if c.kind != cSQL || c.noParams {
+				continue
+			}
+			st, err := conn.Prepare(ctx, c.sql)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: prepare: %w", s.Name, c.line, err)
+			}
+			k.stmts[c] = st
+		}
+	}
+	return k, nil
+}
+
+// variable is a script variable: a number or text.
+type variable struct {
+	val    pgbexpr.Value
+	text   string
+	isText bool
+}
+
+func (v variable) arg() any {
+	if v.isText {
+		return v.text
+	}
+	return v.val.Any()
+}
+
+type client struct {
+	w     *Workload
+	conn  db.Conn
+	rng   *rand.Rand
+	vars  map[string]variable
+	cache map[pgbexpr.DistKey]datagen.IntDist
+	stmts map[*Command]db.Stmt
+	args  []any
+	inTx  bool
+}
+
+func (k *client) Var(name string) (pgbexpr.Value, bool, error) {
+	v, ok := k.vars[name]
+	if !ok {
+		return pgbexpr.Value{}, false, nil
+	}
+	if v.isText {
+		return pgbexpr.Value{}, true, fmt.Errorf("variable %q holds text %q, not a number", name, v.text)
+	}
+	return v.val, true, nil
+}
+func (k *client) Rand() *rand.Rand                           { return k.rng }
+func (k *client) Cache() map[pgbexpr.DistKey]datagen.IntDist { return k.cache }
+
+// Next picks a script by weight.
+func (k *client) Next() int { return k.w.picker.Index(k.rng) }
+
+// Do runs one script from the top, as pgbench counts one transaction per
+// script run. An error rolls back an open transaction.
+func (k *client) Do(ctx context.Context, op int) error {
+	s := k.w.parsed[op]
+	if err := k.run(ctx, s); err != nil {
+		if k.conn.Alive() {
+			_ = k.conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+		return err
+	}
+	return nil
+}
+
+func (k *client) run(ctx context.Context, s *Script) error {
+	entering := false
+	for pc := 0; pc < len(s.Commands); {
+		c := s.Commands[pc]
+		switch c.kind {
+		case cSet:
+			v, err := c.expr.Eval(k)
+			if err != nil {
+				return fmt.Errorf("%s:%d: \\set %s: %w", s.Name, c.line, c.name, err)
+			}
+			k.vars[c.name] = variable{val: v}
+			pc++
+		case cSleep:
+			n := c.sleepN
+			if c.sleepVar != "" {
+				v, ok, err := k.Var(c.sleepVar)
+				if err == nil && !ok {
+					err = fmt.Errorf("undefined variable %q", c.sleepVar)
+				}
+				if err == nil {
+					n, err = v.AsInt()
+				}
+				if err != nil {
+					return fmt.Errorf("%s:%d: \\sleep: %w", s.Name, c.line, err)
+				}
+			}
+			if d := time.Duration(n) * c.unit; d > 0 {
+				t := time.NewTimer(d)
+				select {
+				case <-t.C:
+				case <-ctx.Done():
+					t.Stop()
+					return ctx.Err()
+				}
+			}
+			pc++
+		case cIf, cElif:
+			if c.kind == cElif && !entering {
+				pc = c.end
+				continue
+			}
+			entering = false
+			v, err := c.expr.Eval(k)
+			if err != nil {
+				return fmt.Errorf("%s:%d: condition: %w", s.Name, c.line, err)
+			}
+			b := false
+			if v.Kind != pgbexpr.Null {
+				if b, err = v.AsBool(); err != nil {
+					return fmt.Errorf("%s:%d: condition: %w", s.Name, c.line, err)
+				}
+			}
+			if b {
+				pc++
+			} else {
+				pc, entering = c.jump, true
+			}
+		case cElse:
+			if !entering {
+				pc = c.end
+				continue
+			}
+			entering = false
+			pc++
+		case cEndif:
+			entering = false
+			pc++
+		case cSQL:
+			if err := k.sql(ctx, s, c); err != nil {
+				return err
+			}
+			pc++
+		}
+	}
+	return nil
+}
+
+func (k *client) sql(ctx context.Context, s *Script, c *Command) error {
+	k.args = k.args[:0]
+	for _, n := range c.vars {
+		v, ok := k.vars[n]
+		if !ok {
+			return fmt.Errorf("%s:%d: undefined variable :%s", s.Name, c.line, n)
+		}
+		k.args = append(k.args, v.arg())
+	}
+	if !c.gset && !c.aset {
+		if c.noParams {
+			return k.conn.Exec(ctx, c.sql)
+		}
+		_, err := k.stmts[c].Exec(ctx, k.args...)
+		return err
+	}
+	var (
+		rows db.Rows
+		err  error
+	)
+	if c.noParams {
+		rows, err = k.conn.Query(ctx, c.sql)
+	} else {
+		rows, err = k.stmts[c].Query(ctx, k.args...)
+	}
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	cols := rows.Columns()
+	got := 0
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		got++
+		for i, col := range cols {
+			k.vars[c.prefix+col] = toVariable(vals[i])
+		}
+		if c.gset {
+			if rows.Next() {
+				return fmt.Errorf("%s:%d: \\gset: the query returned more than one row", s.Name, c.line)
+			}
+			break
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if c.gset && got == 0 {
+		return fmt.Errorf("%s:%d: \\gset: the query returned no row", s.Name, c.line)
+	}
+	return nil
+}
+
+func toVariable(x any) variable {
+	switch v := x.(type) {
+	case string:
+		val := pgbexpr.FromString(v)
+		return variable{val: val, text: v, isText: val.Kind == pgbexpr.Null}
+	case []byte:
+		return toVariable(string(v))
+	case nil:
+		return variable{}
+	}
+	val := pgbexpr.FromAny(x)
+	if val.Kind == pgbexpr.Null {
+		s := fmt.Sprint(x)
+		return variable{text: s, isText: true}
+	}
+	return variable{val: val}
+}
