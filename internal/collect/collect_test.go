@@ -1,0 +1,455 @@
+package collect
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/testdb"
+)
+
+func TestParseKinds(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+		bad  bool
+	}{
+		{"all", AllKinds, false},
+		{"none", nil, false},
+		{"os,waits", []string{"os", "waits"}, false},
+		{"os,bogus", nil, true},
+		{"none,os", nil, true},
+	} {
+		m, err := ParseKinds(tc.in)
+		if (err != nil) != tc.bad {
+			t.Errorf("%q: err %v", tc.in, err)
+			continue
+		}
+		if tc.bad {
+			if !strings.Contains(err.Error(), "--collect") {
+				t.Errorf("%q: the error does not name the flag: %v", tc.in, err)
+			}
+			continue
+		}
+		if len(m) != len(tc.want) {
+			t.Errorf("%q: %v, want %v", tc.in, m, tc.want)
+		}
+		for _, k := range tc.want {
+			if !m[k] {
+				t.Errorf("%q: %s missing", tc.in, k)
+			}
+		}
+	}
+}
+
+// fake is a sampler whose counter grows by step per sample.
+type fake struct {
+	mu   sync.Mutex
+	n    float64
+	step float64
+}
+
+func (f *fake) Name() string                                { return KindServer }
+func (f *fake) Start(context.Context) error                 { return nil }
+func (f *fake) Stop() error                                 { return nil }
+func (f *fake) Describe(s *results.Series)                  { s.Source = "fake" }
+func (f *fake) Derive(_, _ *Snapshot, v map[string]float64) { v["derived"] = 1 }
+func (f *fake) Sample(context.Context) (*Snapshot, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n += f.step
+	return &Snapshot{Time: time.Now(), Counters: map[string]float64{"c": f.n, "zero": 5, "_hidden": f.n},
+		Gauges: map[string]float64{"g": 3}}, nil
+}
+
+type fakeWaits struct{ cuts []map[string]float64 }
+
+func (f *fakeWaits) Start(context.Context) error { return nil }
+func (f *fakeWaits) Stop() error                 { return nil }
+func (f *fakeWaits) Method() string              { return "fake" }
+func (f *fakeWaits) Unit() string                { return "samples" }
+func (f *fakeWaits) Cut(context.Context) (map[string]float64, error) {
+	if len(f.cuts) == 0 {
+		return map[string]float64{}, nil
+	}
+	c := f.cuts[0]
+	f.cuts = f.cuts[1:]
+	return c, nil
+}
+
+func TestTheCollectorTurnsSamplesIntoRatesPerInterval(t *testing.T) {
+	fw := &fakeWaits{cuts: []map[string]float64{
+		{"ignored": 9}, // the baseline cut is dropped
+		{"ignored": 9}, // Begin takes the baseline again
+		{"CPU": 1, "IO:DataFileRead": 1},
+		{"CPU": 3, "IO:DataFileRead": 1},
+		{"CPU": 4},
+	}}
+	c := New([]Sampler{&fake{step: 10}}, fw)
+	if w := c.Start(context.Background()); len(w) != 0 {
+		t.Fatal(w)
+	}
+	start := time.Now()
+	c.Begin(start)
+	time.Sleep(20 * time.Millisecond)
+	c.Boundary(0, "warmup", time.Now())
+	time.Sleep(20 * time.Millisecond)
+	c.Boundary(1, "measure", time.Now())
+	time.Sleep(20 * time.Millisecond)
+	res := c.Stop(2, "measure", time.Now())
+	s := res.Server
+	if s == nil || len(s.Intervals) != 3 {
+		t.Fatalf("series: %+v", s)
+	}
+	for i, p := range s.Intervals {
+		if p.Seq != i || p.Seconds <= 0 || p.Rates["c"] <= 0 {
+			t.Errorf("point %d: %+v", i, p)
+		}
+		if want := 10 / p.Seconds; p.Rates["c"] < want*0.97 || p.Rates["c"] > want*1.03 {
+			t.Errorf("point %d: rate %g, want %g", i, p.Rates["c"], want)
+		}
+		if _, ok := p.Rates["zero"]; ok {
+			t.Errorf("a counter that never moved is reported: %+v", p.Rates)
+		}
+		if _, ok := p.Rates["_hidden"]; ok {
+			t.Errorf("a hidden counter is reported")
+		}
+		if p.Values["g"] != 3 || p.Values["derived"] != 1 {
+			t.Errorf("values: %+v", p.Values)
+		}
+	}
+	if s.Totals["c"] != 20 {
+		t.Errorf("totals cover the measured phase only: %+v", s.Totals)
+	}
+	w := res.Waits
+	if w == nil || w.Total != 8 || len(w.Events) != 2 || w.Events[0].Event != "CPU" || w.Events[0].Share != 0.875 {
+		t.Fatalf("waits: %+v", w)
+	}
+	if len(w.Intervals) != 3 || w.Intervals[0].Shares["CPU"] != 0.5 {
+		t.Errorf("wait intervals: %+v", w.Intervals)
+	}
+}
+
+func TestTheOSCollectorReadsProc(t *testing.T) {
+	o := &OS{DBLocal: true}
+	ctx := context.Background()
+	if err := o.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a, err := o.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Burn some CPU and make the kernel switch contexts.
+	end := time.Now().Add(300 * time.Millisecond)
+	for time.Now().Before(end) {
+		time.Sleep(time.Millisecond)
+		_ = os.WriteFile(filepath.Join(t.TempDir(), "x"), []byte("x"), 0o644)
+	}
+	b, err := o.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := point(o, a, b)
+	sum := p.Values["cpu.user_pct"] + p.Values["cpu.system_pct"] + p.Values["cpu.iowait_pct"] + p.Values["cpu.idle_pct"] + p.Values["cpu.steal_pct"]
+	if sum < 99 || sum > 101 {
+		t.Errorf("CPU shares add up to %g: %+v", sum, p.Values)
+	}
+	if _, ok := p.Values["cpu0.idle_pct"]; !ok {
+		t.Errorf("no per-CPU figures: %+v", p.Values)
+	}
+	if p.Rates["ctxt"] <= 0 {
+		t.Errorf("no context switches: %+v", p.Rates)
+	}
+	if p.Values["run_queue"] < 1 || p.Values["mem.used_mb"] <= 0 || p.Values["mem.cached_mb"] <= 0 {
+		t.Errorf("run queue or memory missing: %+v", p.Values)
+	}
+	var s results.Series
+	o.Describe(&s)
+	if s.Describes != "client host" || s.DBLocal == nil || !*s.DBLocal {
+		t.Errorf("description: %+v", s)
+	}
+}
+
+func TestTheOSCollectorComputesTheIostatView(t *testing.T) {
+	dir := t.TempDir()
+	write := func(stat, disk string) {
+		for name, body := range map[string]string{"stat": stat, "diskstats": disk, "meminfo": "MemTotal: 2048000 kB\nMemFree: 1024000 kB\nBuffers: 0 kB\nCached: 512000 kB\n"} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	o := &OS{Root: dir}
+	write("cpu 100 0 100 800 0 0 0 0\ncpu0 100 0 100 800 0 0 0 0\nctxt 1000\nprocs_running 2\n",
+		"   8       0 sda 100 0 800 50 100 0 1600 150 0 100 200\n   8       1 sda1 100 0 800 50 100 0 1600 150 0 100 200\n   7       0 loop0 5 0 5 5 0 0 0 0 0 0 0\n")
+	a, _ := o.Sample(context.Background())
+	a.Time = time.Unix(100, 0)
+	write("cpu 400 0 200 1400 0 0 0 0\ncpu0 400 0 200 1400 0 0 0 0\nctxt 3000\nprocs_running 3\n",
+		"   8       0 sda 300 0 2400 250 300 0 4800 550 0 600 200\n   8       1 sda1 300 0 2400 250 300 0 4800 550 0 600 200\n   7       0 loop0 5 0 5 5 0 0 0 0 0 0 0\n")
+	b, _ := o.Sample(context.Background())
+	b.Time = time.Unix(101, 0)
+	p := point(o, a, b)
+	want := map[string]float64{"cpu.user_pct": 30, "cpu.system_pct": 10, "cpu.idle_pct": 60, "disk.sda.avg_req_kb": 6,
+		"disk.sda.await_ms": 1.5, "disk.sda.util_pct": 50, "run_queue": 3, "mem.used_mb": 500, "mem.cached_mb": 500}
+	for k, v := range want {
+		if p.Values[k] != v {
+			t.Errorf("%s = %g, want %g", k, p.Values[k], v)
+		}
+	}
+	rates := map[string]float64{"disk.sda.reads": 200, "disk.sda.writes": 200, "ctxt": 2000, "disk.sda.read_mb": 0.819}
+	for k, v := range rates {
+		if p.Rates[k] != v {
+			t.Errorf("%s = %g/s, want %g", k, p.Rates[k], v)
+		}
+	}
+	for k := range p.Rates {
+		if strings.Contains(k, "sda1") || strings.Contains(k, "loop") {
+			t.Errorf("partitions and loop devices are reported: %s", k)
+		}
+	}
+}
+
+func TestThePostgresCollectorsSeeTheServerWork(t *testing.T) {
+	url := testdb.Postgres(t, "dbh_ev_pgstat")
+	d, c := open(t, url)
+	ctx := context.Background()
+	exec(t, c, "CREATE TABLE t (id int PRIMARY KEY, pad text)")
+	tag := d.(db.Tagger).Tag("dbharness-test-" + time.Now().Format("150405.000"))
+	p := &PgStat{DB: d}
+	if err := p.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	w := NewPgWaits(d, tag, 20*time.Millisecond)
+	if err := w.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	a, err := p.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Work on a tagged session; closing it flushes its statistics.
+	wc, err := d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 50; i++ {
+		if err := wc.Exec(ctx, "INSERT INTO t VALUES ("+strconv.Itoa(i)+", repeat('x', 200))"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := wc.Exec(ctx, "SELECT pg_sleep(0.3)"); err != nil {
+		t.Fatal(err)
+	}
+	wc.Close()
+	time.Sleep(50 * time.Millisecond)
+	b, err := p.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := point(p, a, b)
+	for _, k := range []string{"pg_stat_database.xact_commit", "pg_stat_database.tup_inserted", "pg_stat_wal.wal_records", "pg_stat_wal.wal_bytes"} {
+		if pt.Rates[k] <= 0 {
+			t.Errorf("%s did not move: %+v", k, pt.Rates)
+		}
+	}
+	if _, ok := b.Counters["pg_stat_bgwriter.buffers_alloc"]; !ok {
+		t.Errorf("pg_stat_bgwriter is not read: %+v", b.Counters)
+	}
+	if _, ok := b.Gauges["pg_stat_database.numbackends"]; !ok {
+		t.Errorf("numbackends is not a gauge")
+	}
+	cut, err := w.Cut(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cut["Timeout:PgSleep"] < 3 {
+		t.Errorf("the tagged session's pg_sleep was not sampled: %+v", cut)
+	}
+	var s results.Series
+	p.Describe(&s)
+	if !strings.Contains(s.Source, "pg_stat_wal") {
+		t.Errorf("source: %+v", s)
+	}
+}
+
+func TestTheMySQLCollectorsReadGlobalStatus(t *testing.T) {
+	d, c := open(t, testdb.MySQL(t, "dbh_ev_mystat"))
+	ctx := context.Background()
+	exec(t, c, "CREATE TABLE t (id int PRIMARY KEY, pad varchar(200)) ENGINE=InnoDB")
+	g := &GlobalStatus{DB: d}
+	if err := g.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer g.Stop()
+	a, err := g.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 30; i++ {
+		exec(t, c, "INSERT INTO t VALUES ("+strconv.Itoa(i)+", repeat('x', 150))")
+	}
+	b, err := g.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := point(g, a, b)
+	for _, k := range []string{"Com_insert", "Innodb_log_writes", "Innodb_buffer_pool_write_requests"} {
+		if pt.Rates[k] <= 0 {
+			t.Errorf("%s did not move: %+v", k, pt.Rates)
+		}
+	}
+	// MySQL counts rows in Innodb_rows_*, MariaDB in Handler_*.
+	if pt.Rates["Innodb_rows_inserted"] <= 0 && pt.Rates["Handler_write"] <= 0 {
+		t.Errorf("no row counter moved: %+v", pt.Rates)
+	}
+	if pt.Values["Threads_running"] < 1 {
+		t.Errorf("Threads_running is not a gauge: %+v", pt.Values)
+	}
+	on, err := db.QueryInt64(ctx, c, "SELECT @@performance_schema")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &MySQLWaits{DB: d, Period: 20 * time.Millisecond, Exclude: func(ctx context.Context) []int64 { return []int64{g.BackendID(ctx)} }}
+	if err := w.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if _, err := w.Cut(ctx); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, c, "SELECT SLEEP(0.3)")
+	cut, err := w.Cut(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on == 0 {
+		// The session list: c slept in a query; the status sampler's own
+		// session is not counted.
+		if !strings.Contains(w.Method(), "processlist") || !strings.Contains(w.Method(), "performance_schema is OFF") {
+			t.Errorf("method: %s", w.Method())
+		}
+		if cut["Query:User sleep"] < 3 {
+			t.Errorf("the session's SLEEP was not sampled: %+v", cut)
+		}
+		if cut["Client:Sleep"] > 1 {
+			t.Errorf("the collector's own idle session is counted: %+v", cut)
+		}
+		return
+	}
+	if w.Unit() != "seconds" || len(cut) == 0 {
+		t.Errorf("performance_schema waits: %s %+v", w.Unit(), cut)
+	}
+}
+
+func TestTheSQLiteCollectorMeasuresWriteLockWaits(t *testing.T) {
+	d, c := open(t, testdb.SQLite(t))
+	ctx := context.Background()
+	exec(t, c, "CREATE TABLE t (id integer PRIMARY KEY, pad text)")
+	s := &SQLiteFiles{DB: d}
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// c holds the write lock for 100 ms; c2 waits for it.
+	exec(t, c, d.Caps().BeginWrite, "INSERT INTO t VALUES (1, 'x')")
+	done := make(chan error)
+	c2, err := d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	go func() {
+		err := c2.Exec(ctx, d.Caps().BeginWrite)
+		if err == nil {
+			err = c2.Exec(ctx, "COMMIT")
+		}
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	exec(t, c, "COMMIT")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := b.Counters["write_lock.acquired"] - a.Counters["write_lock.acquired"]; n != 2 {
+		t.Errorf("acquisitions: %g, want 2", n)
+	}
+	if n := b.Counters["write_lock.waited"] - a.Counters["write_lock.waited"]; n != 1 {
+		t.Errorf("waits: %g, want 1", n)
+	}
+	if w := b.Counters["write_lock.wait_s"] - a.Counters["write_lock.wait_s"]; w < 0.05 || w > 2 {
+		t.Errorf("time waited: %gs, want about 0.1s", w)
+	}
+	if b.Gauges["db_file_mb"] <= 0 {
+		t.Errorf("file sizes: %+v", b.Gauges)
+	}
+	if _, ok := b.Gauges["wal_file_mb"]; !ok {
+		t.Errorf("no WAL size: %+v", b.Gauges)
+	}
+}
+
+func TestTargetsOnThisHostAreLocal(t *testing.T) {
+	for url, want := range map[string]bool{
+		"postgres://postgres@127.0.0.1:5432/x":            true,
+		"postgres://postgres@localhost/x":                 true,
+		"postgres://postgres@/x?host=/var/run/postgresql": true,
+		"postgres://postgres@db.example.com/x":            false,
+		"mysql://root@10.0.0.5:3306/x":                    false,
+		"mysql://root@/x?socket=/run/mysqld/mysqld.sock":  true,
+		"sqlite:///tmp/x.db":                              true,
+	} {
+		tg, err := db.ParseURL(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tg.Local() != want {
+			t.Errorf("%s: local %v, want %v", url, tg.Local(), want)
+		}
+	}
+}
+
+// late publishes 100 more after the run, as PostgreSQL backends do on exit.
+type late struct{ fake }
+
+func (l *late) Settle() time.Duration { return 10 * time.Millisecond }
+
+func TestLateCountersAreFoldedIntoTheLastInterval(t *testing.T) {
+	l := &late{fake{step: 10}}
+	c := New([]Sampler{l}, nil)
+	c.Start(context.Background())
+	c.Begin(time.Now())
+	time.Sleep(10 * time.Millisecond)
+	c.Boundary(0, "measure", time.Now())
+	time.Sleep(10 * time.Millisecond)
+	c.Boundary(1, "measure", time.Now())
+	time.Sleep(10 * time.Millisecond) // let the boundary be sampled
+	l.mu.Lock()
+	l.step = 100
+	l.mu.Unlock()
+	s := c.Stop(-1, "", time.Time{}).Server
+	if len(s.Intervals) != 2 || s.Intervals[1].Seq != 1 {
+		t.Fatalf("points: %+v", s.Intervals)
+	}
+	if s.Totals["c"] != 120 {
+		t.Errorf("totals %g, want 10 + 10 + 100 published late", s.Totals["c"])
+	}
+	if p := s.Intervals[1]; p.Rates["c"]*p.Seconds < 105 || p.Seconds < 0.015 {
+		t.Errorf("the last interval did not absorb the late counts: %+v", p)
+	}
+}

@@ -1,0 +1,269 @@
+package collect
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/results"
+)
+
+// GlobalStatus samples MySQL's and MariaDB's SHOW GLOBAL STATUS: the Com_*
+// statement counters, Innodb_rows_*, Innodb_data_*, Innodb_log_*,
+// Innodb_buffer_pool_* and Threads_running.
+type GlobalStatus struct {
+	DB   db.DB
+	conn db.Conn
+}
+
+// globalStatusQuery picks the families of counters the collector reports.
+const globalStatusQuery = `SHOW GLOBAL STATUS WHERE Variable_name LIKE 'Com\_%' OR Variable_name LIKE 'Innodb\_rows\_%'
+	OR Variable_name LIKE 'Innodb\_data\_%' OR Variable_name LIKE 'Innodb\_log\_%' OR Variable_name LIKE 'Innodb\_os\_log\_%'
+	OR Variable_name LIKE 'Innodb\_buffer\_pool\_%' OR Variable_name LIKE 'Innodb\_row\_lock\_%'
+	OR Variable_name LIKE 'Handler\_%'
+	OR Variable_name IN ('Threads_running', 'Threads_connected', 'Questions', 'Bytes_sent', 'Bytes_received',
+	'Rows_read', 'Rows_sent', 'Created_tmp_disk_tables', 'Created_tmp_tables', 'Select_scan',
+	'Sort_merge_passes', 'Innodb_lsn_current', 'Innodb_checkpoint_age')`
+
+// myGauge tells levels from counters among the status variables.
+func myGauge(name string) bool {
+	switch name {
+	case "Threads_running", "Threads_connected", "Innodb_row_lock_current_waits", "Innodb_row_lock_time_avg",
+		"Innodb_row_lock_time_max", "Innodb_checkpoint_age", "Innodb_buffer_pool_load_status",
+		"Innodb_buffer_pool_dump_status", "Innodb_buffer_pool_resize_status":
+		return true
+	}
+	return strings.HasPrefix(name, "Innodb_buffer_pool_pages_") && name != "Innodb_buffer_pool_pages_flushed" ||
+		strings.HasPrefix(name, "Innodb_buffer_pool_bytes_") || strings.Contains(name, "_pending_")
+}
+
+// Name implements Sampler.
+func (g *GlobalStatus) Name() string { return KindServer }
+
+// Start implements Sampler.
+func (g *GlobalStatus) Start(ctx context.Context) error {
+	c, err := g.DB.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	g.conn = c
+	return nil
+}
+
+// Stop implements Sampler.
+func (g *GlobalStatus) Stop() error {
+	if g.conn != nil {
+		g.conn.Close()
+	}
+	return nil
+}
+
+// Describe implements Sampler.
+func (g *GlobalStatus) Describe(s *results.Series) {
+	s.Source = "SHOW GLOBAL STATUS"
+	s.Describes = "database server " + g.DB.Target().String()
+}
+
+// Sample implements Sampler.
+func (g *GlobalStatus) Sample(ctx context.Context) (*Snapshot, error) {
+	snap := &Snapshot{Time: time.Now(), Counters: map[string]float64{}, Gauges: map[string]float64{}}
+	rows, err := g.conn.Query(ctx, globalStatusQuery)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			continue // ON/OFF and other text
+		}
+		if myGauge(k) {
+			snap.Gauges[k] = f
+		} else {
+			snap.Counters[k] = f
+		}
+	}
+	return snap, rows.Err()
+}
+
+// Derive implements Deriver: the buffer pool hit ratio.
+func (g *GlobalStatus) Derive(prev, cur *Snapshot, values map[string]float64) {
+	d := func(k string) float64 { return cur.Counters[k] - prev.Counters[k] }
+	req, rd := d("Innodb_buffer_pool_read_requests"), d("Innodb_buffer_pool_reads")
+	if req > 0 {
+		values["Innodb_buffer_pool_hit_pct"] = round3(100 * (req - rd) / req)
+	}
+}
+
+// PerfSchemaWaits reads the wait time per event from performance_schema's
+// events_waits_summary_global_by_event_name and reports each interval's
+// increase, in seconds. It is server-wide (all sessions), and only
+// available where performance_schema is ON.
+type PerfSchemaWaits struct {
+	DB   db.DB
+	conn db.Conn
+	prev map[string]float64
+}
+
+// Method implements WaitProfiler.
+func (w *PerfSchemaWaits) Method() string {
+	return "performance_schema.events_waits_summary_global_by_event_name, wait time of all sessions (idle excluded)"
+}
+
+// Unit implements WaitProfiler.
+func (w *PerfSchemaWaits) Unit() string { return "seconds" }
+
+// Start implements WaitProfiler.
+func (w *PerfSchemaWaits) Start(ctx context.Context) error {
+	c, err := w.DB.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	on, err := db.QueryInt64(ctx, c, "SELECT @@performance_schema")
+	if err != nil || on == 0 {
+		c.Close()
+		if err != nil {
+			return fmt.Errorf("performance_schema: %v", err)
+		}
+		return fmt.Errorf("performance_schema is OFF on this server (set performance_schema=ON in the server's configuration and restart it to get wait events)")
+	}
+	w.conn = c
+	w.prev, err = w.read(ctx)
+	if err != nil {
+		c.Close()
+		w.conn = nil
+	}
+	return err
+}
+
+func (w *PerfSchemaWaits) read(ctx context.Context) (map[string]float64, error) {
+	rows, err := w.conn.Query(ctx, `SELECT EVENT_NAME, SUM_TIMER_WAIT FROM performance_schema.events_waits_summary_global_by_event_name
+		WHERE SUM_TIMER_WAIT > 0 AND EVENT_NAME <> 'idle'`)
+	if err != nil {
+		return nil, fmt.Errorf("performance_schema: %v", err)
+	}
+	defer rows.Close()
+	m := map[string]float64{}
+	for rows.Next() {
+		var name string
+		var ps float64
+		if err := rows.Scan(&name, &ps); err != nil {
+			return nil, err
+		}
+		m[name] = ps / 1e12 // picoseconds
+	}
+	return m, rows.Err()
+}
+
+// Cut implements WaitProfiler.
+func (w *PerfSchemaWaits) Cut(ctx context.Context) (map[string]float64, error) {
+	cur, err := w.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := waitDeltas(w.prev, cur)
+	w.prev = cur
+	return out, nil
+}
+
+// waitDeltas returns the increases from prev to cur, positive ones only.
+func waitDeltas(prev, cur map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range cur {
+		if d := v - prev[k]; d > 0 {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+// Stop implements WaitProfiler.
+func (w *PerfSchemaWaits) Stop() error {
+	if w.conn != nil {
+		w.conn.Close()
+	}
+	return nil
+}
+
+// MySQLWaits is the MySQL/MariaDB wait profile: performance_schema's wait
+// time where it is ON; otherwise the session list
+// (information_schema.processlist) sampled every period for the sessions on
+// the target database, other than the collectors' own. Each session seen
+// counts one sample: "Client:Sleep" (waiting for the harness) or
+// "Command:State" (e.g. "Query:Updating", "Query:Waiting for table
+// metadata lock"; "running" when the state is empty).
+type MySQLWaits struct {
+	DB     db.DB
+	Period time.Duration
+	// Exclude returns connection ids not to count (the collectors').
+	Exclude func(ctx context.Context) []int64
+
+	WaitProfiler
+}
+
+// Start implements WaitProfiler: it picks performance_schema or the
+// processlist.
+func (w *MySQLWaits) Start(ctx context.Context) error {
+	ps := &PerfSchemaWaits{DB: w.DB}
+	err := ps.Start(ctx)
+	if err == nil {
+		w.WaitProfiler = ps
+		return nil
+	}
+	q := `SELECT CASE WHEN COMMAND = 'Sleep' THEN 'Client:Sleep'
+		ELSE CONCAT(COMMAND, ':', COALESCE(NULLIF(STATE, ''), 'running')) END
+		FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND ID <> CONNECTION_ID()`
+	if w.Exclude != nil {
+		for _, id := range w.Exclude(ctx) {
+			q += " AND ID <> " + strconv.FormatInt(id, 10)
+		}
+	}
+	why, _, _ := strings.Cut(err.Error(), " (")
+	sw := &SampledWaits{DB: w.DB, Period: w.Period, Query: q,
+		method: fmt.Sprintf("information_schema.processlist sampled every %s for the sessions on the target database (%s)", w.Period, why)}
+	if err := sw.Start(ctx); err != nil {
+		return err
+	}
+	w.WaitProfiler = sw
+	return nil
+}
+
+// Method implements WaitProfiler.
+func (w *MySQLWaits) Method() string {
+	if w.WaitProfiler == nil {
+		return "performance_schema or information_schema.processlist"
+	}
+	return w.WaitProfiler.Method()
+}
+
+// Unit implements WaitProfiler.
+func (w *MySQLWaits) Unit() string {
+	if w.WaitProfiler == nil {
+		return "samples"
+	}
+	return w.WaitProfiler.Unit()
+}
+
+// Stop implements WaitProfiler.
+func (w *MySQLWaits) Stop() error {
+	if w.WaitProfiler == nil {
+		return nil
+	}
+	return w.WaitProfiler.Stop()
+}
+
+// BackendID is the server session id of the sampler's connection (0 before
+// Start).
+func (g *GlobalStatus) BackendID(ctx context.Context) int64 {
+	if g.conn == nil {
+		return 0
+	}
+	return g.conn.BackendID(ctx)
+}

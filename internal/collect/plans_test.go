@@ -1,0 +1,233 @@
+package collect
+
+import (
+	"context"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/testdb"
+	"github.com/dbharness/dbharness/internal/workload"
+)
+
+func open(t *testing.T, url string) (db.DB, db.Conn) {
+	t.Helper()
+	tg, err := db.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := db.Open(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return d, c
+}
+
+func exec(t *testing.T, c db.Conn, stmts ...string) {
+	t.Helper()
+	for _, s := range stmts {
+		if err := c.Exec(context.Background(), s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// skewStatement reads rows of a value that is common (1) or rare (the
+// others).
+var skewStatement = workload.Statement{Name: "by_v", SQL: "SELECT id, pad FROM skew WHERE v = $1",
+	Params: []workload.ParamDomain{{Name: "v", Min: int64(1), Median: int64(1), Max: int64(5000),
+		Sample: func(rng *rand.Rand) any { return int64(1 + rng.IntN(5000)) }}}}
+
+func TestASkewedColumnIsFlaggedParameterSensitiveOnPostgres(t *testing.T) {
+	d, c := open(t, testdb.Postgres(t, "dbh_ev_plans"))
+	// 99% of the rows have v = 1; the others have rare values. PostgreSQL
+	// reads the whole table for v = 1 and uses the index for a rare value.
+	exec(t, c,
+		"CREATE TABLE skew (id int PRIMARY KEY, v int NOT NULL, pad text)",
+		"INSERT INTO skew SELECT g, CASE WHEN g % 100 = 0 THEN g / 100 ELSE 1 END, repeat('x', 50) FROM generate_series(1, 200000) g",
+		"CREATE INDEX skew_v ON skew (v)",
+		"ANALYZE skew")
+	ctx := context.Background()
+	pc := &PlanCheck{DB: d, Stmts: []workload.Statement{skewStatement}, Seed: 7}
+	rep := pc.Before(ctx, c)
+	if len(rep) != 1 || rep[0].Error != "" {
+		t.Fatalf("report: %+v", rep)
+	}
+	sp := rep[0]
+	if len(sp.Plans) < 2 || !has(sp.Flags, FlagParameterSensitive) {
+		t.Fatalf("the skewed statement is not flagged parameter-sensitive: %+v", sp)
+	}
+	var seq, idx bool
+	for _, p := range sp.Plans {
+		for _, ex := range p.Examples {
+			v := ex.Params["v"].(int64)
+			switch {
+			case v == 1 && strings.HasPrefix(p.Shape, "Seq Scan (on skew)"):
+				seq = true
+			case v != 1 && strings.Contains(p.Shape, "using skew_v"):
+				idx = true
+			}
+		}
+		if strings.Contains(p.Shape, "cost") || strings.Contains(p.Shape, "rows") {
+			t.Errorf("the shape keeps estimates: %s", p.Shape)
+		}
+	}
+	if !seq || !idx {
+		t.Fatalf("expected a seq scan for v=1 and an index scan for rare values: %+v", sp.Plans)
+	}
+	// Nothing changed: no flag. Then the index goes away: the rare values'
+	// plan changes and is flagged.
+	if rep = pc.After(ctx, c); has(rep[0].Flags, FlagChanged) {
+		t.Fatalf("flagged as changed although nothing changed: %+v", rep[0])
+	}
+	exec(t, c, "DROP INDEX skew_v")
+	pc2 := &PlanCheck{DB: d, Stmts: pc.Stmts, Seed: 7}
+	pc2.Before(ctx, c)
+	exec(t, c, "CREATE INDEX skew_v ON skew (v)", "ANALYZE skew")
+	rep = pc2.After(ctx, c)
+	if !has(rep[0].Flags, FlagChanged) || len(rep[0].Changed) == 0 {
+		t.Fatalf("a plan that changed during the run is not flagged: %+v", rep[0])
+	}
+	for _, ch := range rep[0].Changed {
+		if ch.Params["v"].(int64) == 1 {
+			t.Errorf("v=1 still reads the whole table and should not be listed as changed: %+v", ch)
+		}
+	}
+}
+
+func TestPlansAreCapturedAndStableOnEveryEngine(t *testing.T) {
+	for _, e := range testdb.Engines(t, "dbh_ev_plans_all") {
+		t.Run(e.Name, func(t *testing.T) {
+			d, c := open(t, e.URL)
+			exec(t, c, "CREATE TABLE acc (aid int NOT NULL PRIMARY KEY, bal int)")
+			for i := 0; i < 20; i++ {
+				exec(t, c, "INSERT INTO acc VALUES ("+strconv.Itoa(i*50+1)+", 0)")
+			}
+			aid := workload.ParamDomain{Name: "aid", Min: int64(1), Median: int64(501), Max: int64(951),
+				Sample: func(rng *rand.Rand) any { return int64(1 + 50*rng.IntN(20)) }}
+			delta := workload.ParamDomain{Name: "delta", Min: int64(-5), Max: int64(5),
+				Sample: func(rng *rand.Rand) any { return int64(rng.IntN(11) - 5) }}
+			stmts := []workload.Statement{
+				{Name: "select", SQL: "SELECT bal FROM acc WHERE aid = $1", Params: []workload.ParamDomain{aid}},
+				{Name: "update", SQL: "UPDATE acc SET bal = bal + $1 WHERE aid = $2", Params: []workload.ParamDomain{delta, aid}},
+			}
+			pc := &PlanCheck{DB: d, Stmts: stmts, Seed: 1}
+			rep := pc.Before(context.Background(), c)
+			rep = pc.After(context.Background(), c)
+			for _, sp := range rep {
+				if sp.Error != "" {
+					t.Fatalf("%s: %s", sp.Statement, sp.Error)
+				}
+				if len(sp.Plans) != 1 || len(sp.Flags) != 0 {
+					t.Errorf("%s: a primary-key lookup should have one stable plan: %+v", sp.Statement, sp)
+				}
+				if sp.Plans[0].Count < 4 || len(sp.Plans[0].Shape) == 0 || len(sp.Plans[0].Fingerprint) != 16 {
+					t.Errorf("%s: plan %+v", sp.Statement, sp.Plans[0])
+				}
+				t.Logf("%s: %s", sp.Statement, sp.Plans[0].Shape)
+			}
+		})
+	}
+}
+
+func TestDrawsCoverTheBoundsTheMedianAndRandomValues(t *testing.T) {
+	st := workload.Statement{Params: []workload.ParamDomain{
+		{Name: "a", Min: int64(1), Max: int64(100), Sample: func(r *rand.Rand) any { return int64(1 + r.IntN(100)) }},
+		{Name: "b", Min: int64(-5), Max: int64(5), Sample: func(r *rand.Rand) any { return int64(r.IntN(11) - 5) }},
+	}}
+	ds := Draws(st, rand.New(rand.NewPCG(1, 2)), 3)
+	labels := map[string][]any{}
+	for _, d := range ds {
+		labels[d.Label] = d.Values
+	}
+	want := map[string][]any{"min": {int64(1), int64(-5)}, "max": {int64(100), int64(5)}, "median": {int64(50), int64(0)},
+		"min a": {int64(1), int64(0)}, "max b": {int64(50), int64(5)}}
+	for k, v := range want {
+		if got := labels[k]; len(got) != 2 || got[0] != v[0] || got[1] != v[1] {
+			t.Errorf("draw %q = %v, want %v", k, got, v)
+		}
+	}
+	if len(ds) < 8 || ds[len(ds)-1].Label != "random" {
+		t.Errorf("expected bounds, medians and random draws: %+v", ds)
+	}
+}
+
+func TestNormalizersDropEstimates(t *testing.T) {
+	pg := `[{"Plan": {"Node Type": "Nested Loop", "Join Type": "Inner", "Startup Cost": 0.5, "Total Cost": 16.6, "Plan Rows": 1,
+		"Plans": [{"Node Type": "Index Scan", "Parent Relationship": "Outer", "Scan Direction": "Forward", "Index Name": "a_pkey",
+		"Relation Name": "a", "Alias": "x", "Index Cond": "(id = 5)", "Plan Rows": 1},
+		{"Node Type": "Seq Scan", "Parent Relationship": "Inner", "Relation Name": "b", "Alias": "b", "Filter": "(v = 3)"}]}}]`
+	got, err := NormalizePostgres([]byte(pg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Nested Loop (join Inner) [Index Scan (on a, using a_pkey, Forward, as Outer, alias x); Seq Scan (on b, as Inner)]"
+	if got != want {
+		t.Errorf("postgres:\n got %s\nwant %s", got, want)
+	}
+	my := `{"query_block": {"select_id": 1, "cost_info": {"query_cost": "1.00"}, "table": {"table_name": "acc",
+		"access_type": "const", "possible_keys": ["PRIMARY"], "key": "PRIMARY", "key_length": "4", "used_key_parts": ["aid"],
+		"ref": ["const"], "rows": 1, "filtered": 100, "attached_condition": "acc.aid = 5"}}}`
+	got, err = NormalizeMySQL([]byte(my))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = `{"query_block":{"select_id":1,"table":{"access_type":"const","key":"PRIMARY","table_name":"acc","used_key_parts":["aid"]}}}`
+	if got != want {
+		t.Errorf("mysql:\n got %s\nwant %s", got, want)
+	}
+	lite := NormalizeSQLite([]EQPRow{{2, 0, "SCAN a (~1000 rows)"}, {5, 0, "SEARCH b USING INDEX b_v (v=?)"}})
+	if lite != "SCAN a; SEARCH b USING INDEX b_v (v=?)" {
+		t.Errorf("sqlite: %s", lite)
+	}
+}
+
+func TestDiffPlansListsPlansSeenInOneRunOnly(t *testing.T) {
+	v := func(fp string) results.PlanVariant {
+		return results.PlanVariant{Fingerprint: fp, Shape: "shape " + fp, Count: 1}
+	}
+	a := &results.Run{Plans: []results.StatementPlans{
+		{Statement: "s1", Plans: []results.PlanVariant{v("aa")}},
+		{Statement: "s2", Plans: []results.PlanVariant{v("cc")}},
+		{Statement: "s3", Plans: []results.PlanVariant{v("dd")}},
+	}}
+	b := &results.Run{Plans: []results.StatementPlans{
+		{Statement: "s1", Plans: []results.PlanVariant{v("aa"), v("bb")}, Flags: []string{FlagParameterSensitive}},
+		{Statement: "s2", Plans: []results.PlanVariant{v("cc")}},
+	}}
+	ds := DiffPlans(a, b)
+	if len(ds) != 2 || ds[0].Statement != "s1" || ds[1].Statement != "s3" || ds[1].Missing != "b" {
+		t.Fatalf("diffs: %+v", ds)
+	}
+	if len(ds[0].OnlyA) != 0 || len(ds[0].OnlyB) != 1 || ds[0].OnlyB[0].Fingerprint != "bb" || len(ds[0].FlagsB) != 1 {
+		t.Fatalf("s1: %+v", ds[0])
+	}
+	text := strings.Join(ds[0].Lines(), "\n")
+	if !strings.Contains(text, "plan bb only in run B") || !strings.Contains(text, "flags none in run A, parameter-sensitive in run B") {
+		t.Errorf("lines: %s", text)
+	}
+	if DiffPlans(a, a) != nil {
+		t.Errorf("a run differs from itself")
+	}
+}
+
+func has(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

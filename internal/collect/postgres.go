@@ -1,0 +1,292 @@
+package collect
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/results"
+)
+
+// PgStat samples PostgreSQL's cumulative statistics: pg_stat_database (the
+// target database), pg_stat_wal, pg_stat_bgwriter and, from PostgreSQL 17,
+// pg_stat_checkpointer. Each view is read whole (to_jsonb), so the columns
+// of every version come through under "view.column" names.
+type PgStat struct {
+	DB    db.DB
+	conn  db.Conn
+	query string
+	views []string
+	unav  []string
+}
+
+// pgGauges are columns that are levels, not counters.
+var pgGauges = map[string]bool{"pg_stat_database.numbackends": true}
+
+// pgSkip are identifiers, not measurements.
+var pgSkip = map[string]bool{"pg_stat_database.datid": true}
+
+// Name implements Sampler.
+func (p *PgStat) Name() string { return KindServer }
+
+// Start implements Sampler: it opens the sampler's connection and finds
+// which views this server has.
+func (p *PgStat) Start(ctx context.Context) error {
+	c, err := p.DB.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	p.conn = c
+	if err := nameCollector(ctx, c); err != nil {
+		c.Close()
+		return err
+	}
+	var cols []string
+	for _, v := range []string{"pg_stat_database", "pg_stat_wal", "pg_stat_bgwriter", "pg_stat_checkpointer"} {
+		ok, err := db.QueryString(ctx, c, "SELECT coalesce(to_regclass('pg_catalog."+v+"')::text, '')")
+		if err != nil {
+			c.Close()
+			return err
+		}
+		if ok == "" {
+			if v != "pg_stat_checkpointer" { // only from 17 on
+				p.unav = append(p.unav, v+": not in this server version")
+			}
+			continue
+		}
+		p.views = append(p.views, v)
+		where := ""
+		if v == "pg_stat_database" {
+			where = " WHERE datname = current_database()"
+		}
+		cols = append(cols, "(SELECT to_jsonb(s) FROM pg_catalog."+v+" s"+where+")")
+	}
+	p.query = "SELECT " + strings.Join(cols, ", ")
+	if t, err := db.QueryString(ctx, c, "SELECT setting FROM pg_settings WHERE name = 'track_wal_io_timing'"); err == nil && t == "off" {
+		p.unav = append(p.unav, "pg_stat_wal.wal_write_time, wal_sync_time: track_wal_io_timing is off")
+	}
+	return nil
+}
+
+// Stop implements Sampler.
+func (p *PgStat) Stop() error {
+	if p.conn != nil {
+		p.conn.Close()
+	}
+	return nil
+}
+
+// Describe implements Sampler.
+func (p *PgStat) Describe(s *results.Series) {
+	s.Source = strings.Join(p.views, ", ")
+	s.Describes = "database server " + p.DB.Target().String()
+	s.Unavailable = append(s.Unavailable, p.unav...)
+}
+
+// Sample implements Sampler.
+func (p *PgStat) Sample(ctx context.Context) (*Snapshot, error) {
+	snap := &Snapshot{Time: time.Now(), Counters: map[string]float64{}, Gauges: map[string]float64{}}
+	rows, err := p.conn.Query(ctx, p.query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	docs := make([]*string, len(p.views))
+	dest := make([]any, len(p.views))
+	for i := range docs {
+		dest[i] = &docs[i]
+	}
+	if rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i, v := range p.views {
+		if docs[i] == nil {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(*docs[i]), &m); err != nil {
+			return nil, fmt.Errorf("%s: %v", v, err)
+		}
+		for k, x := range m {
+			f, ok := x.(float64)
+			name := v + "." + k
+			if !ok || pgSkip[name] {
+				continue
+			}
+			if pgGauges[name] {
+				snap.Gauges[name] = f
+			} else {
+				snap.Counters[name] = f
+			}
+		}
+	}
+	return snap, nil
+}
+
+// Settle implements Settler: backends publish their statistics at most once
+// a second while they work, and when they exit; the clients have
+// disconnected when the run ends, so a short wait catches the rest.
+func (p *PgStat) Settle() time.Duration { return 300 * time.Millisecond }
+
+// Derive implements Deriver: the buffer cache hit ratio.
+func (p *PgStat) Derive(prev, cur *Snapshot, values map[string]float64) {
+	d := func(k string) float64 { return cur.Counters[k] - prev.Counters[k] }
+	hit, read := d("pg_stat_database.blks_hit"), d("pg_stat_database.blks_read")
+	if hit+read > 0 {
+		values["pg_stat_database.hit_pct"] = round3(100 * hit / (hit + read))
+	}
+}
+
+// SampledWaits is a wait profile built by sampling the server's session
+// list for the harness's sessions every Period, on its own connection: each
+// session seen counts one sample under the event the query returns for it.
+type SampledWaits struct {
+	DB     db.DB
+	Period time.Duration
+	// Query returns one row per harness session: its event.
+	Query string
+	Args  []any
+	// Setup runs once on the sampler's connection before sampling.
+	Setup  func(ctx context.Context, c db.Conn) error
+	method string
+
+	conn   db.Conn
+	mu     sync.Mutex
+	counts map[string]float64
+	stopC  chan struct{}
+	done   chan struct{}
+	err    error
+}
+
+// NewPgWaits samples pg_stat_activity for the sessions with application
+// name appName and counts them as "CPU" (active, not waiting), "Type:Event"
+// (waiting; an idle session shows Client:ClientRead: the server waits for
+// the harness) or their state when no wait event is set.
+func NewPgWaits(d db.DB, appName string, period time.Duration) *SampledWaits {
+	return &SampledWaits{DB: d, Period: period, Query: pgWaitQuery, Args: []any{appName}, Setup: nameCollector,
+		method: fmt.Sprintf("pg_stat_activity sampled every %s for sessions with application_name %s", period, appName)}
+}
+
+// Method implements WaitProfiler.
+func (w *SampledWaits) Method() string { return w.method }
+
+// Unit implements WaitProfiler.
+func (w *SampledWaits) Unit() string { return "samples" }
+
+const pgWaitQuery = `SELECT CASE WHEN state = 'active' AND wait_event IS NULL THEN 'CPU'
+	WHEN wait_event IS NULL THEN coalesce(state, 'unknown')
+	ELSE wait_event_type || ':' || wait_event END
+FROM pg_catalog.pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()`
+
+// Start implements WaitProfiler.
+func (w *SampledWaits) Start(ctx context.Context) error {
+	if w.Period <= 0 {
+		w.Period = 100 * time.Millisecond
+	}
+	c, err := w.DB.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	w.conn = c
+	w.counts = map[string]float64{}
+	if w.Setup != nil {
+		if err := w.Setup(ctx, c); err != nil {
+			c.Close()
+			return err
+		}
+	}
+	if err := w.sample(ctx); err != nil {
+		c.Close()
+		return err
+	}
+	w.counts = map[string]float64{}
+	w.stopC, w.done = make(chan struct{}), make(chan struct{})
+	go w.loop()
+	return nil
+}
+
+func (w *SampledWaits) loop() {
+	defer close(w.done)
+	t := time.NewTicker(w.Period)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stopC:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			if err := w.sample(ctx); err != nil {
+				w.mu.Lock()
+				w.err = err
+				w.mu.Unlock()
+			}
+			cancel()
+		}
+	}
+}
+
+func (w *SampledWaits) sample(ctx context.Context) error {
+	rows, err := w.conn.Query(ctx, w.Query, w.Args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var e string
+		if err := rows.Scan(&e); err != nil {
+			return err
+		}
+		got = append(got, e)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	for _, e := range got {
+		w.counts[e]++
+	}
+	w.mu.Unlock()
+	return nil
+}
+
+// Cut implements WaitProfiler.
+func (w *SampledWaits) Cut(context.Context) (map[string]float64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.counts
+	w.counts = map[string]float64{}
+	err := w.err
+	w.err = nil
+	return out, err
+}
+
+// Stop implements WaitProfiler.
+func (w *SampledWaits) Stop() error {
+	if w.stopC != nil {
+		close(w.stopC)
+		<-w.done
+		w.stopC = nil
+	}
+	if w.conn != nil {
+		w.conn.Close()
+	}
+	return nil
+}
+
+// CollectorAppName is the application_name of the collectors' own
+// sessions, so that they are not counted among the harness's.
+const CollectorAppName = "dbharness-collector"
+
+func nameCollector(ctx context.Context, c db.Conn) error {
+	return c.Exec(ctx, "SET application_name = '"+CollectorAppName+"'")
+}
