@@ -1,0 +1,372 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dbharness/dbharness/internal/analysis"
+	"github.com/dbharness/dbharness/internal/results"
+)
+
+// Total is the name of the all-transactions row of a comparison.
+const Total = "total"
+
+// MinIntervals is the fewest full measured intervals per side for a
+// verdict from interval data: below it even the t interval of
+// analysis.CompareIntervalMeans stops keeping its false-positive rate.
+const MinIntervals = 8
+
+// Comparison methods.
+const (
+	MethodIntervals = "intervals"
+	MethodRepeats   = "repeats"
+	MethodRepeatsT  = "repeats-t"
+	MethodMixed     = "mixed"
+)
+
+// CompareRuns compares run b against run a: throughput and latency per
+// transaction type and in total, with verdicts from a moving-block
+// bootstrap t interval of the change of the mean per-interval throughput
+// (analysis.CompareIntervalMeans), and every configuration difference.
+func CompareRuns(a, b *results.Run) *results.Comparison {
+	c := &results.Comparison{SchemaVersion: results.CompareSchemaVersion, Level: Level,
+		A: results.CompareSide{Kind: "run", ID: a.RunID, Workload: a.Workload, Runs: []string{a.RunID}},
+		B: results.CompareSide{Kind: "run", ID: b.RunID, Workload: b.Workload, Runs: []string{b.RunID}}}
+	ops, method, note := compareGroup([]*results.Run{a}, []*results.Run{b}, newRNG())
+	c.Ops, c.Method = ops, method
+	if note != "" {
+		c.Notes = append(c.Notes, note)
+	}
+	c.ConfigDifferences = diffMaps(flattenRun(a), flattenRun(b))
+	if a.Status != results.StatusCompleted || b.Status != results.StatusCompleted {
+		c.Notes = append(c.Notes, fmt.Sprintf("run statuses: A %s, B %s", a.Status, b.Status))
+	}
+	return c
+}
+
+// CompareSweeps compares sweep b against sweep a at every point they share
+// (same client count and vary values), over repeats where both sides have
+// at least two completed runs and over intervals otherwise.
+func CompareSweeps(a, b *results.Sweep, runs map[string]*results.Run) *results.Comparison {
+	c := &results.Comparison{SchemaVersion: results.CompareSchemaVersion, Level: Level,
+		A:   results.CompareSide{Kind: "sweep", ID: a.SweepID, Workload: a.Workload, Runs: a.RunIDs},
+		B:   results.CompareSide{Kind: "sweep", ID: b.SweepID, Workload: b.Workload, Runs: b.RunIDs},
+		Ops: []results.CompareOp{}}
+	if c.A.Runs == nil {
+		c.A.Runs = []string{}
+	}
+	if c.B.Runs == nil {
+		c.B.Runs = []string{}
+	}
+	groupsOf := func(sw *results.Sweep) (map[string][]*results.Run, map[string]results.SweepRun) {
+		g := map[string][]*results.Run{}
+		meta := map[string]results.SweepRun{}
+		for _, pr := range sw.Plan {
+			r := runs[pr.RunID]
+			if r == nil || r.Status != results.StatusCompleted {
+				continue
+			}
+			k := pointKey(pr.Clients, pr.Vary)
+			g[k] = append(g[k], r)
+			meta[k] = pr
+		}
+		return g, meta
+	}
+	ga, ma := groupsOf(a)
+	gb, _ := groupsOf(b)
+	var keys []string
+	for k := range ga {
+		if _, ok := gb[k]; ok {
+			keys = append(keys, k)
+		} else {
+			c.Notes = append(c.Notes, "point "+k+" is only in A")
+		}
+	}
+	for k := range gb {
+		if _, ok := ga[k]; !ok {
+			c.Notes = append(c.Notes, "point "+k+" is only in B")
+		}
+	}
+	sort.Strings(c.Notes)
+	sort.Slice(keys, func(i, j int) bool {
+		pi, pj := ma[keys[i]], ma[keys[j]]
+		if vi, vj := VaryKey(pi.Vary), VaryKey(pj.Vary); vi != vj {
+			return vi < vj
+		}
+		return pi.Clients < pj.Clients
+	})
+	rng := newRNG()
+	methods := map[string]bool{}
+	for _, k := range keys {
+		ops, m, note := compareGroup(ga[k], gb[k], rng)
+		methods[m] = true
+		if note != "" {
+			c.Notes = append(c.Notes, k+": "+note)
+		}
+		for i := range ops {
+			ops[i].Clients, ops[i].Vary = ma[k].Clients, ma[k].Vary
+		}
+		c.Ops = append(c.Ops, ops...)
+	}
+	switch {
+	case len(methods) > 1:
+		c.Method = MethodMixed
+	case methods[MethodRepeats]:
+		c.Method = MethodRepeats
+	case methods[MethodRepeatsT]:
+		c.Method = MethodRepeatsT
+	default:
+		c.Method = MethodIntervals
+	}
+	if len(keys) == 0 {
+		c.Notes = append(c.Notes, "the sweeps share no point with completed runs")
+	}
+	fa, fb := flattenSweep(a, runs), flattenSweep(b, runs)
+	c.ConfigDifferences = diffMaps(fa, fb)
+	return c
+}
+
+func pointKey(clients int, vary map[string]string) string {
+	k := fmt.Sprintf("clients=%d", clients)
+	if v := VaryKey(vary); v != "" {
+		k += " " + v
+	}
+	return k
+}
+
+// compareGroup compares the runs rb against ra, per transaction type and
+// in total.
+func compareGroup(ra, rb []*results.Run, rng *rand.Rand) (ops []results.CompareOp, method, note string) {
+	method = MethodIntervals
+	switch {
+	case len(ra) >= MinBootstrapRepeats && len(rb) >= MinBootstrapRepeats:
+		method = MethodRepeats
+	case len(ra) >= 2 && len(rb) >= 2:
+		method = MethodRepeatsT
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, rs := range [][]*results.Run{ra, rb} {
+		for _, r := range rs {
+			for _, o := range r.Ops {
+				if !seen[o.Name] {
+					seen[o.Name] = true
+					names = append(names, o.Name)
+				}
+			}
+		}
+	}
+	// The total comes last, also for a single transaction type, so that
+	// readers of "total" always find it.
+	names = append(names, Total)
+	for _, name := range names {
+		op := results.CompareOp{Name: name}
+		tpsA, latA := sideStats(ra, name)
+		tpsB, latB := sideStats(rb, name)
+		op.TPSA, op.TPSB = round(medianOf(tpsA), 2), round(medianOf(tpsB), 2)
+		op.TPSDeltaPct = roundPtr(deltaPct(op.TPSA, op.TPSB), 2)
+		op.LatencyA, op.LatencyB = latA, latB
+		op.LatencyDeltaPct = map[string]float64{}
+		for k, va := range latA {
+			if vb, ok := latB[k]; ok {
+				if d := deltaPct(va, vb); d != nil {
+					op.LatencyDeltaPct[k] = round(*d, 2)
+				}
+			}
+		}
+		op.P50DeltaPct = roundPtr(deltaPct(latA["p50"], latB["p50"]), 2)
+		op.P99DeltaPct = roundPtr(deltaPct(latA["p99"], latB["p99"]), 2)
+		var cmp analysis.Comparison
+		switch method {
+		case MethodRepeats:
+			cmp = analysis.CompareSamples(tpsA, tpsB, Level, Iters, rng)
+		case MethodRepeatsT:
+			cmp = analysis.CompareMeansT(tpsA, tpsB, Level)
+		default:
+			ia, ib := intervalsOf(ra, name), intervalsOf(rb, name)
+			if len(ia) < MinIntervals || len(ib) < MinIntervals {
+				// Too few intervals for a block bootstrap to mean anything.
+				cmp = analysis.Comparison{Verdict: analysis.InsufficientData, CILowPct: math.NaN(), CIHighPct: math.NaN()}
+				if name == Total {
+					note = fmt.Sprintf("A has %d and B %d full measured intervals; a verdict needs at least %d on each side: "+
+						"measure longer (--duration) or in shorter intervals (--progress), or repeat the runs in a sweep",
+						len(ia), len(ib), MinIntervals)
+				}
+			} else {
+				cmp = analysis.CompareIntervalMeans(ia, ib, Level, Iters, rng)
+			}
+		}
+		op.TPSCILowPct = roundPtr(ptr(cmp.CILowPct), 2)
+		op.TPSCIHighPct = roundPtr(ptr(cmp.CIHighPct), 2)
+		op.Verdict = string(cmp.Verdict)
+		ops = append(ops, op)
+	}
+	return ops, method, note
+}
+
+// sideStats returns each run's tps for the op (or the total) and the median
+// over the runs of each latency figure.
+func sideStats(rs []*results.Run, name string) ([]float64, results.Latency) {
+	var tps []float64
+	lats := map[string][]float64{}
+	for _, r := range rs {
+		var l results.Latency
+		if name == Total {
+			tps = append(tps, r.Summary.TPS)
+			l = r.Summary.LatencyMs
+		} else {
+			found := false
+			for _, o := range r.Ops {
+				if o.Name == name {
+					tps = append(tps, o.TPS)
+					l, found = o.LatencyMs, true
+				}
+			}
+			if !found {
+				tps = append(tps, 0)
+			}
+		}
+		for k, v := range l {
+			lats[k] = append(lats[k], v)
+		}
+	}
+	lat := results.Latency{}
+	for k, vs := range lats {
+		lat[k] = round(medianOf(vs), 3)
+	}
+	return tps, lat
+}
+
+func intervalsOf(rs []*results.Run, name string) []float64 {
+	if name == Total {
+		name = ""
+	}
+	var out []float64
+	for _, r := range rs {
+		out = append(out, MeasuredIntervalTPS(r, name)...)
+	}
+	return out
+}
+
+func deltaPct(a, b float64) *float64 {
+	if !(a != 0) || math.IsNaN(a) || math.IsNaN(b) {
+		return nil
+	}
+	return ptr((b - a) / math.Abs(a) * 100)
+}
+
+// flattenRun lists a run's configuration as dotted keys.
+func flattenRun(r *results.Run) map[string]string {
+	m := map[string]string{
+		"workload":                       r.Workload,
+		"target":                         r.Target,
+		"engine.name":                    r.Engine.Engine,
+		"engine.version":                 r.Engine.Version,
+		"host.hostname":                  r.Host.Hostname,
+		"host.cpu_model":                 r.Host.CPUModel,
+		"host.cores":                     strconv.Itoa(r.Host.Cores),
+		"host.memory_mb":                 strconv.FormatInt(r.Host.MemoryMB, 10),
+		"host.os":                        r.Host.OS,
+		"host.kernel":                    r.Host.Kernel,
+		"host.arch":                      r.Host.Arch,
+		"host.go":                        r.Host.Go,
+		"config.clients":                 strconv.Itoa(r.Config.Clients),
+		"config.duration_s":              num(r.Config.DurationSeconds),
+		"config.transactions_per_client": strconv.FormatInt(r.Config.Transactions, 10),
+		"config.warmup_s":                num(r.Config.WarmupSeconds),
+		"config.rate":                    num(r.Config.Rate),
+		"config.latency_limit_ms":        num(r.Config.LatencyLimitMs),
+		"config.max_tries":               strconv.Itoa(r.Config.MaxTries),
+		"config.interval_s":              num(r.Config.IntervalSeconds),
+		"config.seed":                    strconv.FormatUint(r.Config.Seed, 10),
+	}
+	if r.Config.Terminals > 0 {
+		m["config.terminals"] = strconv.Itoa(r.Config.Terminals)
+	}
+	for k, v := range r.Config.WorkloadFlags {
+		m["workload."+k] = v
+	}
+	for k, v := range r.Engine.Settings {
+		m["engine.settings."+k] = v
+	}
+	return m
+}
+
+// flattenSweep lists a sweep's plan and the configuration its runs share:
+// keys on which its completed runs disagree (clients, swept flags, seeds)
+// are left out, the plan says them.
+func flattenSweep(sw *results.Sweep, runs map[string]*results.Run) map[string]string {
+	m := map[string]string{
+		"workload":      sw.Workload,
+		"target":        sw.Target,
+		"sweep.clients": joinInts(sw.Clients),
+		"sweep.repeat":  strconv.Itoa(sw.Repeat),
+	}
+	for _, v := range sw.Vary {
+		m["sweep.vary."+v.Flag] = strings.Join(v.Values, ",")
+	}
+	var common map[string]string
+	for _, pr := range sw.Plan {
+		r := runs[pr.RunID]
+		if r == nil || r.Status != results.StatusCompleted {
+			continue
+		}
+		f := flattenRun(r)
+		if common == nil {
+			common = f
+			continue
+		}
+		for k, v := range common {
+			if f[k] != v {
+				delete(common, k)
+			}
+		}
+	}
+	for k, v := range common {
+		if _, ok := m[k]; !ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+func diffMaps(a, b map[string]string) []results.ConfigDiff {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	out := []results.ConfigDiff{}
+	for k := range keys {
+		va, oka := a[k]
+		vb, okb := b[k]
+		if va == vb && oka == okb {
+			continue
+		}
+		if !oka {
+			va = "(unset)"
+		}
+		if !okb {
+			vb = "(unset)"
+		}
+		out = append(out, results.ConfigDiff{Key: k, A: va, B: vb})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
