@@ -1,0 +1,212 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/dbharness/dbharness/internal/report/svg"
+	"github.com/dbharness/dbharness/internal/results"
+)
+
+// Verdicts of a comparison (results.CompareOp.Verdict).
+const (
+	verdictFaster = "faster"
+	verdictSlower = "slower"
+)
+
+// CompareHTML writes the HTML report of a comparison: side-by-side bars of
+// A and B with the interval of the change, the verdicts, and every
+// configuration difference.
+func CompareHTML(w io.Writer, c *results.Comparison, opt HTMLOptions) error {
+	p, err := comparePage(c, opt)
+	if err != nil {
+		return err
+	}
+	return renderPage(w, p)
+}
+
+// opLabel names a compared row: the operation, and for sweeps the point.
+func opLabel(o results.CompareOp) string {
+	var parts []string
+	if o.Clients > 0 {
+		parts = append(parts, fmt.Sprintf("%d clients", o.Clients))
+	}
+	if v := varyLabel(o.Vary); v != "" {
+		parts = append(parts, v)
+	}
+	if len(parts) == 0 {
+		return o.Name
+	}
+	return o.Name + " @ " + strings.Join(parts, ", ")
+}
+
+func sideLabel(s results.CompareSide) string {
+	return s.Kind + " " + s.ID
+}
+
+func pctPtr(f *float64) string {
+	if f == nil || math.IsNaN(*f) || math.IsInf(*f, 0) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.1f%%", *f)
+}
+
+func ptrOr(f *float64, v float64) float64 {
+	if f == nil {
+		return v
+	}
+	return *f
+}
+
+func comparePage(c *results.Comparison, opt HTMLOptions) (*page, error) {
+	level := c.Level
+	if level == 0 {
+		level = 0.95
+	}
+	p := &page{
+		Title:  fmt.Sprintf("dbharness comparison: %s vs %s", c.B.ID, c.A.ID),
+		Status: "comparison",
+		Footer: footer(opt),
+	}
+	method := c.Method
+	switch c.Method {
+	case "intervals":
+		method = "from each run's per-interval throughput"
+	case "repeats":
+		method = "from the repeated runs"
+	}
+	p.Subtitle = fmt.Sprintf("B = %s (%s) against the baseline A = %s (%s); %.0f%% intervals %s", sideLabel(c.B), c.B.Workload,
+		sideLabel(c.A), c.A.Workload, 100*level, method)
+	counts := map[string]int{}
+	for _, o := range c.Ops {
+		counts[o.Verdict]++
+	}
+	for _, v := range []string{verdictFaster, verdictSlower, "no significant difference", "insufficient data"} {
+		if counts[v] > 0 {
+			p.Headline = append(p.Headline, kv{v, strconv.Itoa(counts[v])})
+		}
+	}
+	p.Headline = append(p.Headline, kv{"config differences", strconv.Itoa(len(c.ConfigDifferences))})
+
+	sec := section{ID: "verdicts", Title: "Throughput and latency, B against A"}
+	sec.Intro = "Δ is (B − A) / A. The verdict is about throughput and is only \"faster\" or \"slower\" when the whole interval of the change lies on one side of zero."
+	t := table{Head: []string{"transaction", "verdict", "tps A", "tps B", "Δ tps", fmt.Sprintf("%.0f%% interval", 100*level), "p50 ms A → B", "Δ p50",
+		"p99 ms A → B", "Δ p99"},
+		Num: []bool{false, false, true, true, true, true, true, true, true, true}}
+	for _, o := range c.Ops {
+		ci := "-"
+		if o.TPSCILowPct != nil && o.TPSCIHighPct != nil {
+			ci = pctPtr(o.TPSCILowPct) + " … " + pctPtr(o.TPSCIHighPct)
+		}
+		t.Rows = append(t.Rows, []string{opLabel(o), o.Verdict, fmtNum(o.TPSA), fmtNum(o.TPSB), pctPtr(o.TPSDeltaPct), ci,
+			msCell(o.LatencyA, "p50") + " → " + msCell(o.LatencyB, "p50"), pctPtr(o.P50DeltaPct),
+			msCell(o.LatencyA, "p99") + " → " + msCell(o.LatencyB, "p99"), pctPtr(o.P99DeltaPct)})
+		cls := "same"
+		switch o.Verdict {
+		case verdictFaster:
+			cls = "better"
+		case verdictSlower:
+			cls = "worse"
+		}
+		t.RowClass = append(t.RowClass, cls)
+	}
+	sec.Tables = append(sec.Tables, t)
+	for _, n := range c.Notes {
+		sec.Facts = append(sec.Facts, kv{"note", n})
+	}
+	charts, err := compareCharts(c, level)
+	if err != nil {
+		return nil, err
+	}
+	sec.Charts = charts
+	p.Sections = append(p.Sections, sec)
+
+	cfg := section{ID: "differences", Title: "Configuration differences"}
+	if len(c.ConfigDifferences) == 0 {
+		cfg.Intro = "A and B were run with the same configuration, engine, settings and host."
+	} else {
+		cfg.Intro = "Every configuration item that differs between A and B: a difference not meant to be tested is a confounder."
+		dt := table{Head: []string{"item", "A", "B"}}
+		for _, d := range c.ConfigDifferences {
+			dt.Rows = append(dt.Rows, []string{d.Key, d.A, d.B})
+		}
+		cfg.Tables = []table{dt}
+	}
+	p.Sections = append(p.Sections, cfg)
+
+	ids := section{ID: "sides", Title: "Compared runs"}
+	st := table{Head: []string{"side", "kind", "id", "workload", "runs"}}
+	for _, s := range []struct {
+		n string
+		s results.CompareSide
+	}{{"A (baseline)", c.A}, {"B", c.B}} {
+		st.Rows = append(st.Rows, []string{s.n, s.s.Kind, s.s.ID, s.s.Workload, strings.Join(s.s.Runs, " ")})
+	}
+	ids.Tables = []table{st}
+	p.Sections = append(p.Sections, ids)
+	return p, nil
+}
+
+// maxCompareBars bounds the rows drawn in a comparison chart.
+const maxCompareBars = 24
+
+func compareCharts(c *results.Comparison, level float64) ([]chart, error) {
+	if len(c.Ops) == 0 {
+		return nil, nil
+	}
+	ops := c.Ops
+	note := ""
+	if len(ops) > maxCompareBars {
+		ops = ops[:maxCompareBars]
+		note = fmt.Sprintf(" The first %d of %d rows are drawn; the table has them all.", maxCompareBars, len(c.Ops))
+	}
+	cats := make([]string, len(ops))
+	tpsA, tpsB := make([]float64, len(ops)), make([]float64, len(ops))
+	d, lo, hi := make([]float64, len(ops)), make([]float64, len(ops)), make([]float64, len(ops))
+	for i, o := range ops {
+		cats[i] = opLabel(o)
+		tpsA[i], tpsB[i] = o.TPSA, o.TPSB
+		d[i] = ptrOr(o.TPSDeltaPct, math.NaN())
+		lo[i], hi[i] = ptrOr(o.TPSCILowPct, math.NaN()), ptrOr(o.TPSCIHighPct, math.NaN())
+	}
+	var out []chart
+	tp := svg.BarChart{Width: chartWidth, Title: "Throughput, A and B", XLabel: "transactions per second", Categories: cats,
+		Horizontal: true, ValueLabels: true, ValueFormat: fmtNum,
+		Series: []svg.BarSeries{{Name: "A " + c.A.ID, Values: tpsA, Color: "#6699CC"}, {Name: "B " + c.B.ID, Values: tpsB, Color: "#004488"}}}
+	b, err := tp.Render()
+	if err != nil {
+		return nil, fmt.Errorf("comparison throughput chart: %w", err)
+	}
+	out = append(out, chart{Title: "Throughput", SVG: template.HTML(b)})
+
+	delta := svg.BarChart{Width: chartWidth, Title: fmt.Sprintf("Throughput change of B against A, with its %.0f%% interval", 100*level),
+		XLabel: "Δ tps (%)", Categories: cats, Horizontal: true, ValueLabels: true,
+		ValueFormat: func(v float64) string { return fmt.Sprintf("%+.1f%%", v) },
+		AxisFormat:  func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + "%" },
+		Series:      []svg.BarSeries{{Name: "Δ tps", Values: d, Low: lo, High: hi, Color: "#997700"}}}
+	b, err = delta.Render()
+	if err != nil {
+		return nil, fmt.Errorf("comparison change chart: %w", err)
+	}
+	out = append(out, chart{Title: "Throughput change", Note: "An interval that crosses 0% means the runs cannot tell A and B apart." + note, SVG: template.HTML(b)})
+
+	for _, k := range []string{"p50", "p99"} {
+		la, lb := make([]float64, len(ops)), make([]float64, len(ops))
+		for i, o := range ops {
+			la[i], lb[i] = latencyValue(o.LatencyA, k), latencyValue(o.LatencyB, k)
+		}
+		ch := svg.BarChart{Width: chartWidth, Title: k + " latency, A and B", XLabel: k + " latency (ms)", Categories: cats,
+			Horizontal: true, ValueLabels: true, ValueFormat: fmtMs,
+			Series: []svg.BarSeries{{Name: "A " + c.A.ID, Values: la, Color: "#EE99AA"}, {Name: "B " + c.B.ID, Values: lb, Color: "#BB5566"}}}
+		b, err := ch.Render()
+		if err != nil {
+			return nil, fmt.Errorf("comparison latency chart: %w", err)
+		}
+		out = append(out, chart{Title: k + " latency", SVG: template.HTML(b)})
+	}
+	return out, nil
+}

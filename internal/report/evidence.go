@@ -1,0 +1,240 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/dbharness/dbharness/internal/results"
+)
+
+// Evidence prints the short evidence block of a run: the CPU split of the
+// client host, the top waits, the server's log bytes per transaction and
+// the plan flags. It prints nothing for a run without evidence.
+func Evidence(w io.Writer, r *results.Run) {
+	if r.Collect == nil && r.Waits == nil && len(r.Plans) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "evidence:")
+	if r.Collect != nil && r.Collect.OS != nil {
+		osLine(w, r.Collect.OS)
+	}
+	if r.Waits != nil {
+		waitLine(w, r.Waits)
+	}
+	if r.Collect != nil && r.Collect.Server != nil {
+		serverLine(w, r, r.Collect.Server)
+	}
+	planLines(w, r.Plans)
+}
+
+// measureMean is the time-weighted mean of a value over the measured
+// intervals.
+func measureMean(s *results.Series, key string, rate bool) (float64, bool) {
+	var sum, secs float64
+	found := false
+	for _, p := range s.Intervals {
+		if p.Phase == "warmup" {
+			continue
+		}
+		m := p.Values
+		if rate {
+			m = p.Rates
+		}
+		v, ok := m[key]
+		if !ok {
+			if rate { // a counter that did not move in this interval
+				secs += p.Seconds
+			}
+			continue
+		}
+		found = true
+		sum += v * p.Seconds
+		secs += p.Seconds
+	}
+	if !found || secs == 0 {
+		return 0, false
+	}
+	return sum / secs, true
+}
+
+func osLine(w io.Writer, s *results.Series) {
+	where := s.Describes
+	if s.DBLocal != nil {
+		if *s.DBLocal {
+			where += ", database on this host"
+		} else {
+			where += ", database elsewhere"
+		}
+	}
+	var parts []string
+	for _, k := range []string{"user", "system", "iowait", "idle", "steal"} {
+		if v, ok := measureMean(s, "cpu."+k+"_pct", false); ok && (k != "steal" || v > 0) {
+			parts = append(parts, fmt.Sprintf("%s %.1f%%", k, v))
+		}
+	}
+	if v, ok := measureMean(s, "ctxt", true); ok {
+		parts = append(parts, fmt.Sprintf("%.0f context switches/s", v))
+	}
+	if v, ok := measureMean(s, "run_queue", false); ok {
+		parts = append(parts, fmt.Sprintf("run queue %.1f", v))
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "  cpu (%s): %s\n", where, strings.Join(parts, ", "))
+	}
+}
+
+func waitLine(w io.Writer, ws *results.Waits) {
+	if ws.Unavailable != "" {
+		fmt.Fprintf(w, "  waits: unavailable: %s\n", ws.Unavailable)
+		return
+	}
+	if len(ws.Events) == 0 {
+		fmt.Fprintf(w, "  waits: none sampled\n")
+		return
+	}
+	var parts []string
+	for i, e := range ws.Events {
+		if i == 6 {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %.1f%%", e.Event, 100*e.Share))
+	}
+	unit := "session samples"
+	if ws.Unit == "seconds" {
+		unit = "s waited"
+	}
+	fmt.Fprintf(w, "  waits (%.0f %s): %s\n", ws.Total, unit, strings.Join(parts, ", "))
+}
+
+func serverLine(w io.Writer, r *results.Run, s *results.Series) {
+	tx := float64(r.Summary.Transactions)
+	per := func(key string) (float64, bool) {
+		v, ok := s.Totals[key]
+		if !ok || tx == 0 {
+			return 0, false
+		}
+		return v / tx, true
+	}
+	var parts []string
+	if v, ok := per("pg_stat_wal.wal_bytes"); ok {
+		parts = append(parts, fmt.Sprintf("WAL %s/transaction (server-wide)", byteSize(v)))
+	}
+	if v, ok := measureMean(s, "pg_stat_database.hit_pct", false); ok {
+		parts = append(parts, fmt.Sprintf("buffer hits %.2f%%", v))
+	}
+	if v, ok := per("pg_stat_database.temp_bytes"); ok {
+		parts = append(parts, fmt.Sprintf("temp %s/transaction", byteSize(v)))
+	}
+	if v, ok := s.Totals["pg_stat_database.deadlocks"]; ok && v > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f deadlocks", v))
+	}
+	if v, ok := per("Innodb_os_log_written"); ok {
+		parts = append(parts, fmt.Sprintf("redo log %s/transaction (server-wide)", byteSize(v)))
+	}
+	if v, ok := measureMean(s, "Innodb_buffer_pool_hit_pct", false); ok {
+		parts = append(parts, fmt.Sprintf("buffer pool hits %.2f%%", v))
+	}
+	if v, ok := measureMean(s, "Threads_running", false); ok {
+		parts = append(parts, fmt.Sprintf("threads running %.1f", v))
+	}
+	if n, ok := s.Totals["write_lock.acquired"]; ok && n > 0 {
+		waited := s.Totals["write_lock.waited"]
+		parts = append(parts, fmt.Sprintf("write lock: %.0f taken, %.0f waited (%.1f%%), %.3f ms average", n, waited,
+			100*waited/n, 1000*s.Totals["write_lock.wait_s"]/n))
+	}
+	if len(s.Intervals) > 0 {
+		last := s.Intervals[len(s.Intervals)-1].Values
+		if v, ok := last["wal_file_mb"]; ok {
+			parts = append(parts, fmt.Sprintf("database %.1f MB, WAL file %.1f MB", last["db_file_mb"], v))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "  server: %s\n", strings.Join(parts, ", "))
+	}
+	for _, u := range s.Unavailable {
+		fmt.Fprintf(w, "  server: not measured: %s\n", u)
+	}
+}
+
+func planLines(w io.Writer, plans []results.StatementPlans) {
+	if len(plans) == 0 {
+		return
+	}
+	flagged := 0
+	for _, p := range plans {
+		if len(p.Flags) > 0 || p.Error != "" {
+			flagged++
+		}
+	}
+	if flagged == 0 {
+		fmt.Fprintf(w, "  plans: %s, one plan each over the sampled parameters, unchanged during the run\n", plural(len(plans), "statement"))
+		return
+	}
+	fmt.Fprintf(w, "  plans: %s, %d flagged\n", plural(len(plans), "statement"), flagged)
+	for _, p := range plans {
+		if p.Error != "" {
+			fmt.Fprintf(w, "    %s: not explained: %s\n", p.Statement, p.Error)
+		}
+		if len(p.Flags) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "    %s: %s, %d plans\n", p.Statement, strings.ToUpper(strings.Join(p.Flags, ", ")), len(p.Plans))
+		for i, v := range p.Plans {
+			if i == 3 {
+				fmt.Fprintf(w, "      ... %d more\n", len(p.Plans)-3)
+				break
+			}
+			fmt.Fprintf(w, "      %s x%d e.g. %s: %s\n", v.Fingerprint, v.Count, paramText(v.Examples), clip(v.Shape, 110))
+		}
+		for i, c := range p.Changed {
+			if i == 3 {
+				break
+			}
+			fmt.Fprintf(w, "      changed during the run for %s: %s -> %s\n", paramText([]results.PlanExample{{Params: c.Params}}), c.Before, c.After)
+		}
+	}
+}
+
+// paramText shows the first example's parameters as name=value.
+func paramText(ex []results.PlanExample) string {
+	if len(ex) == 0 {
+		return "-"
+	}
+	keys := make([]string, 0, len(ex[0].Params))
+	for k := range ex[0].Params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, ex[0].Params[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}
+
+func byteSize(v float64) string {
+	switch {
+	case v >= 1<<20:
+		return fmt.Sprintf("%.1f MB", v/(1<<20))
+	case v >= 1<<10:
+		return fmt.Sprintf("%.1f kB", v/(1<<10))
+	default:
+		return fmt.Sprintf("%.0f B", v)
+	}
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return "1 " + s
+	}
+	return fmt.Sprintf("%d %ss", n, s)
+}

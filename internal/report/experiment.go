@@ -1,0 +1,178 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/dbharness/dbharness/internal/results"
+)
+
+func varyCell(v map[string]string) string {
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, k+"="+v[k])
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, " ")
+}
+
+func optCell(f *float64, format string) string {
+	if f == nil {
+		return "-"
+	}
+	return fmt.Sprintf(format, *f)
+}
+
+// SweepTable prints a sweep's analysis: throughput per point with its
+// confidence interval and scaling efficiency, latency and concurrency
+// inflation per transaction type, and the USL fit.
+func SweepTable(w io.Writer, sw *results.Sweep) {
+	made := 0
+	for _, p := range sw.Plan {
+		if p.Status == results.StatusCompleted {
+			made++
+		}
+	}
+	fmt.Fprintf(w, "\nsweep %s  workload %s  status %s  %d of %d runs completed  clients %s  repeat %d\n",
+		sw.SweepID, sw.Workload, sw.Status, made, len(sw.Plan), intList(sw.Clients), sw.Repeat)
+	if len(sw.Points) == 0 {
+		fmt.Fprintln(w, "no completed runs yet: nothing to analyse")
+		return
+	}
+	hasVary := len(sw.Vary) > 0
+	vw := 0
+	if hasVary {
+		for _, p := range sw.Points {
+			vw = max(vw, len(varyCell(p.Vary)))
+		}
+		vw = max(vw, 4)
+	}
+	vcol := func(v map[string]string) string {
+		if !hasVary {
+			return ""
+		}
+		return fmt.Sprintf(" %-*s", vw, varyCell(v))
+	}
+	vhead := ""
+	if hasVary {
+		vhead = fmt.Sprintf(" %-*s", vw, "vary")
+	}
+	fmt.Fprintf(w, "%7s%s %11s %25s %10s %7s %5s\n", "clients", vhead, "tps_median", "95% CI", "efficiency", "errors", "runs")
+	for _, p := range sw.Points {
+		ci := fmt.Sprintf("[%.1f, %.1f] %s", p.TPSCILow, p.TPSCIHigh, ciTag(p.CIMethod))
+		fmt.Fprintf(w, "%7d%s %11.1f %25s %10s %7d %5d\n", p.Clients, vcol(p.Vary), p.TPSMedian, ci,
+			optCell(p.Efficiency, "%.2f"), p.Errors, len(p.Runs))
+	}
+	fmt.Fprintln(w, "95% CI: (r) bootstrap over 5+ repeats, (t) Student t over 2-4 repeats, (i) one run, block bootstrap over its intervals")
+	fmt.Fprintln(w, "\nlatency per transaction (median over runs); inflation = latency / latency at 1 client")
+	fmt.Fprintf(w, "%7s%s %-16s %10s %9s %9s %9s %9s\n", "clients", vhead, "transaction", "tps", "p50_ms", "p99_ms", "infl_p50", "infl_p99")
+	for _, p := range sw.Points {
+		for _, o := range p.Ops {
+			fmt.Fprintf(w, "%7d%s %-16s %10.1f %9s %9s %9s %9s\n", p.Clients, vcol(p.Vary), o.Name, o.TPSMedian,
+				fmtMs(o.P50Ms), fmtMs(o.P99Ms), optCell(o.InflationP50, "%.2fx"), optCell(o.InflationP99, "%.2fx"))
+		}
+	}
+	fmt.Fprintln(w)
+	if hasVary {
+		for _, f := range sw.Fits {
+			fmt.Fprintf(w, "USL %s: %s\n", varyCell(f.Vary), uslLine(f.USL, f.USLError))
+		}
+		return
+	}
+	fmt.Fprintf(w, "USL: %s\n", uslLine(sw.USL, sw.USLError))
+}
+
+func ciTag(method string) string {
+	switch method {
+	case "repeats":
+		return "(r)"
+	case "repeats-t":
+		return "(t)"
+	}
+	return "(i)"
+}
+
+func uslLine(u *results.USLModel, why string) string {
+	if u == nil {
+		return "no fit: " + why
+	}
+	s := fmt.Sprintf("sigma %.4g (contention)  kappa %.4g (coherency)  ", u.Sigma, u.Kappa)
+	if u.PeakClients != nil {
+		s += fmt.Sprintf("peak %.1f clients at %.1f tps", *u.PeakClients, *u.PeakTPS)
+	} else if u.AsymptoteTPS != nil {
+		s += fmt.Sprintf("no peak: throughput approaches %.1f tps", *u.AsymptoteTPS)
+	} else {
+		s += "no peak: linear scaling"
+	}
+	return s + fmt.Sprintf("  R^2 %.4f  (lambda %.1f tps, %d runs)", u.R2, u.Lambda, u.Points)
+}
+
+func intList(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// ComparisonTable prints a comparison of B against A.
+func ComparisonTable(w io.Writer, c *results.Comparison) {
+	fmt.Fprintf(w, "A: %s %s (%s)\nB: %s %s (%s)\n", c.A.Kind, c.A.ID, c.A.Workload, c.B.Kind, c.B.ID, c.B.Workload)
+	fmt.Fprintf(w, "tps, p50..max: change (B-A)/A; verdict on throughput from its %.0f%% interval (over %s)\n", c.Level*100, c.Method)
+	sweep := c.A.Kind == "sweep"
+	lead := fmt.Sprintf("%-16s", "transaction")
+	if sweep {
+		lead = fmt.Sprintf("%-22s %-16s", "point", "transaction")
+	}
+	fmt.Fprintf(w, "%s %10s %10s %8s %19s %8s %8s %8s %8s  %s\n", lead, "tps_a", "tps_b", "tps", "95% CI", "p50", "p95", "p99", "max", "verdict")
+	for _, o := range c.Ops {
+		l := fmt.Sprintf("%-16s", o.Name)
+		if sweep {
+			p := fmt.Sprintf("clients=%d", o.Clients)
+			if len(o.Vary) > 0 {
+				p += " " + varyCell(o.Vary)
+			}
+			l = fmt.Sprintf("%-22s %-16s", p, o.Name)
+		}
+		ci := "-"
+		if o.TPSCILowPct != nil && o.TPSCIHighPct != nil {
+			ci = fmt.Sprintf("[%+.1f%%, %+.1f%%]", *o.TPSCILowPct, *o.TPSCIHighPct)
+		}
+		fmt.Fprintf(w, "%s %10.1f %10.1f %8s %19s %8s %8s %8s %8s  %s\n", l, o.TPSA, o.TPSB, optCell(o.TPSDeltaPct, "%+.1f%%"), ci,
+			pctCell(o.LatencyDeltaPct, "p50"), pctCell(o.LatencyDeltaPct, "p95"), pctCell(o.LatencyDeltaPct, "p99"),
+			pctCell(o.LatencyDeltaPct, "max"), o.Verdict)
+	}
+	for _, n := range c.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if len(c.ConfigDifferences) == 0 {
+		fmt.Fprintln(w, "\nconfiguration: no differences")
+		return
+	}
+	fmt.Fprintln(w, "\nconfiguration differences:")
+	kw := 3
+	for _, d := range c.ConfigDifferences {
+		kw = max(kw, len(d.Key))
+	}
+	fmt.Fprintf(w, "  %-*s  %-24s  %s\n", kw, "key", "A", "B")
+	for _, d := range c.ConfigDifferences {
+		fmt.Fprintf(w, "  %-*s  %-24s  %s\n", kw, d.Key, d.A, d.B)
+	}
+}
+
+func pctCell(m map[string]float64, k string) string {
+	v, ok := m[k]
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf("%+.1f%%", v)
+}

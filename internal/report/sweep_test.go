@@ -1,0 +1,189 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func renderWith(t *testing.T, name string, fn func(*bytes.Buffer) error) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := fn(&b); err != nil {
+		t.Fatal(err)
+	}
+	if *keepOut != "" {
+		_ = os.WriteFile(filepath.Join(*keepOut, name+".html"), b.Bytes(), 0o644)
+	}
+	return b.Bytes()
+}
+
+func renderSweep(t *testing.T, vary bool) []byte {
+	name := "sweep"
+	if vary {
+		name = "sweep-vary"
+	}
+	return renderWith(t, name, func(b *bytes.Buffer) error { return SweepHTML(b, syntheticSweep(vary), HTMLOptions{Version: "test"}) })
+}
+
+func renderCompare(t *testing.T) []byte {
+	return renderWith(t, "compare", func(b *bytes.Buffer) error {
+		return CompareHTML(b, syntheticComparison(), HTMLOptions{Version: "test"})
+	})
+}
+
+func checkGolden(t *testing.T, name string, b []byte) {
+	t.Helper()
+	golden := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(golden, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(b, want) {
+		t.Errorf("output differs from %s; inspect the change and run `go test ./internal/report -update`", golden)
+	}
+}
+
+func TestSweepReport(t *testing.T) {
+	b := renderSweep(t, false)
+	checkGolden(t, "sweep.golden.html", b)
+	if got := strings.Join(sectionIDs(b), ","); got != "scaling,latency,inflation,config" {
+		t.Errorf("sections %s", got)
+	}
+	for _, s := range []string{"measured (median, 95% CI)", "USL fit (σ=", "ideal linear from 1 client", "Latency of tpcb_like",
+		"p50 inflation", "Runs in execution order", "USL peak", "postgres://u:xxxxx@h/db"} {
+		if !bytes.Contains(b, []byte(s)) {
+			t.Errorf("sweep report lacks %q", s)
+		}
+	}
+	if n := bytes.Count(b, []byte("<svg xmlns=")); n != 2 {
+		t.Errorf("%d charts, want 2 (throughput, latency)", n)
+	}
+	// The CI bars are drawn: one per client count.
+	if n := len(regexp.MustCompile(`<path d="M[0-9.]+,[0-9.]+V[0-9.]+M`).FindAll(b, -1)); n != 6 {
+		t.Errorf("%d confidence bars in the throughput chart, want 6", n)
+	}
+
+	v := renderSweep(t, true)
+	if n := bytes.Count(v, []byte("<svg xmlns=")); n != 3 {
+		t.Errorf("vary sweep: %d charts, want 3 (two series, latency)", n)
+	}
+	for _, s := range []string{"Throughput against clients: mix=select-only", "Throughput against clients: mix=tpcb-like", "mix=tpcb-like p99"} {
+		if !bytes.Contains(v, []byte(s)) {
+			t.Errorf("vary sweep report lacks %q", s)
+		}
+	}
+}
+
+func TestSweepReportEscapesAndHandlesAnEmptySweep(t *testing.T) {
+	sw := syntheticSweep(true)
+	for i := range sw.Points {
+		if sw.Points[i].Vary["mix"] == "select-only" {
+			sw.Points[i].Vary = map[string]string{"mix": "<script>alert(1)</script>"}
+		}
+	}
+	sw.Error = "<img src=x>"
+	var b bytes.Buffer
+	if err := SweepHTML(&b, sw, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b.Bytes(), []byte("<script")) || bytes.Contains(b.Bytes(), []byte("<img")) {
+		t.Error("sweep report contains raw markup from the data")
+	}
+	empty := syntheticSweep(false)
+	empty.Points, empty.Fits, empty.USL, empty.USLError, empty.Status = nil, nil, nil, "", "running"
+	b.Reset()
+	if err := SweepHTML(&b, empty, HTMLOptions{}); err != nil {
+		t.Fatalf("a sweep without points: %v", err)
+	}
+	if !bytes.Contains(b.Bytes(), []byte("No run of the sweep completed yet")) {
+		t.Error("an empty sweep does not say it has nothing to chart")
+	}
+}
+
+func TestCompareReport(t *testing.T) {
+	b := renderCompare(t)
+	checkGolden(t, "compare.golden.html", b)
+	if got := strings.Join(sectionIDs(b), ","); got != "verdicts,differences,sides" {
+		t.Errorf("sections %s", got)
+	}
+	for _, s := range []string{`<tr class="better">`, `<tr class="same">`, "&#43;15.0%", "&#43;11.2% … &#43;18.9%", "shared_buffers", "128MB", "1GB",
+		"Throughput change of B against A", "&lt;script&gt;x&lt;/script&gt;", "&lt;b&gt;on&lt;/b&gt;"} {
+		if !bytes.Contains(b, []byte(s)) {
+			t.Errorf("compare report lacks %q", s)
+		}
+	}
+	if bytes.Contains(b, []byte("<script")) || bytes.Contains(b, []byte("<b>on")) {
+		t.Error("compare report contains raw markup from the data")
+	}
+	if n := bytes.Count(b, []byte("<svg xmlns=")); n != 4 {
+		t.Errorf("%d charts, want 4 (tps, change, p50, p99)", n)
+	}
+}
+
+func TestSweepAndCompareCSVAndMarkdown(t *testing.T) {
+	dir := t.TempDir()
+	sw := syntheticSweep(true)
+	if err := WriteSweepCSV(dir, sw); err != nil {
+		t.Fatal(err)
+	}
+	pts := readCSV(t, filepath.Join(dir, CSVSweepPoints))
+	if len(pts) != len(sw.Points)+1 || pts[0][2] != "clients" {
+		t.Errorf("sweep_points.csv has %d rows, want %d and a header", len(pts), len(sw.Points)+1)
+	}
+	ops := readCSV(t, filepath.Join(dir, CSVSweepOps))
+	if len(ops) != len(sw.Points)+1 || ops[1][3] != "tpcb_like" || ops[1][7] == "" {
+		t.Errorf("sweep_ops.csv: %v", ops[:2])
+	}
+	c := syntheticComparison()
+	if err := WriteCompareCSV(dir, c); err != nil {
+		t.Fatal(err)
+	}
+	cmp := readCSV(t, filepath.Join(dir, CSVCompare))
+	if len(cmp) != 4 || cmp[1][2] != "tpcb_like" || cmp[1][7] != "15" || cmp[1][16] != "faster" {
+		t.Errorf("compare.csv: %v", cmp)
+	}
+	if d := readCSV(t, filepath.Join(dir, CSVConfigDiffs)); len(d) != 3 || d[2][1] != "<b>on</b>" {
+		t.Errorf("config_differences.csv: %v", d)
+	}
+
+	var md bytes.Buffer
+	if err := SweepMarkdown(&md, sw); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| mix=select-only | 32 |") || !strings.Contains(md.String(), "USL (mix=tpcb-like): σ = ") {
+		t.Errorf("sweep markdown:\n%s", md.String())
+	}
+	md.Reset()
+	if err := CompareMarkdown(&md, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"| tpcb_like | 4,000 | 4,600 | +15.0% | +11.2% … +18.9% | -15.8% | -18.7% | **faster** |", "`128MB` → `1GB`"} {
+		if !strings.Contains(md.String(), s) {
+			t.Errorf("compare markdown lacks %q:\n%s", s, md.String())
+		}
+	}
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return rows
+}

@@ -1,0 +1,373 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dbharness/dbharness/internal/analysis"
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/report/svg"
+	"github.com/dbharness/dbharness/internal/results"
+)
+
+// maxSweepSeries bounds the per-series throughput charts of a sweep.
+const maxSweepSeries = 8
+
+// varyLabel names a sweep series by its vary values: "fillfactor=70,
+// mix=select-only"; "" for a sweep without --vary.
+func varyLabel(v map[string]string) string {
+	keys := sortedKeys(v)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + v[k]
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sweepSeries is the points of one combination of vary values, by clients.
+type sweepSeries struct {
+	label  string
+	points []results.SweepPoint
+	fit    *results.USLModel
+	fitErr string
+}
+
+func seriesOf(sw *results.Sweep) []sweepSeries {
+	idx := map[string]int{}
+	var out []sweepSeries
+	for _, p := range sw.Points {
+		l := varyLabel(p.Vary)
+		i, ok := idx[l]
+		if !ok {
+			i = len(out)
+			idx[l] = i
+			out = append(out, sweepSeries{label: l})
+		}
+		out[i].points = append(out[i].points, p)
+	}
+	for i := range out {
+		sort.SliceStable(out[i].points, func(a, b int) bool { return out[i].points[a].Clients < out[i].points[b].Clients })
+		for _, f := range sw.Fits {
+			if varyLabel(f.Vary) == out[i].label {
+				out[i].fit, out[i].fitErr = f.USL, f.USLError
+			}
+		}
+		if out[i].fit == nil && out[i].fitErr == "" && out[i].label == "" {
+			out[i].fit, out[i].fitErr = sw.USL, sw.USLError
+		}
+	}
+	return out
+}
+
+// single is the series' 1-client throughput, 0 when it has none.
+func (s sweepSeries) single() float64 {
+	for _, p := range s.points {
+		if p.Clients == 1 {
+			return p.TPSMedian
+		}
+	}
+	return 0
+}
+
+func optNum(f *float64, format string) string {
+	if f == nil || math.IsNaN(*f) || math.IsInf(*f, 0) {
+		return "-"
+	}
+	return fmt.Sprintf(format, *f)
+}
+
+// SweepHTML writes the HTML report of a sweep: throughput against clients
+// with confidence bars, the fitted USL curve and the ideal linear line from
+// the single-client point, latency against clients per transaction type,
+// and the concurrency inflation table.
+func SweepHTML(w io.Writer, sw *results.Sweep, opt HTMLOptions) error {
+	p, err := sweepPage(sw, opt)
+	if err != nil {
+		return err
+	}
+	return renderPage(w, p)
+}
+
+func sweepPage(sw *results.Sweep, opt HTMLOptions) (*page, error) {
+	p := &page{
+		Title:  "dbharness sweep " + sw.SweepID,
+		Status: sw.Status,
+		Bad:    sw.Status != results.StatusCompleted,
+		Error:  sw.Error,
+		Footer: footer(opt),
+	}
+	clients := make([]string, len(sw.Clients))
+	for i, c := range sw.Clients {
+		clients[i] = strconv.Itoa(c)
+	}
+	p.Subtitle = fmt.Sprintf("%s, clients %s, %d repeat(s), %s", sw.Workload, strings.Join(clients, " "), sw.Repeat,
+		sw.StartTime.UTC().Format("2006-01-02 15:04:05 UTC"))
+	series := seriesOf(sw)
+	var best results.SweepPoint
+	for _, pt := range sw.Points {
+		if pt.TPSMedian > best.TPSMedian {
+			best = pt
+		}
+	}
+	p.Headline = []kv{{"runs", fmt.Sprintf("%d of %d", len(sw.RunIDs), len(sw.Plan))}, {"points", strconv.Itoa(len(sw.Points))}}
+	if best.Clients > 0 {
+		p.Headline = append(p.Headline, kv{"best throughput", fmtNum(best.TPSMedian) + " tps"}, kv{"at clients", strconv.Itoa(best.Clients)})
+	}
+	if len(series) == 1 && series[0].fit != nil && series[0].fit.PeakClients != nil {
+		p.Headline = append(p.Headline, kv{"USL peak", fmt.Sprintf("%s tps at %.0f clients", optNum(series[0].fit.PeakTPS, "%.0f"), *series[0].fit.PeakClients)})
+	}
+
+	sec := section{ID: "scaling", Title: "Throughput against clients", ChartsFirst: true,
+		Intro: "Median throughput per client count with its 95% confidence interval (bars), the Universal Scalability Law fitted to every run (dashed) and ideal linear scaling from the single-client point (dotted)."}
+	for i, s := range series {
+		if i >= maxSweepSeries {
+			sec.Intro += fmt.Sprintf(" %d further series are in the tables only.", len(series)-maxSweepSeries)
+			break
+		}
+		c, err := scalingChart(s)
+		if err != nil {
+			return nil, err
+		}
+		sec.Charts = append(sec.Charts, c)
+	}
+	if len(sw.Points) == 0 {
+		sec.Intro = "No run of the sweep completed yet: nothing to chart."
+	}
+	sec.Tables = append(sec.Tables, scalingTable(series), uslTable(series))
+	p.Sections = append(p.Sections, sec)
+
+	if lat, ok, err := sweepLatency(series); err != nil {
+		return nil, err
+	} else if ok {
+		p.Sections = append(p.Sections, lat)
+	}
+	p.Sections = append(p.Sections, inflationSection(series), sweepConfigSection(sw))
+	return p, nil
+}
+
+func scalingChart(s sweepSeries) (chart, error) {
+	title := "Throughput against clients"
+	if s.label != "" {
+		title += ": " + s.label
+	}
+	ch := svg.LineChart{Width: chartWidth, Height: chartHeight, Title: title, XLabel: "clients", YLabel: "transactions per second", MaxPoints: -1}
+	var xs, ys, lo, hi []float64
+	top, maxN := 0.0, 1.0
+	for _, p := range s.points {
+		xs, ys = append(xs, float64(p.Clients)), append(ys, p.TPSMedian)
+		l, h := p.TPSCILow, p.TPSCIHigh
+		if l == 0 && h == 0 {
+			l, h = math.NaN(), math.NaN()
+		}
+		lo, hi = append(lo, l), append(hi, h)
+		top = math.Max(top, math.Max(p.TPSMedian, nanZero(h)))
+		maxN = math.Max(maxN, float64(p.Clients))
+	}
+	ch.Series = append(ch.Series, svg.Series{Name: "measured (median, 95% CI)", X: xs, Y: ys, Low: lo, High: hi, Style: svg.StyleLinePoints, Width: 2})
+	note := ""
+	if s.fit != nil {
+		f := analysis.USLFit{Lambda: s.fit.Lambda, Sigma: s.fit.Sigma, Kappa: s.fit.Kappa}
+		var ux, uy []float64
+		end := maxN * 1.15
+		for i := 0; i <= 200; i++ {
+			n := 1 + (end-1)*float64(i)/200
+			ux, uy = append(ux, n), append(uy, f.Predict(n))
+			top = math.Max(top, f.Predict(n))
+		}
+		ch.Series = append(ch.Series, svg.Series{Name: fmt.Sprintf("USL fit (σ=%.3g, κ=%.3g, R²=%.3f)", s.fit.Sigma, s.fit.Kappa, s.fit.R2),
+			X: ux, Y: uy, Style: svg.StyleDashed, Color: svg.PaletteColor(2)})
+	} else if s.fitErr != "" {
+		note = "No USL fit: " + s.fitErr + "."
+	}
+	if one := s.single(); one > 0 {
+		ch.Series = append(ch.Series, svg.Series{Name: "ideal linear from 1 client", X: []float64{1, maxN * 1.15},
+			Y: []float64{one, one * maxN * 1.15}, Style: svg.StyleDotted, Color: svg.PaletteColor(6)})
+	} else {
+		note = strings.TrimSpace(note + " No single-client point, so no ideal line.")
+	}
+	if top > 0 {
+		ch.XRange = &svg.Range{Min: 0, Max: maxN * 1.15}
+		ch.YRange = &svg.Range{Min: 0, Max: top * 1.15}
+	}
+	b, err := ch.Render()
+	if err != nil {
+		return chart{}, fmt.Errorf("sweep throughput chart: %w", err)
+	}
+	return chart{Title: title, Note: note, SVG: template.HTML(b)}, nil
+}
+
+func nanZero(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
+
+func scalingTable(series []sweepSeries) table {
+	t := table{Caption: "Points", Head: []string{"series", "clients", "tps (median)", "95% CI", "CI from", "efficiency", "errors", "runs"},
+		Num: []bool{false, true, true, true, false, true, true, true}}
+	for _, s := range series {
+		for _, p := range s.points {
+			ci := "-"
+			if p.TPSCILow != 0 || p.TPSCIHigh != 0 {
+				ci = fmtNum(p.TPSCILow) + " – " + fmtNum(p.TPSCIHigh)
+			}
+			eff := "-"
+			if p.Efficiency != nil {
+				eff = fmt.Sprintf("%.0f%%", 100**p.Efficiency)
+			}
+			t.Rows = append(t.Rows, []string{orDash(s.label), strconv.Itoa(p.Clients), fmtNum(p.TPSMedian), ci, p.CIMethod, eff,
+				fmtCount(p.Errors), strconv.Itoa(len(p.Runs))})
+		}
+	}
+	t.Note = "Efficiency is tps(N) / (N × tps(1)): 100% is linear scaling."
+	return t
+}
+
+func uslTable(series []sweepSeries) table {
+	t := table{Caption: "Universal Scalability Law fit, X(N) = λN / (1 + σ(N−1) + κN(N−1))",
+		Head: []string{"series", "λ (tps per client)", "σ contention", "κ coherency", "peak clients", "peak tps", "R²", "runs used"},
+		Num:  []bool{false, true, true, true, true, true, true, true}}
+	for _, s := range series {
+		if s.fit == nil {
+			why := s.fitErr
+			if why == "" {
+				why = "not fitted"
+			}
+			t.Rows = append(t.Rows, []string{orDash(s.label), why, "", "", "", "", "", ""})
+			continue
+		}
+		f := s.fit
+		peakN, peakX := optNum(f.PeakClients, "%.1f"), optNum(f.PeakTPS, "%.0f")
+		if f.PeakClients == nil && f.AsymptoteTPS != nil {
+			peakN, peakX = "none (κ = 0)", "→ "+optNum(f.AsymptoteTPS, "%.0f")
+		}
+		t.Rows = append(t.Rows, []string{orDash(s.label), fmtNum(f.Lambda), fmt.Sprintf("%.4g", f.Sigma), fmt.Sprintf("%.4g", f.Kappa),
+			peakN, peakX, fmt.Sprintf("%.3f", f.R2), strconv.Itoa(f.Points)})
+	}
+	return t
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// sweepOps lists the transaction types of a sweep in first-seen order.
+func sweepOps(series []sweepSeries) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, s := range series {
+		for _, p := range s.points {
+			for _, o := range p.Ops {
+				if !seen[o.Name] {
+					seen[o.Name] = true
+					names = append(names, o.Name)
+				}
+			}
+		}
+	}
+	return names
+}
+
+func sweepLatency(series []sweepSeries) (section, bool, error) {
+	ops := sweepOps(series)
+	if len(ops) == 0 {
+		return section{}, false, nil
+	}
+	sec := section{ID: "latency", Title: "Latency against clients",
+		Intro: "Median over the runs of each run's p50 (solid) and p99 (dashed), per transaction type, on a log scale."}
+	for i, op := range ops {
+		if i >= maxSeries {
+			break
+		}
+		ch := svg.LineChart{Width: chartWidth, Height: chartHeight, Title: "Latency of " + op, XLabel: "clients",
+			YLabel: "latency (ms, log scale)", YLog: true, MaxPoints: -1}
+		for j, s := range series {
+			if j >= maxSweepSeries {
+				break
+			}
+			var xs, p50, p99 []float64
+			for _, p := range s.points {
+				for _, o := range p.Ops {
+					if o.Name == op {
+						xs, p50, p99 = append(xs, float64(p.Clients)), append(p50, o.P50Ms), append(p99, o.P99Ms)
+					}
+				}
+			}
+			name := ""
+			if s.label != "" {
+				name = s.label + " "
+			}
+			col := svg.PaletteColor(j)
+			ch.Series = append(ch.Series, svg.Series{Name: name + "p50", X: xs, Y: p50, Style: svg.StyleLinePoints, Color: col},
+				svg.Series{Name: name + "p99", X: xs, Y: p99, Style: svg.StyleDashed, Color: col})
+		}
+		b, err := ch.Render()
+		if err != nil {
+			return section{}, false, fmt.Errorf("sweep latency chart: %w", err)
+		}
+		sec.Charts = append(sec.Charts, chart{Title: "Latency of " + op, SVG: template.HTML(b)})
+	}
+	return sec, true, nil
+}
+
+func inflationSection(series []sweepSeries) section {
+	sec := section{ID: "inflation", Title: "Concurrency inflation",
+		Intro: "Latency at N clients divided by latency at 1 client in the same series: 1.0 means concurrency costs nothing; 4.0 means each transaction takes four times as long."}
+	t := table{Head: []string{"series", "transaction", "clients", "tps", "p50 ms", "p99 ms", "p50 inflation", "p99 inflation", "errors"},
+		Num: []bool{false, false, true, true, true, true, true, true, true}}
+	for _, s := range series {
+		for _, p := range s.points {
+			for _, o := range p.Ops {
+				t.Rows = append(t.Rows, []string{orDash(s.label), o.Name, strconv.Itoa(p.Clients), fmtNum(o.TPSMedian), fmtMs(o.P50Ms), fmtMs(o.P99Ms),
+					optNum(o.InflationP50, "%.2f×"), optNum(o.InflationP99, "%.2f×"), fmtCount(o.Errors)})
+			}
+		}
+	}
+	if len(t.Rows) == 0 {
+		sec.Intro = "No completed point yet."
+		return sec
+	}
+	sec.Tables = []table{t}
+	return sec
+}
+
+func sweepConfigSection(sw *results.Sweep) section {
+	sec := section{ID: "config", Title: "Configuration"}
+	sec.Facts = []kv{
+		{"sweep", sw.SweepID},
+		{"status", sw.Status},
+		{"workload", sw.Workload},
+		{"command", strings.Join(results.RedactArgs(sw.Command), " ")},
+		{"run arguments", strings.Join(results.RedactArgs(sw.BaseArgs), " ")},
+		{"target", db.Redact(sw.Target)},
+		{"repeat", strconv.Itoa(sw.Repeat)},
+		{"order seed", strconv.FormatUint(sw.OrderSeed, 10)},
+		{"started", sw.StartTime.UTC().Format("2006-01-02T15:04:05Z")},
+		{"ended", sw.EndTime.UTC().Format("2006-01-02T15:04:05Z")},
+	}
+	for _, v := range sw.Vary {
+		sec.Facts = append(sec.Facts, kv{"vary --" + v.Flag, strings.Join(v.Values, ", ")})
+	}
+	for _, n := range sw.Notes {
+		sec.Facts = append(sec.Facts, kv{"note", n})
+	}
+	if len(sw.Plan) > 0 {
+		t := table{Caption: "Runs in execution order", Head: []string{"#", "round", "clients", "series", "run", "status"},
+			Num: []bool{true, true, true, false, false, false}}
+		for _, r := range sw.Plan {
+			t.Rows = append(t.Rows, []string{strconv.Itoa(r.Seq + 1), strconv.Itoa(r.Round), strconv.Itoa(r.Clients), orDash(varyLabel(r.Vary)),
+				orDash(r.RunID), orDash(r.Status)})
+		}
+		sec.Tables = append(sec.Tables, t)
+	}
+	return sec
+}

@@ -1,0 +1,184 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dbharness/dbharness/internal/results"
+)
+
+// CSV file names written for sweeps and comparisons.
+const (
+	CSVSweepPoints = "sweep_points.csv" // one row per sweep point
+	CSVSweepOps    = "sweep_ops.csv"    // one row per point and transaction type
+	CSVCompare     = "compare.csv"      // one row per compared transaction type (and point)
+	CSVConfigDiffs = "config_differences.csv"
+)
+
+func fptr(f *float64) string {
+	if f == nil {
+		return ""
+	}
+	return ff(*f)
+}
+
+// WriteSweepCSV writes a sweep's points and per-operation statistics as
+// CSV files into dir.
+func WriteSweepCSV(dir string, sw *results.Sweep) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create CSV directory %s: %v", dir, err)
+	}
+	err := writeCSVFile(filepath.Join(dir, CSVSweepPoints), func(w *csv.Writer) error {
+		if err := w.Write([]string{"sweep_id", "series", "clients", "tps_median", "tps_ci_low", "tps_ci_high", "ci_method", "efficiency", "errors", "runs"}); err != nil {
+			return err
+		}
+		for _, p := range sw.Points {
+			if err := w.Write([]string{sw.SweepID, varyLabel(p.Vary), fint(p.Clients), ff(p.TPSMedian), ff(p.TPSCILow), ff(p.TPSCIHigh),
+				p.CIMethod, fptr(p.Efficiency), fi(p.Errors), strings.Join(p.Runs, " ")}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return writeCSVFile(filepath.Join(dir, CSVSweepOps), func(w *csv.Writer) error {
+		if err := w.Write([]string{"sweep_id", "series", "clients", "op", "tps_median", "p50_ms", "p99_ms", "inflation_p50", "inflation_p99", "errors"}); err != nil {
+			return err
+		}
+		for _, p := range sw.Points {
+			for _, o := range p.Ops {
+				if err := w.Write([]string{sw.SweepID, varyLabel(p.Vary), fint(p.Clients), o.Name, ff(o.TPSMedian), ff(o.P50Ms), ff(o.P99Ms),
+					fptr(o.InflationP50), fptr(o.InflationP99), fi(o.Errors)}); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// WriteCompareCSV writes a comparison's rows and configuration differences
+// as CSV files into dir.
+func WriteCompareCSV(dir string, c *results.Comparison) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create CSV directory %s: %v", dir, err)
+	}
+	err := writeCSVFile(filepath.Join(dir, CSVCompare), func(w *csv.Writer) error {
+		if err := w.Write([]string{"a", "b", "op", "clients", "series", "tps_a", "tps_b", "tps_delta_pct", "tps_ci_low_pct", "tps_ci_high_pct",
+			"p50_a_ms", "p50_b_ms", "p50_delta_pct", "p99_a_ms", "p99_b_ms", "p99_delta_pct", "verdict"}); err != nil {
+			return err
+		}
+		for _, o := range c.Ops {
+			cl := ""
+			if o.Clients > 0 {
+				cl = fint(o.Clients)
+			}
+			if err := w.Write([]string{c.A.ID, c.B.ID, o.Name, cl, varyLabel(o.Vary), ff(o.TPSA), ff(o.TPSB), fptr(o.TPSDeltaPct),
+				fptr(o.TPSCILowPct), fptr(o.TPSCIHighPct), latencyCells(o.LatencyA, []string{"p50"})[0], latencyCells(o.LatencyB, []string{"p50"})[0],
+				fptr(o.P50DeltaPct), latencyCells(o.LatencyA, []string{"p99"})[0], latencyCells(o.LatencyB, []string{"p99"})[0],
+				fptr(o.P99DeltaPct), o.Verdict}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return writeCSVFile(filepath.Join(dir, CSVConfigDiffs), func(w *csv.Writer) error {
+		if err := w.Write([]string{"key", "a", "b"}); err != nil {
+			return err
+		}
+		for _, d := range c.ConfigDifferences {
+			if err := w.Write([]string{d.Key, d.A, d.B}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// SweepMarkdown writes a compact summary of a sweep: the throughput per
+// point with its interval and efficiency, and the USL fit.
+func SweepMarkdown(w io.Writer, sw *results.Sweep) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### dbharness sweep `%s`: %s\n\n", mdCode(sw.SweepID), mdText(sw.Workload))
+	fmt.Fprintf(&b, "**%s** · %d of %d runs · %d repeat(s)\n\n", mdText(sw.Status), len(sw.RunIDs), len(sw.Plan), sw.Repeat)
+	series := seriesOf(sw)
+	b.WriteString("| series | clients | tps (median) | 95% CI | efficiency | errors |\n|---|--:|--:|--:|--:|--:|\n")
+	for _, s := range series {
+		for _, p := range s.points {
+			eff := "-"
+			if p.Efficiency != nil {
+				eff = fmt.Sprintf("%.0f%%", 100**p.Efficiency)
+			}
+			fmt.Fprintf(&b, "| %s | %d | %s | %s – %s | %s | %s |\n", mdText(orDash(s.label)), p.Clients, fmtNum(p.TPSMedian),
+				fmtNum(p.TPSCILow), fmtNum(p.TPSCIHigh), eff, fmtCount(p.Errors))
+		}
+	}
+	b.WriteString("\n")
+	for _, s := range series {
+		name := ""
+		if s.label != "" {
+			name = " (" + mdText(s.label) + ")"
+		}
+		switch {
+		case s.fit != nil:
+			f := s.fit
+			peak := "no peak (κ = 0)"
+			if f.PeakClients != nil {
+				peak = fmt.Sprintf("peak %s tps at %.1f clients", optNum(f.PeakTPS, "%.0f"), *f.PeakClients)
+			}
+			fmt.Fprintf(&b, "USL%s: σ = %.4g, κ = %.4g, λ = %s tps, %s, R² = %.3f\n", name, f.Sigma, f.Kappa, fmtNum(f.Lambda), peak, f.R2)
+		case s.fitErr != "":
+			fmt.Fprintf(&b, "USL%s: not fitted: %s\n", name, mdText(s.fitErr))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// CompareMarkdown writes a compact summary of a comparison: one row per
+// compared transaction type with the change, its interval and the verdict,
+// then the configuration differences.
+func CompareMarkdown(w io.Writer, c *results.Comparison) error {
+	var b strings.Builder
+	level := c.Level
+	if level == 0 {
+		level = 0.95
+	}
+	fmt.Fprintf(&b, "### dbharness comparison: B `%s` against A `%s`\n\n", mdCode(c.B.ID), mdCode(c.A.ID))
+	fmt.Fprintf(&b, "| transaction | tps A | tps B | Δ tps | %.0f%% interval | Δ p50 | Δ p99 | verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n", 100*level)
+	for _, o := range c.Ops {
+		ci := "-"
+		if o.TPSCILowPct != nil && o.TPSCIHighPct != nil {
+			ci = pctPtr(o.TPSCILowPct) + " … " + pctPtr(o.TPSCIHighPct)
+		}
+		v := mdText(o.Verdict)
+		if o.Verdict == verdictFaster || o.Verdict == verdictSlower {
+			v = "**" + v + "**"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdText(opLabel(o)), fmtNum(o.TPSA), fmtNum(o.TPSB),
+			pctPtr(o.TPSDeltaPct), ci, pctPtr(o.P50DeltaPct), pctPtr(o.P99DeltaPct), v)
+	}
+	b.WriteString("\n")
+	if len(c.ConfigDifferences) == 0 {
+		b.WriteString("No configuration differences.\n")
+	} else {
+		b.WriteString("Configuration differences:\n")
+		for _, d := range c.ConfigDifferences {
+			fmt.Fprintf(&b, "- `%s`: `%s` → `%s`\n", mdCode(d.Key), mdCode(d.A), mdCode(d.B))
+		}
+	}
+	for _, n := range c.Notes {
+		fmt.Fprintf(&b, "\nNote: %s\n", mdText(n))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

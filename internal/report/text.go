@@ -1,0 +1,196 @@
+// Package report turns runs into text, JSON and other outputs. It never
+// queries the target database.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/results"
+)
+
+// Progress prints one fixed-width line per interval, with the header
+// repeated every 20 lines.
+type Progress struct {
+	W     io.Writer
+	Rate  bool // show schedule lag
+	lines int
+}
+
+// HeaderEvery is how often the progress header is repeated.
+const HeaderEvery = 20
+
+// Line prints one interval.
+func (p *Progress) Line(iv *results.Interval) {
+	if p.lines%HeaderEvery == 0 {
+		h := fmt.Sprintf("%8s %-7s %9s %9s %8s %8s %8s %9s %7s %7s", "elapsed", "phase", "tps", "cum_tps",
+			"p50_ms", "p95_ms", "p99_ms", "max_ms", "errors", "retries")
+		if p.Rate {
+			h += fmt.Sprintf(" %9s", "lag_ms")
+		}
+		fmt.Fprintln(p.W, h)
+	}
+	p.lines++
+	l := iv.LatencyMs
+	line := fmt.Sprintf("%7.1fs %-7s %9.1f %9.1f %8s %8s %8s %9s %7d %7d", iv.T, iv.Phase, iv.TPS, iv.CumulativeTPS,
+		msCell(l, "p50"), msCell(l, "p95"), msCell(l, "p99"), msCell(l, "max"), iv.Errors, iv.Retries)
+	if p.Rate {
+		line += fmt.Sprintf(" %9s", msCell(iv.LagMs, "max"))
+	}
+	var notes []string
+	if iv.Reconnects > 0 {
+		notes = append(notes, fmt.Sprintf("%d reconnected", iv.Reconnects))
+	}
+	if iv.Down > 0 {
+		notes = append(notes, fmt.Sprintf("%d clients down", iv.Down))
+	}
+	for _, k := range engine.SortedClasses(iv.ErrorClasses) {
+		notes = append(notes, fmt.Sprintf("%s x%d", k, iv.ErrorClasses[k]))
+	}
+	if len(notes) > 0 {
+		line += "  [" + strings.Join(notes, ", ") + "]"
+	}
+	fmt.Fprintln(p.W, line)
+}
+
+func msCell(l results.Latency, k string) string {
+	v, ok := l[k]
+	if !ok {
+		return "-"
+	}
+	return fmtMs(v)
+}
+
+func fmtMs(v float64) string {
+	switch {
+	case v >= 1000:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 100:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.3f", v)
+	}
+}
+
+// Summary prints the end-of-run summary: the run line and a table per
+// transaction type.
+func Summary(w io.Writer, r *results.Run) {
+	s := r.Summary
+	fmt.Fprintf(w, "\nrun %s  %s  workload %s  engine %s %s  clients %d  status %s\n", r.RunID,
+		r.StartTime.Local().Format("2006-01-02 15:04:05"), r.Workload, r.Engine.Engine, r.Engine.Version, r.Config.Clients, r.Status)
+	if r.Error != "" {
+		fmt.Fprintf(w, "error: %s\n", r.Error)
+	}
+	fmt.Fprintf(w, "measured %.1fs: %d transactions, %.1f tps, %d errors, %d retries", s.Seconds, s.Transactions, s.TPS, s.Errors, s.Retries)
+	if s.Reconnects > 0 {
+		fmt.Fprintf(w, ", %d reconnects", s.Reconnects)
+	}
+	if r.Config.LatencyLimitMs > 0 {
+		fmt.Fprintf(w, ", %d over the latency limit", s.Late)
+	}
+	fmt.Fprintln(w)
+	if n := len(r.ClientSeconds); n > 0 {
+		lo, hi := r.ClientSeconds[0], r.ClientSeconds[0]
+		for _, v := range r.ClientSeconds {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		fmt.Fprintf(w, "fixed work: %d clients finished between %.3fs and %.3fs (spread %.3fs; the slowest client sets the elapsed time)\n", n, lo, hi, hi-lo)
+		if n <= maxClientTimes {
+			parts := make([]string, n)
+			for i, v := range r.ClientSeconds {
+				parts[i] = fmt.Sprintf("%.3f", v)
+			}
+			fmt.Fprintf(w, "client seconds: %s\n", strings.Join(parts, " "))
+		}
+	}
+	if len(s.LagMs) > 0 {
+		fmt.Fprintf(w, "schedule lag (ms): p50 %s  p99 %s  max %s\n", msCell(s.LagMs, "p50"), msCell(s.LagMs, "p99"), msCell(s.LagMs, "max"))
+	}
+	if rate := r.Config.Rate; rate > 0 {
+		// A server that cannot keep up leaves scheduled transactions
+		// unstarted: the achieved rate says how far it fell behind.
+		fmt.Fprintf(w, "open loop: target %.1f tps, achieved %.1f tps (%.0f%%)\n", rate, s.TPS, 100*s.TPS/rate)
+	}
+	for _, k := range sortedMetricKeys(s.Metrics) {
+		fmt.Fprintf(w, "%s: %s\n", k, fmtMetric(s.Metrics[k]))
+	}
+	cols := []string{}
+	for _, p := range r.Config.Percentiles {
+		cols = append(cols, results.PercentileKey(p))
+	}
+	cols = append(cols, "max")
+	head := fmt.Sprintf("%-16s %10s %10s %7s %7s", "transaction", "count", "tps", "errors", "retries")
+	for _, c := range cols {
+		head += fmt.Sprintf(" %9s", c+"_ms")
+	}
+	fmt.Fprintln(w, head)
+	row := func(name string, count int64, tps float64, errs, retries int64, l results.Latency) {
+		line := fmt.Sprintf("%-16s %10d %10.1f %7d %7d", name, count, tps, errs, retries)
+		for _, c := range cols {
+			line += fmt.Sprintf(" %9s", msCell(l, c))
+		}
+		fmt.Fprintln(w, line)
+	}
+	for _, o := range r.Ops {
+		row(o.Name, o.Count, o.TPS, o.Errors, o.Retries, o.LatencyMs)
+	}
+	if len(r.Ops) > 1 {
+		row("total", s.Transactions, s.TPS, s.Errors, s.Retries, s.LatencyMs)
+	}
+	if len(r.ErrorClasses) > 0 {
+		var parts []string
+		for _, k := range engine.SortedClasses(r.ErrorClasses) {
+			parts = append(parts, fmt.Sprintf("%s x%d", k, r.ErrorClasses[k]))
+		}
+		fmt.Fprintf(w, "errors by class: %s\n", strings.Join(parts, ", "))
+		for _, k := range engine.SortedClasses(r.ErrorClasses) {
+			if m := r.ErrorSamples[k]; m != "" {
+				fmt.Fprintf(w, "  %s, first: %s\n", k, m)
+			}
+		}
+	}
+	Evidence(w, r)
+}
+
+// maxClientTimes is the most clients whose times the summary lists one by
+// one (the JSON always has them all).
+const maxClientTimes = 64
+
+// fmtMetric prints a workload figure with one decimal when large and three
+// when small (seconds, bytes per row).
+func fmtMetric(v float64) string {
+	if v >= 100 || v <= -100 {
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+func sortedMetricKeys(m map[string]float64) []string {
+	c := map[string]int64{}
+	for k := range m {
+		c[k] = 0
+	}
+	keys := engine.SortedClasses(c)
+	return keys
+}
+
+// WriteJSON writes v as indented JSON to path ("-" is standard output).
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if path == "-" {
+		_, err = os.Stdout.Write(b)
+		return err
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("write %s: %v", path, err)
+	}
+	return nil
+}
