@@ -1,0 +1,249 @@
+// Package cli is the command line: one file per command. Flags are bound to
+// configuration structs, never to globals.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbharness/dbharness/internal/workload"
+	_ "github.com/dbharness/dbharness/internal/workload/all" // built-in workloads
+	"github.com/dbharness/dbharness/internal/workload/script"
+)
+
+// Exit codes.
+const (
+	ExitOK          = 0
+	ExitFail        = 1 // an error, or a check that does not hold
+	ExitUsage       = 2
+	ExitInterrupted = 130
+)
+
+// Version is set at build time with -ldflags "-X ...cli.Version=...".
+var Version = "dev"
+
+// app holds the output streams, so tests can capture them.
+type app struct {
+	stdout, stderr io.Writer
+}
+
+type command struct {
+	name, usage, summary string
+	run                  func(a *app, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"init", "init WORKLOAD|FILE.yaml [--db URL] [flags]", "create the workload's tables and load its data", (*app).cmdInit},
+		{"run", "run WORKLOAD|FILE.yaml|--script F [--db URL] [flags]", "drive the workload and measure it", (*app).cmdRun},
+		{"check", "check WORKLOAD|FILE.yaml [--db URL]", "verify the workload's consistency invariants (exit 1 if violated)", (*app).cmdCheck},
+		{"profile", "profile FILE.yaml [--db URL] [--json F]", "the data and the engine's statistics of a loaded workload file", (*app).cmdProfile},
+		{"workloads", "workloads", "list the built-in workloads and their flags", (*app).cmdWorkloads},
+		{"sweep", "sweep WORKLOAD --clients 1,2,4,8 [flags]", "run an experiment: many runs, one analysis", (*app).cmdSweep},
+		{"runs", "runs [--json]", "list saved runs", (*app).cmdRuns},
+		{"sweeps", "sweeps [--json]", "list saved sweeps", (*app).cmdSweeps},
+		{"show", "show RUN|SWEEP [--json]", "print a saved run's summary or a sweep's analysis", (*app).cmdShow},
+		{"compare", "compare A B [--json]", "compare two runs or two sweeps (B against A)", (*app).cmdCompare},
+		{"report", "report RUN|SWEEP|A B|FILE [--html F] [--csv D] [--markdown F]", "write an HTML report, CSV files or a Markdown summary of a run, sweep or comparison", (*app).cmdReport},
+		{"version", "version", "print the version", func(a *app, _ []string) error { fmt.Fprintln(a.stdout, "dbharness", Version); return nil }},
+	}
+}
+
+// usageError is a mistake on the command line: exit 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// exitError carries a specific exit code with an optional message.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+// Main runs the command line and returns the exit code.
+func Main(args []string) int {
+	return (&app{stdout: os.Stdout, stderr: os.Stderr}).main(args)
+}
+
+func (a *app) main(args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		a.help()
+		return ExitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			err := c.run(a, args[1:])
+			return a.exit(err)
+		}
+	}
+	return a.exit(usagef("unknown command %q; run `dbharness help` for the list", args[0]))
+}
+
+func (a *app) exit(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(a.stderr, "dbharness:", ee.msg)
+		}
+		return ee.code
+	}
+	if errors.Is(err, pflag.ErrHelp) {
+		return ExitOK
+	}
+	fmt.Fprintln(a.stderr, "dbharness:", oneLine(err.Error()))
+	var ue usageError
+	if errors.As(err, &ue) {
+		return ExitUsage
+	}
+	return ExitFail
+}
+
+// oneLine keeps an error to one line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func (a *app) help() {
+	fmt.Fprintln(a.stdout, "dbharness: database load tests that measure correctly and tell why.")
+	fmt.Fprintln(a.stdout, "\nUsage:")
+	for _, c := range commands() {
+		fmt.Fprintf(a.stdout, "  dbharness %-56s %s\n", c.usage, c.summary)
+	}
+	fmt.Fprintln(a.stdout, "\nWithout --db the embedded SQLite database is used. `dbharness COMMAND --help` shows a command's flags.")
+}
+
+// splitWorkload finds the workload name: the first argument that is not a
+// flag or a flag's value. Flags may come before or after it.
+func splitWorkload(cmd string, args []string, common func(fs *pflag.FlagSet)) (string, error) {
+	fs := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
+	fs.ParseErrorsAllowlist.UnknownFlags = true
+	fs.SetOutput(io.Discard)
+	common(fs)
+	fs.BoolP("help", "h", false, "")
+	if err := fs.Parse(args); err != nil {
+		// A bad flag value; the strict parse reports it. Take the usual
+		// place of the workload name.
+		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+			return args[0], nil
+		}
+		return "", nil
+	}
+	if fs.NArg() == 0 {
+		return "", nil
+	}
+	return fs.Arg(0), nil
+}
+
+// parseFlags builds the full flag set (common + the workload's own) and
+// parses args strictly.
+func (a *app) parseFlags(cmd string, wl workload.Generator, args []string, common func(fs *pflag.FlagSet)) (*pflag.FlagSet, error) {
+	fs := pflag.NewFlagSet(cmd+" "+wl.Name(), pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.SetOutput(io.Discard)
+	common(fs)
+	wl.Flags(workload.Command(cmd), fs)
+	help := fs.BoolP("help", "h", false, "show this help")
+	if err := fs.Parse(args); err != nil {
+		return nil, usagef("%s (for `%s %s`; see `dbharness %s %s --help`)", flagError(err), cmd, wl.Name(), cmd, wl.Name())
+	}
+	if *help {
+		fmt.Fprintf(a.stdout, "Usage: dbharness %s %s [flags]\n\n%s", cmd, wl.Name(), fs.FlagUsages())
+		return nil, pflag.ErrHelp
+	}
+	if fs.NArg() > 1 {
+		return nil, usagef("unexpected argument %q after the workload name", fs.Arg(1))
+	}
+	return fs, nil
+}
+
+func flagError(err error) string {
+	s := err.Error()
+	s = strings.Replace(s, "unknown flag: ", "unknown flag ", 1)
+	s = strings.Replace(s, "unknown shorthand flag: ", "unknown flag ", 1)
+	return s
+}
+
+// workloadFor resolves the workload argument of init/run/check.
+func workloadFor(cmd string, args []string, common func(fs *pflag.FlagSet)) (workload.Generator, error) {
+	name, _ := splitWorkload(cmd, args, common)
+	if name == "" && cmd == "run" && hasScriptFlag(args) {
+		name = script.Name
+	}
+	if name == "" {
+		return nil, usagef("`dbharness %s` needs a workload name or a workload file, e.g. `dbharness %s tpcb` or `dbharness %s shop.yaml`; `dbharness workloads` lists them", cmd, cmd, cmd)
+	}
+	wl, err := workload.New(name)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	return wl, nil
+}
+
+// hasScriptFlag reports whether args give pgbench scripts (--script or -f),
+// which select the implicit script workload.
+func hasScriptFlag(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--script" || a == "-f" || strings.HasPrefix(a, "--script=") || strings.HasPrefix(a, "-f") && len(a) > 2 && a[1] == 'f' {
+			return true
+		}
+	}
+	return false
+}
+
+// durationValue is a pflag value that takes a Go duration ("90s", "2m") or
+// a bare number of seconds, as pgbench's -T does.
+type durationValue struct{ d *time.Duration }
+
+func (v durationValue) String() string {
+	if v.d == nil || *v.d == 0 {
+		return "0"
+	}
+	return v.d.String()
+}
+
+func (v durationValue) Set(s string) error {
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		if n < 0 {
+			return fmt.Errorf("%q is negative", s)
+		}
+		*v.d = time.Duration(n * float64(time.Second))
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration; use e.g. 30s, 5m or a number of seconds", s)
+	}
+	if d < 0 {
+		return fmt.Errorf("%q is negative", s)
+	}
+	*v.d = d
+	return nil
+}
+
+func (v durationValue) Type() string { return "duration" }
+
+func durationVarP(fs *pflag.FlagSet, p *time.Duration, name, short string, def time.Duration, usage string) {
+	*p = def
+	fs.VarP(durationValue{p}, name, short, usage)
+}

@@ -1,0 +1,313 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql"
+
+	"github.com/dbharness/dbharness/internal/testdb"
+)
+
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "dbh-cli")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "dbharness")
+	out, err := exec.Command("go", "build", "-race", "-o", bin, "github.com/dbharness/dbharness/cmd/dbharness").CombinedOutput()
+	if err != nil {
+		os.Stderr.Write(out)
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+	took           time.Duration
+}
+
+func (r result) all() string { return r.stdout + r.stderr }
+
+// dbh runs the binary with a private data directory and results store.
+func dbh(t *testing.T, home string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home, "DBHARNESS_RESULTS="+filepath.Join(home, "results.db"))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String(), took: time.Since(start)}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"goroutine ", "panic:", "runtime error"} {
+		if strings.Contains(r.all(), bad) {
+			t.Fatalf("output has a stack trace:\n%s", r.all())
+		}
+	}
+	return r
+}
+
+func TestTheReadmeQuickStartWorksOnTheEmbeddedDatabase(t *testing.T) {
+	home := t.TempDir()
+	r := dbh(t, home, "init", "tpcb")
+	if r.code != 0 {
+		t.Fatalf("init: exit %d\n%s", r.code, r.all())
+	}
+	dbPath := filepath.Join(home, "dbharness", "default.db")
+	if !strings.Contains(r.stderr, dbPath) {
+		t.Errorf("init does not say where the database is (%s):\n%s", dbPath, r.stderr)
+	}
+	jsonPath := filepath.Join(home, "run.json")
+	r = dbh(t, home, "run", "tpcb", "--duration", "1s", "--clients", "2", "--json", jsonPath)
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.all())
+	}
+	for _, want := range []string{dbPath, "elapsed", "tpcb_like", "p99_ms", "saved as run"} {
+		if !strings.Contains(r.all(), want) {
+			t.Errorf("run output lacks %q:\n%s", want, r.all())
+		}
+	}
+	var run map[string]any
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &run); err != nil {
+		t.Fatal(err)
+	}
+	if run["status"] != "completed" || run["summary"].(map[string]any)["tps"].(float64) <= 0 {
+		t.Fatalf("run JSON: status %v summary %v", run["status"], run["summary"])
+	}
+	id := run["run_id"].(string)
+
+	t.Run("check passes after the run", func(t *testing.T) {
+		if r := dbh(t, home, "check", "tpcb"); r.code != 0 || strings.Count(r.stdout, "PASS") != 3 {
+			t.Fatalf("check: exit %d\n%s", r.code, r.all())
+		}
+	})
+	t.Run("runs lists the saved run", func(t *testing.T) {
+		r := dbh(t, home, "runs", "--json")
+		var rows []map[string]any
+		if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 1 || rows[0]["run_id"] != id {
+			t.Fatalf("runs --json = %s (%v)", r.stdout, err)
+		}
+	})
+	t.Run("show prints the same JSON as run --json", func(t *testing.T) {
+		r := dbh(t, home, "show", id, "--json")
+		var shown map[string]any
+		if err := json.Unmarshal([]byte(r.stdout), &shown); err != nil {
+			t.Fatal(err)
+		}
+		if shown["run_id"] != id || len(shown["intervals"].([]any)) != len(run["intervals"].([]any)) {
+			t.Fatalf("show differs from the run's JSON: %v intervals vs %v", len(shown["intervals"].([]any)), len(run["intervals"].([]any)))
+		}
+	})
+	t.Run("workloads lists tpcb, tpcc and tpcc-ro with their flags", func(t *testing.T) {
+		r := dbh(t, home, "workloads")
+		for _, want := range []string{"tpcb", "--scale", "--mix", "tpcc", "--warehouses", "--warehouse-affinity", "tpcc-ro", "--augmented"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("workloads lacks %q:\n%s", want, r.stdout)
+			}
+		}
+	})
+}
+
+func TestACheckThatFailsExitsOneWithTheNumbers(t *testing.T) {
+	home := t.TempDir()
+	url := testdb.SQLite(t)
+	if r := dbh(t, home, "init", "tpcb", "--db", url); r.code != 0 {
+		t.Fatal(r.all())
+	}
+	d, err := sql.Open("sqlite", strings.TrimPrefix(url, "sqlite://"))
+	if err == nil {
+		_, err = d.Exec("UPDATE pgbench_tellers SET tbalance = 7 WHERE tid = 1")
+		d.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := dbh(t, home, "check", "tpcb", "--db", url)
+	if r.code != 1 || !strings.Contains(r.stdout, "FAIL") || !strings.Contains(r.stdout, "sum(tbalance)=7") {
+		t.Fatalf("exit %d\n%s", r.code, r.all())
+	}
+}
+
+// silentServer accepts connections and never answers, like a firewall
+// that swallows packets.
+func silentServer(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+		}
+	}()
+	return l.Addr().String()
+}
+
+func TestBadInputGetsOneClearSentence(t *testing.T) {
+	home := t.TempDir()
+	silent := silentServer(t)
+	pg := testdb.PostgresBase()
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"an unknown command", []string{"frobnicate"}, 2, "unknown command"},
+		{"an unknown workload", []string{"run", "nosuch"}, 2, "unknown workload \"nosuch\""},
+		{"a missing workload", []string{"run"}, 2, "needs a workload name"},
+		{"an unknown flag", []string{"run", "tpcb", "--bogus"}, 2, "unknown flag --bogus"},
+		{"a bad clients value", []string{"run", "tpcb", "--clients", "0"}, 2, "--clients 0"},
+		{"a bad duration", []string{"run", "tpcb", "--duration", "soon"}, 2, "not a duration"},
+		{"a bad mix", []string{"run", "tpcb", "--mix", "everything", "--db", testdb.SQLite(t)}, 1, "--mix \"everything\""},
+		{"a bad scale", []string{"init", "tpcb", "--scale", "0", "--db", testdb.SQLite(t)}, 1, "--scale 0"},
+		{"an unsupported URL scheme", []string{"run", "tpcb", "--db", "oracle://x/y"}, 2, "not supported"},
+		{"a refused connection", []string{"run", "tpcb", "--db", "postgres://postgres@127.0.0.1:1/test"}, 1, "connection refused"},
+		{"a server that never answers", []string{"run", "tpcb", "--db", "postgres://postgres@" + silent + "/test"}, 1, "cannot connect"},
+		{"a MySQL server that never answers", []string{"check", "tpcb", "--db", "mysql://root@" + silent + "/test"}, 1, "cannot connect"},
+		{"an unknown database", []string{"run", "tpcb", "--db", pg + "/no_such_db_dbh"}, 1, "does not exist"},
+		{"a wrong MySQL password", []string{"run", "tpcb", "--db", "mysql://root:wrongpass@127.0.0.1:3306/test"}, 1, "authentication failed"},
+		{"missing tables", []string{"run", "tpcb", "--db", testdb.SQLite(t)}, 1, "run `dbharness init tpcb"},
+		{"a missing run", []string{"show", "nosuchrun"}, 1, "not found"},
+		{"keying times without terminals", []string{"run", "tpcc", "--keying-think"}, 2, "--keying-think needs --terminals"},
+		{"a bad warehouse count", []string{"init", "tpcc", "--warehouses", "0", "--db", testdb.SQLite(t)}, 1, "--warehouses 0"},
+		{"tpcc without its tables", []string{"run", "tpcc", "--db", testdb.SQLite(t)}, 1, "run `dbharness init tpcc"},
+	} {
+		t.Run(tc.name+" is refused clearly", func(t *testing.T) {
+			r := dbh(t, home, tc.args...)
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d\n%s", r.code, tc.code, r.all())
+			}
+			if !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("stderr lacks %q:\n%s", tc.want, r.stderr)
+			}
+			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+			if last := lines[len(lines)-1]; !strings.HasPrefix(last, "dbharness: ") {
+				t.Errorf("last line is not the error sentence: %q", last)
+			}
+			if r.took > 10*time.Second {
+				t.Errorf("took %s; errors must come within 10 seconds", r.took)
+			}
+			if strings.Contains(r.all(), "wrongpass") {
+				t.Errorf("the password is printed:\n%s", r.all())
+			}
+		})
+	}
+}
+
+func TestPasswordsNeverReachOutputJSONOrTheStore(t *testing.T) {
+	url := testdb.MySQL(t, "dbh_cli_pw")
+	base := strings.TrimPrefix(testdb.MySQLBase(), "mysql://")
+	user, host, _ := strings.Cut(base, "@")
+	admin, err := sql.Open("mysql", user+"@tcp("+host+")/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	for _, s := range []string{
+		"DROP USER IF EXISTS 'dbh_pw'@'%'", "DROP USER IF EXISTS 'dbh_pw'@'localhost'",
+		"CREATE USER 'dbh_pw'@'%' IDENTIFIED BY 'S3cretPw9'", "CREATE USER 'dbh_pw'@'localhost' IDENTIFIED BY 'S3cretPw9'",
+		"GRANT ALL ON dbh_cli_pw.* TO 'dbh_pw'@'%'", "GRANT ALL ON dbh_cli_pw.* TO 'dbh_pw'@'localhost'",
+	} {
+		if _, err := admin.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	pwURL := strings.Replace(url, "mysql://"+user+"@", "mysql://dbh_pw:S3cretPw9@", 1)
+	home := t.TempDir()
+	jsonPath := filepath.Join(home, "r.json")
+	var all string
+	for _, args := range [][]string{
+		{"init", "tpcb", "--db", pwURL},
+		{"run", "tpcb", "--db", pwURL, "-T", "1", "--json", jsonPath},
+		{"check", "tpcb", "--db=" + pwURL},
+		{"runs"},
+	} {
+		r := dbh(t, home, args...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, r.code, r.all())
+		}
+		all += r.all()
+	}
+	files := []string{jsonPath}
+	m, _ := filepath.Glob(filepath.Join(home, "results.db*"))
+	files = append(files, m...)
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		all += string(b)
+	}
+	if strings.Contains(all, "S3cretPw9") {
+		t.Fatal("the password appears in output, JSON or the results store")
+	}
+	if !strings.Contains(all, "dbh_pw:xxxxx@") {
+		t.Error("the redacted URL is not shown")
+	}
+}
+
+func TestInterruptStopsCleanlyKeepsTheRunAndExits130(t *testing.T) {
+	home := t.TempDir()
+	url := testdb.SQLite(t)
+	if r := dbh(t, home, "init", "tpcb", "--db", url); r.code != 0 {
+		t.Fatal(r.all())
+	}
+	cmd := exec.Command(bin, "run", "tpcb", "--db", url, "--duration", "60s", "--clients", "2")
+	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home, "DBHARNESS_RESULTS="+filepath.Join(home, "results.db"))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	start := time.Now()
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130\n%s", err, out.String())
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("took %s to stop", time.Since(start))
+	}
+	if !strings.Contains(out.String(), "status interrupted") || !strings.Contains(out.String(), "tpcb_like") {
+		t.Fatalf("no summary of what was measured:\n%s", out.String())
+	}
+	r := dbh(t, home, "runs", "--json")
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 1 || rows[0]["status"] != "interrupted" || rows[0]["tps"].(float64) <= 0 {
+		t.Fatalf("saved runs: %s", r.stdout)
+	}
+	if r := dbh(t, home, "check", "tpcb", "--db", url); r.code != 0 {
+		t.Fatalf("check after the interrupt: %s", r.all())
+	}
+}
+
+var _ = context.Background

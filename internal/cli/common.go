@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/workload"
+)
+
+// target opens the --db target and says where the default database is.
+func (a *app) target(raw string) (db.DB, error) {
+	t, err := db.ParseURL(raw)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	if t.Default {
+		fmt.Fprintf(a.stderr, "using the embedded SQLite database %s (give --db to use another)\n", t.Path)
+	}
+	return db.Open(t)
+}
+
+// connectTimeout bounds how long a first connection may take.
+const connectTimeout = 10 * time.Second
+
+func connect(ctx context.Context, d db.DB) (db.Conn, error) {
+	cctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	defer cancel()
+	return d.Connect(cctx)
+}
+
+// randomSeed returns a seed for runs that were not given one.
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:]) >> 1
+}
+
+// signals returns a channel closed at the first SIGINT or SIGTERM; a second
+// one exits the process at once with status 130.
+func signals() (stop <-chan struct{}, release func()) {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	s := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			close(s)
+		case <-done:
+			return
+		}
+		select {
+		case <-ch:
+			fmt.Fprintln(os.Stderr, "\ndbharness: interrupted again; exiting now")
+			os.Exit(ExitInterrupted)
+		case <-done:
+		}
+	}()
+	return s, func() { signal.Stop(ch); close(done) }
+}
+
+// workloadFlags returns the values of the workload's own flags, for the
+// saved configuration.
+func workloadFlags(fs *pflag.FlagSet, wl workload.Generator, cmd workload.Command) map[string]string {
+	// A fresh instance: registering flags resets the bound fields.
+	fresh, err := workload.New(wl.Name())
+	if err != nil {
+		return nil
+	}
+	own := pflag.NewFlagSet("", pflag.ContinueOnError)
+	fresh.Flags(cmd, own)
+	m := map[string]string{}
+	own.VisitAll(func(f *pflag.Flag) {
+		if v := fs.Lookup(f.Name); v != nil {
+			m[f.Name] = db.Redact(v.Value.String())
+		}
+	})
+	return m
+}
+
+// loadBar is the progress bar shown while loading: rows written and rows/s
+// per table, redrawn in place on a terminal and every few seconds otherwise.
+type loadBar struct {
+	w      io.Writer
+	tty    bool
+	start  time.Time
+	mu     sync.Mutex
+	tables []string
+	plan   map[string]int64
+	done   map[string]*atomic.Int64
+	phase  string
+	// steps times each step: loading, then each named phase.
+	steps     []string
+	stepStart time.Time
+	stopC     chan struct{}
+	wg        sync.WaitGroup
+}
+
+func newLoadBar(w io.Writer) *loadBar {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	b := &loadBar{w: w, tty: tty, start: time.Now(), plan: map[string]int64{}, done: map[string]*atomic.Int64{}, stopC: make(chan struct{})}
+	b.wg.Add(1)
+	go b.loop()
+	return b
+}
+
+func (b *loadBar) Plan(table string, rows int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, ok := b.plan[table]; !ok {
+		b.tables = append(b.tables, table)
+		b.done[table] = &atomic.Int64{}
+	}
+	b.plan[table] += rows
+}
+
+func (b *loadBar) Add(table string, rows int64) {
+	b.mu.Lock()
+	c := b.done[table]
+	b.mu.Unlock()
+	if c != nil {
+		c.Add(rows)
+	}
+}
+
+func (b *loadBar) Phase(name string) {
+	b.mu.Lock()
+	b.endStep()
+	b.phase = name
+	b.mu.Unlock()
+	b.draw(false)
+}
+
+func (b *loadBar) loop() {
+	defer b.wg.Done()
+	every := 200 * time.Millisecond
+	if !b.tty {
+		every = 5 * time.Second
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			b.draw(false)
+		case <-b.stopC:
+			return
+		}
+	}
+}
+
+func (b *loadBar) line() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var total, done int64
+	for _, t := range b.tables {
+		total += b.plan[t]
+		done += b.done[t].Load()
+	}
+	el := time.Since(b.start).Seconds()
+	pct := 100.0
+	if total > 0 {
+		pct = 100 * float64(done) / float64(total)
+	}
+	const width = 30
+	fill := int(pct / 100 * width)
+	bar := strings.Repeat("=", fill) + strings.Repeat(" ", width-fill)
+	rate := 0.0
+	if el > 0 {
+		rate = float64(done) / el
+	}
+	s := fmt.Sprintf("loading [%s] %5.1f%%  %d/%d rows  %.0f rows/s  %.1fs", bar, pct, done, total, rate, el)
+	if b.phase != "" {
+		s += "  " + b.phase
+	}
+	return s
+}
+
+func (b *loadBar) draw(final bool) {
+	l := b.line()
+	if b.tty {
+		fmt.Fprintf(b.w, "\r%-120s", l)
+		if final {
+			fmt.Fprintln(b.w)
+		}
+		return
+	}
+	fmt.Fprintln(b.w, l)
+}
+
+// endStep closes the running step (the load, or the current phase).
+func (b *loadBar) endStep() {
+	name := b.phase
+	if name == "" {
+		name = "load"
+	}
+	if b.stepStart.IsZero() {
+		b.stepStart = b.start
+	}
+	b.steps = append(b.steps, fmt.Sprintf("%s %.2fs", name, time.Since(b.stepStart).Seconds()))
+	b.stepStart = time.Now()
+}
+
+func (b *loadBar) finish() {
+	close(b.stopC)
+	b.wg.Wait()
+	b.draw(true)
+	b.mu.Lock()
+	b.endStep()
+	fmt.Fprintf(b.w, "steps: %s\n", strings.Join(b.steps, ", "))
+	b.mu.Unlock()
+}
+
+// tableRows lists tables by name for messages.
+func tableRows(m map[string]int64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}

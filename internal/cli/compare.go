@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dbharness/dbharness/internal/experiment"
+	"github.com/dbharness/dbharness/internal/report"
+	"github.com/dbharness/dbharness/internal/results"
+)
+
+func (a *app) cmdCompare(args []string) error {
+	var o storeOpts
+	fs, err := parseSimple("compare", args, o.flags)
+	if err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return usagef("`dbharness compare` takes two ids, A and B (runs or sweeps); `dbharness runs` and `dbharness sweeps` list them")
+	}
+	s, err := o.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	c, err := compareIDs(context.Background(), s, fs.Arg(0), fs.Arg(1))
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return report.WriteJSON("-", c)
+	}
+	report.ComparisonTable(a.stdout, c)
+	return nil
+}
+
+// loaded is one side of a comparison: a run or a sweep.
+type loaded struct {
+	run   *results.Run
+	sweep *results.Sweep
+}
+
+func loadSide(ctx context.Context, s *results.Store, id string) (loaded, error) {
+	if strings.HasPrefix(id, results.SweepIDPrefix) {
+		sw, err := s.GetSweep(ctx, id)
+		return loaded{sweep: sw}, notFound(err)
+	}
+	r, err := s.Get(ctx, id)
+	if errors.Is(err, results.ErrNotFound) {
+		if sw, serr := s.GetSweep(ctx, id); serr == nil {
+			return loaded{sweep: sw}, nil
+		}
+		return loaded{}, fmt.Errorf("no run or sweep %q in %s; `dbharness runs` and `dbharness sweeps` list them", id, s.Path())
+	}
+	return loaded{run: r}, err
+}
+
+func compareIDs(ctx context.Context, s *results.Store, ida, idb string) (*results.Comparison, error) {
+	a, err := loadSide(ctx, s, ida)
+	if err != nil {
+		return nil, err
+	}
+	b, err := loadSide(ctx, s, idb)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case a.run != nil && b.run != nil:
+		return experiment.CompareRuns(a.run, b.run), nil
+	case a.sweep != nil && b.sweep != nil:
+		runs := map[string]*results.Run{}
+		for _, sw := range []*results.Sweep{a.sweep, b.sweep} {
+			m, err := s.SweepRuns(ctx, sw)
+			if err != nil {
+				return nil, err
+			}
+			for k, v := range m {
+				runs[k] = v
+			}
+		}
+		return experiment.CompareSweeps(a.sweep, b.sweep, runs), nil
+	}
+	return nil, usagef("compare two runs or two sweeps, not a run with a sweep (%s, %s); `dbharness show SWEEP` lists a sweep's runs", ida, idb)
+}

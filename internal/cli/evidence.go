@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/collect"
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/workload"
+)
+
+// evidence runs the collectors and the plan check of one run.
+type evidence struct {
+	a     *app
+	kinds map[string]bool
+	d     db.DB
+	col   *collect.Collector
+	plans *collect.PlanCheck
+}
+
+// startEvidence tags the harness's sessions, checks the plans of the
+// workload's statements and starts the collectors, before the clients
+// connect. It returns nil when --collect none.
+func (a *app) startEvidence(ctx context.Context, kinds map[string]bool, d db.DB, runner workload.Runner, run *results.Run) *evidence {
+	if len(kinds) == 0 {
+		return nil
+	}
+	ev := &evidence{a: a, kinds: kinds, d: d}
+	run.Collect = &results.Collect{}
+	for _, k := range collect.AllKinds {
+		if kinds[k] {
+			run.Collect.Enabled = append(run.Collect.Enabled, k)
+		}
+	}
+	appName := ""
+	if tg, ok := d.(db.Tagger); ok {
+		appName = tg.Tag("dbharness-" + run.RunID)
+	}
+	if kinds[collect.KindPlans] {
+		if st, ok := runner.(workload.Statementer); ok {
+			ev.plans = &collect.PlanCheck{DB: d, Stmts: st.Statements(), Seed: run.Config.Seed}
+			if conn, err := connect(ctx, d); err != nil {
+				a.warnf("plan check: %v", err)
+				ev.plans = nil
+			} else {
+				run.Plans = ev.plans.Before(ctx, conn)
+				conn.Close()
+			}
+		}
+	}
+	if kinds[collect.KindOS] || kinds[collect.KindServer] || kinds[collect.KindWaits] {
+		ev.col = collect.For(d, kinds, appName)
+		for _, w := range ev.col.Start(ctx) {
+			a.warnf("%s", w)
+		}
+	}
+	return ev
+}
+
+// observer wraps the run's tick observer so that the collectors sample at
+// the start of the clock and at the end of every interval.
+func (ev *evidence) observer(obs engine.ObserverFunc) engine.Observer {
+	if ev == nil || ev.col == nil {
+		return obs
+	}
+	return &evidenceObserver{f: obs, col: ev.col}
+}
+
+type evidenceObserver struct {
+	f   engine.ObserverFunc
+	col *collect.Collector
+}
+
+func (o *evidenceObserver) OnStart(t time.Time) { o.col.Begin(t) }
+
+func (o *evidenceObserver) OnTick(tk *engine.Tick) {
+	o.col.Boundary(tk.Seq, tk.Phase, tk.End)
+	o.f(tk)
+}
+
+// finish stops the collectors, checks the plans again and stores it all in
+// the run.
+func (ev *evidence) finish(ctx context.Context, run *results.Run) {
+	if ev == nil {
+		return
+	}
+	if ev.col != nil {
+		res := ev.col.Stop(-1, "", time.Time{})
+		run.Collect.OS, run.Collect.Server, run.Waits = res.OS, res.Server, res.Waits
+		for _, w := range res.Warnings {
+			ev.a.warnf("%s", w)
+		}
+	}
+	if ev.plans != nil {
+		conn, err := connect(ctx, ev.d)
+		if err != nil {
+			ev.a.warnf("plan check after the run: %v", err)
+			return
+		}
+		run.Plans = ev.plans.After(ctx, conn)
+		conn.Close()
+	}
+}
+
+func (a *app) warnf(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "dbharness: warning: "+format+"\n", args...)
+}

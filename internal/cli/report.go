@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbharness/dbharness/internal/report"
+	"github.com/dbharness/dbharness/internal/results"
+)
+
+// reportOuts are the report files asked for on `run` or `report`.
+type reportOuts struct {
+	html, csv, markdown string
+}
+
+func (o *reportOuts) flags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.html, "html", "", "write a self-contained HTML report (charts inline, no script, works offline) to FILE")
+	fs.StringVar(&o.csv, "csv", "", "write the interval series and per-operation summaries as CSV files into DIR")
+	fs.StringVar(&o.markdown, "markdown", "", "write a compact Markdown summary to FILE (- for standard output)")
+}
+
+func (o *reportOuts) any() bool { return o.html != "" || o.csv != "" || o.markdown != "" }
+
+// validate checks, before any work, that the files can be written where
+// asked: their directory must exist.
+func (o *reportOuts) validate() error {
+	for _, f := range []struct{ flag, path string }{{"--html", o.html}, {"--markdown", o.markdown}} {
+		if f.path == "" || f.path == "-" {
+			continue
+		}
+		if st, err := os.Stat(f.path); err == nil && st.IsDir() {
+			return usagef("%s %s is a directory; give a file name", f.flag, f.path)
+		}
+		dir := filepath.Dir(f.path)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return usagef("%s %s: directory %s does not exist", f.flag, f.path, dir)
+		}
+	}
+	if o.html == "-" {
+		return usagef("--html needs a file name")
+	}
+	if o.csv != "" {
+		if st, err := os.Stat(o.csv); err == nil && !st.IsDir() {
+			return usagef("--csv %s is a file; give a directory (it is created if missing)", o.csv)
+		}
+	}
+	return nil
+}
+
+// writeRun writes the asked reports of one run and says where they went.
+func (a *app) writeRun(o reportOuts, r *results.Run, msg io.Writer) error {
+	return writeReports(o, msg,
+		func(w io.Writer, opt report.HTMLOptions) error { return report.RunHTML(w, r, opt) },
+		func(dir string) error { return report.WriteRunCSV(dir, r) },
+		func(w io.Writer) error { return report.RunMarkdown(w, r) })
+}
+
+func (a *app) cmdReport(args []string) error {
+	var so storeOpts
+	var o reportOuts
+	fs, err := parseSimple("report", args, func(fs *pflag.FlagSet) {
+		fs.StringVar(&so.results, "results", "", "results store file (default $DBHARNESS_RESULTS or "+results.DefaultPath()+")")
+		o.flags(fs)
+	})
+	if err != nil {
+		return err
+	}
+	if fs.NArg() < 1 || fs.NArg() > 2 {
+		return usagef("`dbharness report` takes a run or sweep id, two ids A B to compare, or a run, sweep or comparison JSON file, e.g. `dbharness report RUN --html report.html`; `dbharness runs` and `dbharness sweeps` list them")
+	}
+	if !o.any() {
+		return usagef("`dbharness report` needs an output: --html FILE, --csv DIR or --markdown FILE")
+	}
+	if err := o.validate(); err != nil {
+		return err
+	}
+	var d reportable
+	if fs.NArg() == 2 {
+		d, err = compareReportable(fs.Arg(0), fs.Arg(1), so)
+	} else {
+		d, err = loadReportable(fs.Arg(0), so)
+	}
+	if err != nil {
+		return err
+	}
+	msg := a.stdout
+	if o.markdown == "-" {
+		msg = a.stderr
+	}
+	switch {
+	case d.run != nil:
+		return a.writeRun(o, d.run, msg)
+	case d.sweep != nil:
+		return writeReports(o, msg,
+			func(w io.Writer, opt report.HTMLOptions) error { return report.SweepHTML(w, d.sweep, opt) },
+			func(dir string) error { return report.WriteSweepCSV(dir, d.sweep) },
+			func(w io.Writer) error { return report.SweepMarkdown(w, d.sweep) })
+	default:
+		return writeReports(o, msg,
+			func(w io.Writer, opt report.HTMLOptions) error { return report.CompareHTML(w, d.cmp, opt) },
+			func(dir string) error { return report.WriteCompareCSV(dir, d.cmp) },
+			func(w io.Writer) error { return report.CompareMarkdown(w, d.cmp) })
+	}
+}
+
+// writeReports writes the asked outputs with the given generators and says
+// where they went.
+func writeReports(o reportOuts, msg io.Writer, html func(io.Writer, report.HTMLOptions) error, csvDir func(string) error, md func(io.Writer) error) error {
+	opt := report.HTMLOptions{Version: Version, Generated: time.Now()}
+	if o.html != "" {
+		if err := report.WriteFile(o.html, func(w io.Writer) error { return html(w, opt) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(msg, "HTML report written to %s\n", o.html)
+	}
+	if o.csv != "" {
+		if err := csvDir(o.csv); err != nil {
+			return err
+		}
+		fmt.Fprintf(msg, "CSV files written to %s\n", o.csv)
+	}
+	if o.markdown != "" {
+		if err := report.WriteFile(o.markdown, md); err != nil {
+			return err
+		}
+		if o.markdown != "-" {
+			fmt.Fprintf(msg, "Markdown summary written to %s\n", o.markdown)
+		}
+	}
+	return nil
+}
+
+// reportable is what `report` can render: a run, a sweep or a comparison.
+type reportable struct {
+	run   *results.Run
+	sweep *results.Sweep
+	cmp   *results.Comparison
+}
+
+// loadReportable reads a run, sweep or comparison from a JSON file (as
+// written by `run --json`, `sweep --json` or `compare --json`) when arg
+// names a file, else a run or sweep from the results store by id or unique
+// prefix.
+func loadReportable(arg string, so storeOpts) (reportable, error) {
+	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+		return readReportable(arg)
+	}
+	if strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".json") {
+		return reportable{}, fmt.Errorf("file %s does not exist", arg)
+	}
+	s, err := so.open()
+	if err != nil {
+		return reportable{}, err
+	}
+	defer s.Close()
+	l, err := loadSide(context.Background(), s, arg)
+	if err != nil {
+		return reportable{}, err
+	}
+	return reportable{run: l.run, sweep: l.sweep}, nil
+}
+
+// compareReportable compares B against A (two runs or two sweeps) from the
+// results store, as `compare A B` does.
+func compareReportable(a, b string, so storeOpts) (reportable, error) {
+	s, err := so.open()
+	if err != nil {
+		return reportable{}, err
+	}
+	defer s.Close()
+	c, err := compareIDs(context.Background(), s, a, b)
+	if err != nil {
+		return reportable{}, err
+	}
+	return reportable{cmp: c}, nil
+}
+
+func readReportable(path string) (reportable, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return reportable{}, fmt.Errorf("read %s: %v", path, err)
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return reportable{}, fmt.Errorf("%s is not a dbharness JSON file: %v", path, err)
+	}
+	var version int
+	_ = json.Unmarshal(keys["schema_version"], &version)
+	check := func(kind string, max int) error {
+		if version == 0 {
+			return fmt.Errorf("%s is not a dbharness %s JSON file (no schema_version)", path, kind)
+		}
+		if version > max {
+			return fmt.Errorf("%s has %s schema version %d; this dbharness reads up to %d", path, kind, version, max)
+		}
+		return nil
+	}
+	var d reportable
+	switch {
+	case keys["run_id"] != nil:
+		if err := check("run", results.SchemaVersion); err != nil {
+			return d, err
+		}
+		d.run = new(results.Run)
+		err = json.Unmarshal(b, d.run)
+	case keys["sweep_id"] != nil:
+		if err := check("sweep", results.SweepSchemaVersion); err != nil {
+			return d, err
+		}
+		d.sweep = new(results.Sweep)
+		err = json.Unmarshal(b, d.sweep)
+	case keys["a"] != nil && keys["b"] != nil:
+		if err := check("comparison", results.CompareSchemaVersion); err != nil {
+			return d, err
+		}
+		d.cmp = new(results.Comparison)
+		err = json.Unmarshal(b, d.cmp)
+	default:
+		return d, fmt.Errorf("%s is not a dbharness run, sweep or comparison JSON file (no run_id, sweep_id, or a and b)", path)
+	}
+	if err != nil {
+		return reportable{}, fmt.Errorf("%s cannot be read: %v", path, err)
+	}
+	return d, nil
+}

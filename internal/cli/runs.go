@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbharness/dbharness/internal/report"
+	"github.com/dbharness/dbharness/internal/results"
+)
+
+type storeOpts struct {
+	results string
+	json    bool
+	limit   int
+}
+
+func (o *storeOpts) flags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.results, "results", "", "results store file (default $DBHARNESS_RESULTS or "+results.DefaultPath()+")")
+	fs.BoolVar(&o.json, "json", false, "print JSON")
+}
+
+func (o *storeOpts) open() (*results.Store, error) {
+	p := o.results
+	if p == "" {
+		p = results.DefaultPath()
+	}
+	return results.Open(p)
+}
+
+func parseSimple(name string, args []string, flags func(fs *pflag.FlagSet)) (*pflag.FlagSet, error) {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	flags(fs)
+	if err := fs.Parse(args); err != nil {
+		return nil, usagef("%s (for `%s`)", flagError(err), name)
+	}
+	return fs, nil
+}
+
+func (a *app) cmdRuns(args []string) error {
+	var o storeOpts
+	fs, err := parseSimple("runs", args, func(fs *pflag.FlagSet) {
+		o.flags(fs)
+		fs.IntVarP(&o.limit, "limit", "n", 50, "show at most N runs, newest first (0 = all)")
+	})
+	if err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("`dbharness runs` takes no arguments")
+	}
+	s, err := o.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	rows, err := s.List(context.Background(), o.limit)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		if rows == nil {
+			rows = []results.RunRow{}
+		}
+		return report.WriteJSON("-", rows)
+	}
+	fmt.Fprintf(a.stdout, "%-21s %-19s %-10s %-10s %7s %-11s %10s  %s\n", "run", "started", "workload", "engine", "clients", "status", "tps", "sweep")
+	for _, r := range rows {
+		sweep := r.Sweep
+		if sweep == "" {
+			sweep = "-"
+		}
+		fmt.Fprintf(a.stdout, "%-21s %-19s %-10s %-10s %7d %-11s %10.1f  %s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"),
+			r.Workload, r.Engine, r.Clients, r.Status, r.TPS, sweep)
+	}
+	return nil
+}
+
+func (a *app) cmdShow(args []string) error {
+	var o storeOpts
+	fs, err := parseSimple("show", args, o.flags)
+	if err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("`dbharness show` takes one run or sweep id; `dbharness runs` and `dbharness sweeps` list them")
+	}
+	s, err := o.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if strings.HasPrefix(fs.Arg(0), results.SweepIDPrefix) {
+		sw, err := s.GetSweep(context.Background(), fs.Arg(0))
+		if err != nil {
+			return notFound(err)
+		}
+		if o.json {
+			return report.WriteJSON("-", sw)
+		}
+		report.SweepTable(a.stdout, sw)
+		return nil
+	}
+	r, err := s.Get(context.Background(), fs.Arg(0))
+	if err != nil {
+		return notFound(err)
+	}
+	if o.json {
+		return report.WriteJSON("-", r)
+	}
+	report.Summary(a.stdout, r)
+	if sw, err := s.SweepOf(context.Background(), r.RunID); err == nil && sw != "" {
+		fmt.Fprintf(a.stdout, "part of sweep %s (`dbharness show %s`)\n", sw, sw)
+	}
+	return nil
+}
+
+// notFound turns an unknown id into a usage error that says where to look.
+func notFound(err error) error {
+	if errors.Is(err, results.ErrNotFound) {
+		return fmt.Errorf("%w; `dbharness runs` and `dbharness sweeps` list what is saved", err)
+	}
+	return err
+}
+
+func (a *app) cmdSweeps(args []string) error {
+	var o storeOpts
+	fs, err := parseSimple("sweeps", args, func(fs *pflag.FlagSet) {
+		o.flags(fs)
+		fs.IntVarP(&o.limit, "limit", "n", 50, "show at most N sweeps, newest first (0 = all)")
+	})
+	if err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("`dbharness sweeps` takes no arguments")
+	}
+	s, err := o.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	rows, err := s.ListSweeps(context.Background(), o.limit)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		if rows == nil {
+			rows = []results.SweepRow{}
+		}
+		return report.WriteJSON("-", rows)
+	}
+	fmt.Fprintf(a.stdout, "%-24s %-19s %-10s %-11s %5s\n", "sweep", "started", "workload", "status", "runs")
+	for _, r := range rows {
+		fmt.Fprintf(a.stdout, "%-24s %-19s %-10s %-11s %5d\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"), r.Workload, r.Status, r.Runs)
+	}
+	return nil
+}
