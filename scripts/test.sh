@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The whole test suite: formatting, vet, and every test with the race
+# detector against the real PostgreSQL and MariaDB of this machine. It
+# starts the servers when they are down and fails loudly if it cannot.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pg_up() { pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; }
+my_up() { mysqladmin -h 127.0.0.1 -P 3306 -u root --connect-timeout=2 ping >/dev/null 2>&1; }
+
+if ! pg_up; then
+  echo "test.sh: starting PostgreSQL"
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start || true
+fi
+if ! my_up; then
+  echo "test.sh: starting MariaDB"
+  start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd || true
+fi
+for i in $(seq 1 60); do
+  pg_up && my_up && break
+  sleep 1
+done
+pg_up || { echo "test.sh: FAIL: PostgreSQL is not reachable at 127.0.0.1:5432" >&2; exit 1; }
+my_up || { echo "test.sh: FAIL: MariaDB is not reachable at 127.0.0.1:3306" >&2; exit 1; }
+
+# The HTML report tests open reports in headless Chromium (Debian's
+# chromium package); install it when missing and we may.
+if ! command -v chromium >/dev/null 2>&1 && [ -z "${CHROMIUM:-}" ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "test.sh: installing chromium for the HTML report tests"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  fi
+  command -v chromium >/dev/null 2>&1 || { echo "test.sh: FAIL: chromium is missing (apt-get install -y chromium)" >&2; exit 1; }
+fi
+
+unformatted=$(gofmt -l cmd internal)
+if [ -n "$unformatted" ]; then
+  echo "test.sh: FAIL: gofmt would change:" >&2
+  echo "$unformatted" >&2
+  exit 1
+fi
+go vet ./...
+# Tests share the two servers; -p 2 keeps two packages at a time on this
+# 2-core machine.
+go test -race -p 2 -timeout 40m -count=1 ./...
