@@ -45,11 +45,15 @@ func Draws(st workload.Statement, rng *rand.Rand, n int) []Draw {
 	}
 	med := make([]any, len(st.Params))
 	for i, p := range st.Params {
-		med[i] = median(p)
+		if p.Derive == nil {
+			med[i] = median(p)
+		}
 	}
+	derive(st, med)
 	var out []Draw
 	seen := map[string]bool{}
 	add := func(label string, v []any) {
+		derive(st, v)
 		k := fmt.Sprint(v...)
 		if !seen[k] {
 			seen[k] = true
@@ -68,6 +72,9 @@ func Draws(st workload.Statement, rng *rand.Rand, n int) []Draw {
 	add("max", pick(func(p workload.ParamDomain) any { return p.Max }))
 	if len(st.Params) > 1 {
 		for i, p := range st.Params {
+			if p.Derive != nil {
+				continue
+			}
 			for _, b := range []struct {
 				label string
 				v     any
@@ -87,6 +94,15 @@ func Draws(st workload.Statement, rng *rand.Rand, n int) []Draw {
 		}))
 	}
 	return out
+}
+
+// derive sets the derived parameters of v from those before them.
+func derive(st workload.Statement, v []any) {
+	for i, p := range st.Params {
+		if p.Derive != nil {
+			v[i] = p.Derive(v[:i])
+		}
+	}
 }
 
 func median(p workload.ParamDomain) any {
@@ -126,6 +142,11 @@ func (pc *PlanCheck) Before(ctx context.Context, conn db.Conn) []results.Stateme
 		pc.before[i] = make([]string, len(pc.draws[i]))
 		byFP := map[string]*results.PlanVariant{}
 		var order []string
+		if err := session(ctx, conn, st); err != nil {
+			sp.Error = oneLine(err.Error())
+			pc.report[i] = sp
+			continue
+		}
 		for j, dr := range pc.draws[i] {
 			shape, err := Explain(ctx, pc.DB, conn, st.SQL, dr.Values)
 			if err != nil {
@@ -164,6 +185,10 @@ func (pc *PlanCheck) After(ctx context.Context, conn db.Conn) []results.Statemen
 		if sp.Error != "" {
 			continue
 		}
+		if err := session(ctx, conn, st); err != nil {
+			sp.Error = "after the run: " + oneLine(err.Error())
+			continue
+		}
 		for j, dr := range pc.draws[i] {
 			shape, err := Explain(ctx, pc.DB, conn, st.SQL, dr.Values)
 			if err != nil {
@@ -181,6 +206,16 @@ func (pc *PlanCheck) After(ctx context.Context, conn db.Conn) []results.Statemen
 		}
 	}
 	return pc.report
+}
+
+// session runs the statement's session settings on conn.
+func session(ctx context.Context, conn db.Conn, st workload.Statement) error {
+	for _, q := range st.Session {
+		if err := conn.Exec(ctx, q); err != nil {
+			return fmt.Errorf("session setting %q: %w", q, err)
+		}
+	}
+	return nil
 }
 
 func params(st workload.Statement, v []any) map[string]any {

@@ -105,6 +105,14 @@ func TestASkewedColumnIsFlaggedParameterSensitiveOnPostgres(t *testing.T) {
 			t.Errorf("v=1 still reads the whole table and should not be listed as changed: %+v", ch)
 		}
 	}
+	// The statement's session settings are the clients': with index
+	// scans off every value reads the whole table, and nothing is flagged.
+	st := skewStatement
+	st.Session = []string{"SET enable_indexscan = off", "SET enable_bitmapscan = off"}
+	rep = (&PlanCheck{DB: d, Stmts: []workload.Statement{st}, Seed: 7}).Before(ctx, c)
+	if rep[0].Error != "" || len(rep[0].Plans) != 1 || !strings.HasPrefix(rep[0].Plans[0].Shape, "Seq Scan (on skew)") || len(rep[0].Flags) != 0 {
+		t.Errorf("with index scans off in the session: %+v", rep[0])
+	}
 }
 
 func TestPlansAreCapturedAndStableOnEveryEngine(t *testing.T) {
@@ -161,6 +169,32 @@ func TestDrawsCoverTheBoundsTheMedianAndRandomValues(t *testing.T) {
 	}
 	if len(ds) < 8 || ds[len(ds)-1].Label != "random" {
 		t.Errorf("expected bounds, medians and random draws: %+v", ds)
+	}
+}
+
+func TestDerivedParametersFollowTheOthersInEveryDraw(t *testing.T) {
+	// A range [lo, lo+20): drawing hi on its own would explain ranges the
+	// workload never sends.
+	st := workload.Statement{Params: []workload.ParamDomain{
+		{Name: "lo", Min: int64(1), Max: int64(1000), Sample: func(r *rand.Rand) any { return int64(1 + r.IntN(1000)) }},
+		{Name: "hi", Derive: func(e []any) any { return e[0].(int64) + 20 }},
+		{Name: "k", Min: int64(0), Max: int64(9), Sample: func(r *rand.Rand) any { return int64(r.IntN(10)) }},
+	}}
+	ds := Draws(st, rand.New(rand.NewPCG(3, 4)), 5)
+	labels := map[string]bool{}
+	for _, d := range ds {
+		labels[d.Label] = true
+		lo, ok1 := d.Values[0].(int64)
+		hi, ok2 := d.Values[1].(int64)
+		if !ok1 || !ok2 || hi != lo+20 {
+			t.Errorf("draw %q = %v: hi is not lo+20", d.Label, d.Values)
+		}
+	}
+	if labels["min hi"] || labels["max hi"] {
+		t.Errorf("the derived parameter was drawn at its own bounds: %v", labels)
+	}
+	if !labels["min lo"] || !labels["max k"] {
+		t.Errorf("the free parameters were not drawn at their bounds: %v", labels)
 	}
 }
 

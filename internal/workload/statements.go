@@ -17,6 +17,11 @@ type Statement struct {
 	SQL  string
 	// Params describe $1, $2, ... in order.
 	Params []ParamDomain
+	// Session lists the statements the workload runs on each client's
+	// session before its transactions (a planner setting, say); the plan
+	// check runs them on its session before explaining, so that it sees
+	// the plans the clients get.
+	Session []string
 }
 
 // ParamDomain is the distribution a parameter is drawn from.
@@ -27,4 +32,10 @@ type ParamDomain struct {
 	Min, Median, Max any
 	// Sample draws a value as the workload does.
 	Sample func(rng *rand.Rand) any
+	// Derive, when set, computes the parameter from the parameters before
+	// it, as the workload does (a range's upper bound from its lower
+	// bound, for instance): it is never drawn or set to its bounds on its
+	// own, since values the workload never sends would show plans it never
+	// runs. Min, Median, Max and Sample are then unused.
+	Derive func(earlier []any) any
 }

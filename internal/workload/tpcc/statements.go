@@ -19,15 +19,18 @@ const (
 	// Delivery (clause 2.7.4.2); the engine's locking clause is appended.
 	sqlOldestNewOrder = "SELECT no_o_id FROM new_order WHERE no_w_id = $1 AND no_d_id = $2 ORDER BY no_o_id LIMIT 1"
 	sqlDeliveryLines  = "SELECT ol_amount FROM order_line WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3"
+	// Stock-Level (clause 2.8.2.2): distinct items of the district's last
+	// 20 orders whose stock is below the threshold.
+	sqlStockLevelCount = "SELECT count(DISTINCT s_i_id) FROM order_line, stock WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id < $3 AND ol_o_id >= $4 AND s_w_id = $5 AND s_i_id = ol_i_id AND s_quantity < $6"
 	// tpcc-ro --augmented: the average price of the first items.
 	sqlAvgPrice = "SELECT avg(i_price) FROM item WHERE i_id < $1"
 )
 
 // Statements implements workload.Statementer: the reads of Order-Status,
-// Payment by last name and Delivery (and the augmented price scan), with
-// the parameter domains of clause 2, for the plan check. Stock-Level's
-// range count is left out: its bounds are tied to each other, and drawing
-// them apart would make plans differ for inputs the workload never sends.
+// Payment by last name, Delivery and Stock-Level (and the augmented price
+// scan), with the parameter domains of clause 2, for the plan check.
+// Stock-Level's lower order bound and stock warehouse are derived from
+// the other parameters, as the transaction derives them.
 func (w *TPCC) Statements() []workload.Statement {
 	intDomain := func(name string, lo, hi int64, sample func(*rand.Rand) int64) workload.ParamDomain {
 		return workload.ParamDomain{Name: name, Min: lo, Max: hi, Median: lo + (hi-lo)/2,
@@ -44,12 +47,20 @@ func (w *TPCC) Statements() []workload.Statement {
 		Sample: func(r *rand.Rand) any { return LastName(int(nuLast.Int64(r))) }}
 	// Orders loaded per district (clause 4.3.3.1); runs add more.
 	oid := intDomain("o_id", 1, customers, func(r *rand.Rand) int64 { return 1 + r.Int64N(customers) })
+	// Stock-Level reads the district's next order id: at least the loaded
+	// orders plus one, growing during runs; its window is the 20 orders
+	// below it (clause 2.8.2.2).
+	next := intDomain("next_o_id", 21, customers+1, func(r *rand.Rand) int64 { return 21 + r.Int64N(customers-19) })
+	lowO := workload.ParamDomain{Name: "next_o_id-20", Derive: func(e []any) any { return e[2].(int64) - 20 }}
+	sw := workload.ParamDomain{Name: "s_w_id", Derive: func(e []any) any { return e[0] }}
+	threshold := intDomain("threshold", 10, 20, func(r *rand.Rand) int64 { return 10 + r.Int64N(11) })
 	var out []workload.Statement
 	out = append(out,
 		workload.Statement{Name: "customer_by_last_name", SQL: sqlCustomerByLast, Params: []workload.ParamDomain{wh, d, last}},
 		workload.Statement{Name: "customer_balance", SQL: sqlCustomerBalance, Params: []workload.ParamDomain{wh, d, cid}},
 		workload.Statement{Name: "last_order", SQL: sqlLastOrder, Params: []workload.ParamDomain{wh, d, cid}},
 		workload.Statement{Name: "order_lines", SQL: sqlOrderLines, Params: []workload.ParamDomain{wh, d, oid}},
+		workload.Statement{Name: "stock_level_count", SQL: sqlStockLevelCount, Params: []workload.ParamDomain{wh, d, next, lowO, sw, threshold}},
 	)
 	if !w.RO {
 		out = append(out,

@@ -224,8 +224,8 @@ func TestTPCCOnEveryEngine(t *testing.T) {
 				w := &tpcc.TPCC{Affinity: true}
 				setup(t, d, w)
 				stmts := w.Statements()
-				if len(stmts) != 6 {
-					t.Fatalf("%d statements described, want 6", len(stmts))
+				if len(stmts) != 7 {
+					t.Fatalf("%d statements described, want 7", len(stmts))
 				}
 				c, err := d.Connect(ctx)
 				if err != nil {

@@ -167,7 +167,7 @@ func (wk *worker) prepare(ctx context.Context) error {
 	p(&s.osLines, sqlOrderLines)
 	// Stock-Level (clause 2.8.2).
 	p(&s.slDistrict, "SELECT d_next_o_id FROM district WHERE d_w_id = $1 AND d_id = $2")
-	p(&s.slCount, "SELECT count(DISTINCT s_i_id) FROM order_line, stock WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id < $3 AND ol_o_id >= $4 AND s_w_id = $5 AND s_i_id = ol_i_id AND s_quantity < $6")
+	p(&s.slCount, sqlStockLevelCount)
 	if wk.t.Augmented {
 		p(&s.avgPrice, sqlAvgPrice)
 	}
