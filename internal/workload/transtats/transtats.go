@@ -286,8 +286,8 @@ func (w *TransStats) Ops() []string {
 
 // NewWorker implements workload.Runner.
 func (w *TransStats) NewWorker(ctx context.Context, conn db.Conn, id int) (workload.Worker, error) {
-	if w.Parallel > 0 && w.caps.SetParallelWorkers != "" {
-		if err := conn.Exec(ctx, fmt.Sprintf(w.caps.SetParallelWorkers, w.Parallel-1)); err != nil {
+	for _, q := range w.session() {
+		if err := conn.Exec(ctx, q); err != nil {
 			return nil, fmt.Errorf("set --parallel %d: %w", w.Parallel, err)
 		}
 	}
@@ -306,6 +306,37 @@ func (w *TransStats) NewWorker(ctx context.Context, conn db.Conn, id int) (workl
 		wk.window = append(wk.window, op == QueryWindow)
 	}
 	return wk, nil
+}
+
+// session is what each client runs on its session before querying:
+// --parallel as the engine's per-session setting, when it has one.
+func (w *TransStats) session() []string {
+	if w.Parallel > 0 && w.caps.SetParallelWorkers != "" {
+		return []string{fmt.Sprintf(w.caps.SetParallelWorkers, w.Parallel-1)}
+	}
+	return nil
+}
+
+// Statements implements workload.Statementer: the queries of --query with
+// the session's --parallel setting, for the plan check. The window query's
+// start is drawn over every window as the workers draw it; its end is the
+// start plus one second.
+func (w *TransStats) Statements() []workload.Statement {
+	windows := WindowSeconds(w.n)
+	at := func(sec int64) any { return Base.Add(time.Duration(sec) * time.Second) }
+	from := workload.ParamDomain{Name: "from", Min: at(0), Median: at(windows / 2), Max: at(windows - 1),
+		Sample: func(r *rand.Rand) any { return at(r.Int64N(windows)) }}
+	to := workload.ParamDomain{Name: "to", Derive: func(e []any) any { return e[0].(time.Time).Add(time.Second) }}
+	var out []workload.Statement
+	for _, op := range w.Ops() {
+		if op == QueryWindow {
+			out = append(out, workload.Statement{Name: QueryWindow, SQL: WindowSQL(), Params: []workload.ParamDomain{from, to},
+				Session: w.session()})
+		} else {
+			out = append(out, workload.Statement{Name: QueryStar, SQL: StarSQL(), Session: w.session()})
+		}
+	}
+	return out
 }
 
 type worker struct {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/testdb"
@@ -98,6 +99,36 @@ func TestTransStatsOnEveryEngine(t *testing.T) {
 				}
 				if want := map[bool]float64{true: 2, false: 1}[intra]; m["parallel"] != want {
 					t.Errorf("parallel %g, want %g", m["parallel"], want)
+				}
+			})
+			t.Run("both queries are described and explain on the clients' settings", func(t *testing.T) {
+				w := &transtats.TransStats{Query: transtats.QueryMix, Parallel: 1}
+				c, err := d.Connect(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				if err := w.Setup(ctx, &workload.Env{DB: d, Seed: 9, Progress: workload.NopProgress{}, Note: func(string) {}}, c); err != nil {
+					t.Fatal(err)
+				}
+				stmts := w.Statements()
+				if len(stmts) != 2 || stmts[0].Name != "star" || stmts[1].Name != "window" || len(stmts[1].Params) != 2 {
+					t.Fatalf("statements %+v", stmts)
+				}
+				if intra := d.Caps().IntraQueryParallelism; intra != (len(stmts[0].Session) == 1) {
+					t.Errorf("intra-query parallelism %v, session settings %q", intra, stmts[0].Session)
+				}
+				pc := &collect.PlanCheck{DB: d, Stmts: stmts, Seed: 1}
+				for _, sp := range pc.Before(ctx, c) {
+					if sp.Error != "" || len(sp.Plans) == 0 {
+						t.Errorf("%s: %d plans, error %q", sp.Statement, len(sp.Plans), sp.Error)
+					}
+					for _, p := range sp.Plans {
+						// --parallel 1 is serial: no Gather in any plan.
+						if strings.Contains(p.Shape, "Gather") {
+							t.Errorf("%s: a parallel plan with --parallel 1: %s", sp.Statement, p.Shape)
+						}
+					}
 				}
 			})
 			t.Run("a changed row makes the queries wrong and check fail", func(t *testing.T) {
