@@ -38,7 +38,8 @@ func openFile(t *testing.T, src string) *Workload {
 	return g.(*Workload)
 }
 
-func initAndProfile(t *testing.T, url string, w *Workload) *Profile {
+// openDB opens url for the test and closes it after.
+func openDB(t *testing.T, url string) db.DB {
 	t.Helper()
 	tg, err := db.ParseURL(url)
 	if err != nil {
@@ -49,6 +50,12 @@ func initAndProfile(t *testing.T, url string, w *Workload) *Profile {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func initAndProfile(t *testing.T, url string, w *Workload) *Profile {
+	t.Helper()
+	d := openDB(t, url)
 	ctx := context.Background()
 	if err := w.Init(ctx, &workload.Env{DB: d, Seed: 1, Loaders: 2, Progress: workload.NopProgress{}}); err != nil {
 		t.Fatal(err)
