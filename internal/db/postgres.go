@@ -29,10 +29,12 @@ func openPostgres(t *Target) (DB, error) {
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 8 * time.Second
 	}
-	// Blocking sockets: see blockingConn. The connect timeout still holds:
-	// pgconn bounds the dial with a context and interrupts the startup
-	// exchange with a deadline, which blockingConn honours.
-	cfg.DialFunc = dialBlocking(&net.Dialer{KeepAlive: 5 * time.Minute})
+	// pgx's own dialer, on Go's network poller. Blocking sockets (each
+	// client's thread woken by the kernel directly) were tried and lost on
+	// this kind of 2-core machine: select-only at 8 clients, alternating,
+	// 57.2k against 59.5k tps over TCP and 83.3k against 88.9k over the Unix
+	// socket (median of 3 pairs each), with 1.24 against 0.8 context
+	// switches per transaction.
 	// The statement cache: each statement is prepared once per connection
 	// and then executed by name, as pgbench -M prepared does.
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
