@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/dbharness/dbharness/internal/experiment"
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
@@ -13,12 +15,16 @@ import (
 
 func (a *app) cmdCompare(args []string) error {
 	var o storeOpts
-	fs, err := parseSimple("compare", args, o.flags)
+	var ro reportOuts
+	fs, err := parseSimple("compare", args, func(fs *pflag.FlagSet) { o.flags(fs); ro.flags(fs) })
 	if err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
 		return usagef("`dbharness compare` takes two ids, A and B (runs or sweeps); `dbharness runs` and `dbharness sweeps` list them")
+	}
+	if err := ro.validate(); err != nil {
+		return err
 	}
 	s, err := o.open()
 	if err != nil {
@@ -29,11 +35,18 @@ func (a *app) cmdCompare(args []string) error {
 	if err != nil {
 		return err
 	}
-	if o.json {
-		return report.WriteJSON("-", c)
+	msg := a.stdout
+	if o.json || ro.markdown == "-" {
+		msg = a.stderr
 	}
-	report.ComparisonTable(a.stdout, c)
-	return nil
+	if o.json {
+		if err := report.WriteJSON("-", c); err != nil {
+			return err
+		}
+	} else if ro.markdown != "-" {
+		report.ComparisonTable(a.stdout, c)
+	}
+	return writeCompareReports(ro, msg, c)
 }
 
 // loaded is one side of a comparison: a run or a sweep.

@@ -99,16 +99,26 @@ func (a *app) cmdReport(args []string) error {
 	case d.run != nil:
 		return a.writeRun(o, d.run, msg)
 	case d.sweep != nil:
-		return writeReports(o, msg,
-			func(w io.Writer, opt report.HTMLOptions) error { return report.SweepHTML(w, d.sweep, opt) },
-			func(dir string) error { return report.WriteSweepCSV(dir, d.sweep) },
-			func(w io.Writer) error { return report.SweepMarkdown(w, d.sweep) })
+		return writeSweepReports(o, msg, d.sweep)
 	default:
-		return writeReports(o, msg,
-			func(w io.Writer, opt report.HTMLOptions) error { return report.CompareHTML(w, d.cmp, opt) },
-			func(dir string) error { return report.WriteCompareCSV(dir, d.cmp) },
-			func(w io.Writer) error { return report.CompareMarkdown(w, d.cmp) })
+		return writeCompareReports(o, msg, d.cmp)
 	}
+}
+
+// writeSweepReports writes the asked reports of a sweep.
+func writeSweepReports(o reportOuts, msg io.Writer, sw *results.Sweep) error {
+	return writeReports(o, msg,
+		func(w io.Writer, opt report.HTMLOptions) error { return report.SweepHTML(w, sw, opt) },
+		func(dir string) error { return report.WriteSweepCSV(dir, sw) },
+		func(w io.Writer) error { return report.SweepMarkdown(w, sw) })
+}
+
+// writeCompareReports writes the asked reports of a comparison.
+func writeCompareReports(o reportOuts, msg io.Writer, c *results.Comparison) error {
+	return writeReports(o, msg,
+		func(w io.Writer, opt report.HTMLOptions) error { return report.CompareHTML(w, c, opt) },
+		func(dir string) error { return report.WriteCompareCSV(dir, c) },
+		func(w io.Writer) error { return report.CompareMarkdown(w, c) })
 }
 
 // writeReports writes the asked outputs with the given generators and says

@@ -35,12 +35,14 @@ type sweepOpts struct {
 	results   string
 	db        string
 	verbose   bool
+	// The sweep's report files (not each run's).
+	reports reportOuts
 }
 
 // sweepFlagNames are the flags `sweep` takes out of the command line before
 // the rest goes to each run; the bool says whether the flag takes a value.
 var sweepFlagNames = map[string]bool{"clients": true, "c": true, "repeat": true, "vary": true, "json": true,
-	"resume": true, "order-seed": true, "verbose": false}
+	"resume": true, "order-seed": true, "verbose": false, "html": true, "csv": true, "markdown": true}
 
 func (o *sweepOpts) flags(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.clients, "clients", "c", "1,2,4,8,16", "client counts to sweep, e.g. 1,2,4,8,16 (1 is always included)")
@@ -50,6 +52,9 @@ func (o *sweepOpts) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted sweep SWEEP with its saved plan")
 	fs.Uint64Var(&o.orderSeed, "order-seed", 0, "seed of the random run order (default: random, recorded with the sweep)")
 	fs.BoolVar(&o.verbose, "verbose", false, "print each run's progress and summary")
+	fs.StringVar(&o.reports.html, "html", "", "write the sweep's self-contained HTML report to FILE at the end")
+	fs.StringVar(&o.reports.csv, "csv", "", "write the sweep's points and runs as CSV files into DIR at the end")
+	fs.StringVar(&o.reports.markdown, "markdown", "", "write the sweep's Markdown summary to FILE (- for standard output) at the end")
 }
 
 // splitSweepArgs separates the sweep's own flags from the run arguments.
@@ -239,6 +244,9 @@ func (a *app) cmdSweep(args []string) error {
 			return a.sweepHelp(fs, rest)
 		}
 	}
+	if err := o.reports.validate(); err != nil {
+		return err
+	}
 	if o.resume != "" {
 		return a.resumeSweep(&o, fs, rest)
 	}
@@ -363,7 +371,7 @@ func (a *app) resumeSweep(o *sweepOpts, fs *pflag.FlagSet, rest []string) error 
 		}
 	}
 	if len(extra) > 0 {
-		return usagef("--resume continues the saved plan; besides it give only --db, --results, --json or --verbose (got %s)", strings.Join(extra, " "))
+		return usagef("--resume continues the saved plan; besides it give only --db, --results, --json, --html, --csv, --markdown or --verbose (got %s)", strings.Join(extra, " "))
 	}
 	store, err := openResults(o.results)
 	if err != nil {
@@ -538,6 +546,15 @@ func (a *app) execSweep(o *sweepOpts, sw *results.Sweep, base []string) error {
 	fmt.Fprintf(out, "saved as sweep %s in %s\n", sw.SweepID, store.Path())
 	if o.json != "" {
 		if err := report.WriteJSON(o.json, sw); err != nil {
+			return err
+		}
+	}
+	if o.reports.any() {
+		msg := out
+		if o.reports.markdown == "-" {
+			msg = a.stderr
+		}
+		if err := writeSweepReports(o.reports, msg, sw); err != nil {
 			return err
 		}
 	}

@@ -246,11 +246,15 @@ func TestCompareOnPostgreSQLSelectOnly(t *testing.T) {
 		if !found {
 			t.Errorf("the clients difference is not listed: %+v", c.ConfigDifferences)
 		}
-		txt := dbh(t, home, "compare", ids["1"], ids["8"])
-		for _, want := range []string{"select_only", "total", "faster", "config.clients"} {
+		html := filepath.Join(home, "compare.html")
+		txt := dbh(t, home, "compare", ids["1"], ids["8"], "--html", html)
+		for _, want := range []string{"select_only", "total", "faster", "config.clients", "HTML report written to " + html} {
 			if !strings.Contains(txt.stdout, want) {
-				t.Errorf("compare table lacks %q:\n%s", want, txt.stdout)
+				t.Errorf("compare output lacks %q:\n%s", want, txt.stdout)
 			}
+		}
+		if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), ids["8"]) || !strings.Contains(string(b), "faster") {
+			t.Errorf("compare --html (%v):\n%.300s", err, b)
 		}
 	})
 	t.Run("a run against itself shows no significant difference", func(t *testing.T) {
@@ -273,9 +277,18 @@ func TestASweepCrossesAVariedFlagWithClients(t *testing.T) {
 	if r := dbh(t, home, "init", "tpcb", "--db", url, "--scale", "1"); r.code != 0 {
 		t.Fatal(r.all())
 	}
-	r := dbh(t, home, "sweep", "tpcb", "--db", url, "-c", "1,2,3,4", "--duration", "0.5s", "--vary", "mix=select-only,simple-update", "--json", "-")
+	html, md := filepath.Join(home, "sweep.html"), filepath.Join(home, "sweep.md")
+	r := dbh(t, home, "sweep", "tpcb", "--db", url, "-c", "1,2,3,4", "--duration", "0.5s", "--vary", "mix=select-only,simple-update", "--json", "-",
+		"--html", html, "--markdown", md)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.all())
+	}
+	// The report flags are the sweep's: one report of the whole sweep.
+	for _, f := range []struct{ path, want string }{{html, "<!DOCTYPE html>"}, {md, "select-only"}} {
+		b, err := os.ReadFile(f.path)
+		if err != nil || !strings.Contains(string(b), f.want) || !strings.Contains(string(b), "sw-") {
+			t.Errorf("%s (%v) lacks %q or the sweep id:\n%.300s", f.path, err, f.want, b)
+		}
 	}
 	var sw struct {
 		Plan []struct {
