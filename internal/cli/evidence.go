@@ -24,7 +24,10 @@ type evidence struct {
 // startEvidence tags the harness's sessions, checks the plans of the
 // workload's statements and starts the collectors, before the clients
 // connect. It returns nil when --collect none.
-func (a *app) startEvidence(ctx context.Context, kinds map[string]bool, d db.DB, runner workload.Runner, run *results.Run) *evidence {
+//
+// onPoint (may be nil) is given each evidence interval as it is computed.
+func (a *app) startEvidence(ctx context.Context, kinds map[string]bool, d db.DB, runner workload.Runner, run *results.Run,
+	onPoint func(kind string, seq int, v any)) *evidence {
 	if len(kinds) == 0 {
 		return nil
 	}
@@ -53,9 +56,12 @@ func (a *app) startEvidence(ctx context.Context, kinds map[string]bool, d db.DB,
 	}
 	if kinds[collect.KindOS] || kinds[collect.KindServer] || kinds[collect.KindWaits] {
 		ev.col = collect.For(d, kinds, appName)
+		ev.col.OnPoint = onPoint
 		for _, w := range ev.col.Start(ctx) {
 			a.warnf("%s", w)
 		}
+		h := ev.col.Headers()
+		run.Collect.OS, run.Collect.Server, run.Waits = h.OS, h.Server, h.Waits
 	}
 	return ev
 }

@@ -1,9 +1,14 @@
 package cli_test
 
 import (
+	"bufio"
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/testdb"
@@ -88,5 +93,65 @@ func TestEveryRunGathersEvidenceOnTheRunsIntervals(t *testing.T) {
 	r = dbh(t, home, "run", "tpcb", "--db", url, "--collect", "cpu")
 	if r.code != 2 || !strings.Contains(r.stderr, `--collect "cpu"`) {
 		t.Errorf("a bad --collect is not refused clearly: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// A harness killed mid-run (SIGKILL: no summary, no final save) leaves a run
+// that reads back as failed, summarized from the intervals it saved, with
+// its evidence up to the last interval.
+func TestARunWhoseHarnessIsKilledKeepsWhatItMeasured(t *testing.T) {
+	home := t.TempDir()
+	url := testdb.Postgres(t, "dbh_ev_kill")
+	if r := dbh(t, home, "init", "tpcb", "--db", url); r.code != 0 {
+		t.Fatalf("init: %s", r.all())
+	}
+	cmd := exec.Command(bin, "run", "tpcb", "--db", url, "--mix", "select-only", "-c", "2", "--duration", "60s", "--progress", "500ms")
+	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home, "DBHARNESS_RESULTS="+filepath.Join(home, "results.db"))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	var id string
+	lines := 0
+	for sc.Scan() && lines < 4 {
+		l := sc.Text()
+		if id == "" && strings.HasPrefix(l, "run ") {
+			id = strings.TrimSuffix(strings.Fields(l)[1], ":")
+		}
+		if strings.Contains(l, " measure ") {
+			lines++
+		}
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	if id == "" || lines < 4 {
+		t.Fatalf("run id %q after %d interval lines", id, lines)
+	}
+	// The collector stores each point a moment after the interval's end.
+	time.Sleep(200 * time.Millisecond)
+	r := dbh(t, home, "show", id, "--json")
+	if r.code != 0 {
+		t.Fatalf("show: exit %d\n%s", r.code, r.all())
+	}
+	var run results.Run
+	if err := json.Unmarshal([]byte(r.stdout), &run); err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != results.StatusFailed || !strings.Contains(run.Error, "killed or crashed") {
+		t.Errorf("status %s, error %q", run.Status, run.Error)
+	}
+	if len(run.Intervals) < 3 || run.Summary.Transactions == 0 || run.Summary.TPS <= 0 || len(run.Ops) != 1 || run.Ops[0].LatencyMs["p99"] <= 0 {
+		t.Errorf("%d intervals, summary %+v, ops %+v", len(run.Intervals), run.Summary, run.Ops)
+	}
+	if run.Collect == nil || run.Collect.OS == nil || len(run.Collect.OS.Intervals) < 2 || run.Collect.OS.Source == "" ||
+		run.Collect.Server == nil || len(run.Collect.Server.Intervals) < 2 || run.Waits == nil || len(run.Waits.Intervals) < 2 {
+		t.Errorf("evidence not kept: collect %+v waits %+v", run.Collect, run.Waits)
+	}
+	if list := dbh(t, home, "runs"); !strings.Contains(list.stdout, id) || !strings.Contains(list.stdout, "failed") {
+		t.Errorf("runs does not list the killed run as failed:\n%s", list.stdout)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -231,7 +232,14 @@ func (a *app) execRun(ctx context.Context, sp *runSpec, stop <-chan struct{}) (*
 	fmt.Fprintf(out, "run %s: %s on %s %s (%s), %d clients, %s\n", run.RunID, wl.Name(), info.Engine, info.Version,
 		d.Target(), o.cfg.Clients, describeEnd(&o.cfg))
 
-	ev := a.startEvidence(ctx, o.collectKinds, d, runner, run)
+	var onPoint func(kind string, seq int, v any)
+	if store != nil {
+		onPoint = func(kind string, seq int, v any) { store.fail(store.AddEvidence(run.RunID, kind, seq, v)) }
+	}
+	ev := a.startEvidence(ctx, o.collectKinds, d, runner, run, onPoint)
+	if store != nil && ev != nil {
+		store.save(run) // the evidence headers and plans, before the clients start
+	}
 	ops := runner.Ops()
 	prog := &report.Progress{W: out, Rate: o.cfg.Rate > 0}
 	obs := ev.observer(func(tk *engine.Tick) {
@@ -334,7 +342,7 @@ func describeEnd(c *engine.Config) string {
 type runStore struct {
 	*results.Store
 	warn   io.Writer
-	warned bool
+	warned atomic.Bool // the collector's goroutine writes evidence too
 }
 
 func (a *app) openStore(o runOpts) *runStore {
@@ -354,8 +362,7 @@ func (a *app) openStore(o runOpts) *runStore {
 }
 
 func (s *runStore) fail(err error) {
-	if err != nil && !s.warned {
-		s.warned = true
+	if err != nil && s.warned.CompareAndSwap(false, true) {
 		fmt.Fprintf(s.warn, "dbharness: warning: results store: %v\n", err)
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -115,6 +114,11 @@ type Collector struct {
 	samplers []Sampler
 	waits    WaitProfiler
 	timeout  time.Duration
+	// OnPoint, when set before Start, is given each interval as it is
+	// computed, on the collector's goroutine: a results.Point of the
+	// sampler kind (KindOS, KindServer) or a results.WaitInterval
+	// (KindWaits). The run stores them as it goes.
+	OnPoint func(kind string, seq int, v any)
 
 	mu    sync.Mutex
 	start time.Time
@@ -232,6 +236,9 @@ func (c *Collector) sampleAll(ctx context.Context, r request) {
 		p := point(s, prev, snap)
 		p.Seq, p.Phase, p.T = r.seq, r.phase, t
 		c.series[i].Intervals = append(c.series[i].Intervals, p)
+		if c.OnPoint != nil {
+			c.OnPoint(s.Name(), p.Seq, p)
+		}
 		if r.phase != "warmup" {
 			for k, v := range snap.Counters {
 				if d := v - prev.Counters[k]; d > 0 && !strings.HasPrefix(k, "_") {
@@ -263,7 +270,36 @@ func (c *Collector) sampleAll(ctx context.Context, r request) {
 			}
 		}
 		c.wout.Intervals = append(c.wout.Intervals, wi)
+		if c.OnPoint != nil {
+			c.OnPoint(KindWaits, wi.Seq, wi)
+		}
 	}
+}
+
+// Headers returns the series as started, without their points: where the
+// numbers come from and what could not be read. A run saves them first, so
+// that the points stored as it goes can be read back if it never ends.
+func (c *Collector) Headers() *Result {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	res := &Result{}
+	for i, s := range c.samplers {
+		h := *c.series[i]
+		h.Intervals, h.Totals = []results.Point{}, nil
+		h.Unavailable = append([]string(nil), h.Unavailable...)
+		switch s.Name() {
+		case KindOS:
+			res.OS = &h
+		case KindServer:
+			res.Server = &h
+		}
+	}
+	if c.wout != nil {
+		w := *c.wout
+		w.Intervals, w.Events = nil, []results.WaitShare{}
+		res.Waits = &w
+	}
+	return res
 }
 
 func (c *Collector) addWait(e string, w float64) {
@@ -361,13 +397,7 @@ func (c *Collector) Stop(seq int, phase string, t time.Time) *Result {
 			}
 			c.wout.Events[i].Weight = round3(c.wout.Events[i].Weight)
 		}
-		sort.Slice(c.wout.Events, func(i, j int) bool {
-			a, b := c.wout.Events[i], c.wout.Events[j]
-			if a.Weight != b.Weight {
-				return a.Weight > b.Weight
-			}
-			return a.Event < b.Event
-		})
+		results.SortWaitShares(c.wout.Events)
 		c.wout.Total = round3(c.wout.Total)
 		res.Waits = c.wout
 	}

@@ -5,6 +5,8 @@ package results
 // the workload's statements. internal/collect fills these; report and
 // compare only read them.
 
+import "sort"
+
 // Collect holds the interval series of the collectors.
 type Collect struct {
 	// Enabled lists the collectors asked for (--collect): os, server,
@@ -71,6 +73,17 @@ type WaitShare struct {
 	Event  string  `json:"event"`
 	Share  float64 `json:"share"`
 	Weight float64 `json:"weight"`
+}
+
+// SortWaitShares orders wait events by weight, largest first, then by
+// name.
+func SortWaitShares(ev []WaitShare) {
+	sort.Slice(ev, func(i, j int) bool {
+		if ev[i].Weight != ev[j].Weight {
+			return ev[i].Weight > ev[j].Weight
+		}
+		return ev[i].Event < ev[j].Event
+	})
 }
 
 // WaitInterval is one interval's wait shares.

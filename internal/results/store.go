@@ -71,7 +71,7 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("results store %s: %v", path, err)
 	}
 	d.SetMaxOpenConns(1)
-	if _, err := d.Exec(storeSchema + sweepSchema); err != nil {
+	if _, err := d.Exec(storeSchema + sweepSchema + evidenceSchema); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("results store %s cannot be opened: %v", path, err)
 	}
@@ -99,6 +99,12 @@ func (s *Store) Save(r *Run) error {
 		r.Summary.TPS, os.Getpid(), string(b))
 	if err != nil {
 		return fmt.Errorf("save run %s to %s: %v", r.RunID, s.path, err)
+	}
+	if r.Status != StatusRunning {
+		// The finished run holds its whole evidence series.
+		if _, err := s.db.Exec(`DELETE FROM evidence WHERE run_id = ?`, r.RunID); err != nil {
+			return fmt.Errorf("save run %s to %s: %v", r.RunID, s.path, err)
+		}
 	}
 	return nil
 }
@@ -168,10 +174,27 @@ func (s *Store) Get(ctx context.Context, id string) (*Run, error) {
 		}
 		r.Intervals = append(r.Intervals, iv)
 	}
+	if err := ivs.Err(); err != nil {
+		return nil, err
+	}
+	ivs.Close()
 	if r.Intervals == nil {
 		r.Intervals = []Interval{}
 	}
-	return &r, ivs.Err()
+	// A run still running, or left running by a harness that was killed,
+	// has its evidence in rows; an abandoned run is summarized from the
+	// intervals it saved.
+	if r.Status == StatusRunning {
+		if abandoned(&r, hits[0].pid) {
+			if err := s.recoverRun(ctx, &r, hits[0].pid); err != nil {
+				return nil, err
+			}
+		}
+		if err := s.fillEvidence(ctx, &r); err != nil {
+			return nil, err
+		}
+	}
+	return &r, nil
 }
 
 // RunRow is one line of the run list.
@@ -211,7 +234,20 @@ func (s *Store) List(ctx context.Context, limit int) ([]RunRow, error) {
 		r.Status = strings.TrimSpace(r.Status)
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	// A run saved as running may have been abandoned by a killed harness:
+	// list it as Get reads it.
+	for i := range out {
+		if out[i].Status == StatusRunning {
+			if full, err := s.Get(ctx, out[i].ID); err == nil {
+				out[i].Status, out[i].TPS = full.Status, full.Summary.TPS
+			}
+		}
+	}
+	return out, nil
 }
 
 const sweepSchema = `
