@@ -282,15 +282,23 @@ func TestThePostgresCollectorsSeeTheServerWork(t *testing.T) {
 	}
 }
 
-func TestTheMySQLCollectorsReadGlobalStatus(t *testing.T) {
-	d, c := open(t, testdb.MySQL(t, "dbh_ev_mystat"))
-	ctx := context.Background()
+// mysqlStatus opens url with a table t and starts a GlobalStatus sampler
+// on it, stopped when the test ends.
+func mysqlStatus(t *testing.T, url string) (db.DB, db.Conn, *GlobalStatus) {
+	t.Helper()
+	d, c := open(t, url)
 	exec(t, c, "CREATE TABLE t (id int PRIMARY KEY, pad varchar(200)) ENGINE=InnoDB")
 	g := &GlobalStatus{DB: d}
-	if err := g.Start(ctx); err != nil {
+	if err := g.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	defer g.Stop()
+	t.Cleanup(func() { g.Stop() })
+	return d, c, g
+}
+
+func TestTheMySQLCollectorsReadGlobalStatus(t *testing.T) {
+	d, c, g := mysqlStatus(t, testdb.MySQL(t, "dbh_ev_mystat"))
+	ctx := context.Background()
 	a, err := g.Sample(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -315,9 +323,28 @@ func TestTheMySQLCollectorsReadGlobalStatus(t *testing.T) {
 	if pt.Values["Threads_running"] < 1 {
 		t.Errorf("Threads_running is not a gauge: %+v", pt.Values)
 	}
+	checkMySQLWaits(t, d, c, g, -1)
+}
+
+// The machine's MariaDB has performance_schema OFF: a private server
+// started with it ON gives wait times per event.
+func TestTheMySQLWaitProfileReadsPerformanceSchemaWhereItIsOn(t *testing.T) {
+	d, c, g := mysqlStatus(t, testdb.MariaDBWithPerformanceSchema(t))
+	checkMySQLWaits(t, d, c, g, 1)
+}
+
+// checkMySQLWaits measures the wait profile over a SLEEP and some writes on
+// c. want is the server's performance_schema (1 ON, 0 OFF), or -1 for
+// whichever it is.
+func checkMySQLWaits(t *testing.T, d db.DB, c db.Conn, g *GlobalStatus, want int64) {
+	t.Helper()
+	ctx := context.Background()
 	on, err := db.QueryInt64(ctx, c, "SELECT @@performance_schema")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want >= 0 && on != want {
+		t.Fatalf("performance_schema is %d, want %d", on, want)
 	}
 	w := &MySQLWaits{DB: d, Period: 20 * time.Millisecond, Exclude: func(ctx context.Context) []int64 { return []int64{g.BackendID(ctx)} }}
 	if err := w.Start(ctx); err != nil {
@@ -328,6 +355,9 @@ func TestTheMySQLCollectorsReadGlobalStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	exec(t, c, "SELECT SLEEP(0.3)")
+	for i := 100; i < 130; i++ {
+		exec(t, c, "INSERT INTO t VALUES ("+strconv.Itoa(i)+", repeat('x', 150))")
+	}
 	cut, err := w.Cut(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -346,8 +376,20 @@ func TestTheMySQLCollectorsReadGlobalStatus(t *testing.T) {
 		}
 		return
 	}
-	if w.Unit() != "seconds" || len(cut) == 0 {
-		t.Errorf("performance_schema waits: %s %+v", w.Unit(), cut)
+	if !strings.Contains(w.Method(), "performance_schema.events_waits_summary_global_by_event_name") || w.Unit() != "seconds" {
+		t.Errorf("method %q, unit %q", w.Method(), w.Unit())
+	}
+	// The inserts wait on table I/O (instrumented by default); the
+	// idle wait of the sleeping session is left out.
+	var total float64
+	for e, v := range cut {
+		if v < 0 || e == "idle" {
+			t.Errorf("wait %q: %g", e, v)
+		}
+		total += v
+	}
+	if total <= 0 || cut["wait/io/table/sql/handler"] <= 0 {
+		t.Errorf("performance_schema waits: %+v", cut)
 	}
 }
 
