@@ -32,19 +32,37 @@ INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :a
 END;
 `
 
-func pgCount(t *testing.T, url, q string) int64 {
+// pgConn connects to the PostgreSQL database url for the test.
+func pgConn(t *testing.T, url string) *pgx.Conn {
 	t.Helper()
 	ctx := context.Background()
 	c, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close(ctx)
+	t.Cleanup(func() { c.Close(ctx) })
+	return c
+}
+
+func pgCount(t *testing.T, url, q string) int64 {
+	t.Helper()
 	var n int64
-	if err := c.QueryRow(ctx, q).Scan(&n); err != nil {
+	if err := pgConn(t, url).QueryRow(context.Background(), q).Scan(&n); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
 	return n
+}
+
+// psql runs statements on the PostgreSQL database url.
+func psql(t *testing.T, url string, stmts ...string) {
+	t.Helper()
+	ctx := context.Background()
+	c := pgConn(t, url)
+	for _, q := range stmts {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
 }
 
 func TestPgbenchsTPCBScriptRunsUnchangedAndKeepsTheInvariant(t *testing.T) {

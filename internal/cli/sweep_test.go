@@ -269,6 +269,25 @@ func TestCompareOnPostgreSQLSelectOnly(t *testing.T) {
 			t.Errorf("differences of a run with itself: %+v", c.ConfigDifferences)
 		}
 	})
+	t.Run("a plan that differs is listed", func(t *testing.T) {
+		// Without its primary key pgbench_accounts is read whole.
+		psql(t, url, "ALTER TABLE pgbench_accounts DROP CONSTRAINT pgbench_accounts_pkey")
+		p := filepath.Join(home, "nokey.json")
+		if r := dbh(t, home, "run", "tpcb", "--db", url, "--mix", "select-only", "-c", "1", "--duration", "1s", "--json", p); r.code != 0 {
+			t.Fatalf("run: %s", r.all())
+		}
+		var run map[string]any
+		b, _ := os.ReadFile(p)
+		jsonOf(t, string(b), &run)
+		html := filepath.Join(home, "plans.html")
+		r := dbh(t, home, "compare", ids["1"], run["run_id"].(string), "--html", html)
+		if !strings.Contains(r.stdout, "plan differences:") || !strings.Contains(r.stdout, "only in run B") || !strings.Contains(r.stdout, "Seq Scan (on pgbench_accounts") {
+			t.Errorf("compare does not list the plan difference:\n%s", r.stdout)
+		}
+		if h, err := os.ReadFile(html); err != nil || !strings.Contains(string(h), "Plan differences") {
+			t.Errorf("the compare report lacks the plan differences (%v)", err)
+		}
+	})
 }
 
 func TestASweepCrossesAVariedFlagWithClients(t *testing.T) {

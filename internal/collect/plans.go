@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/results"
@@ -20,6 +21,7 @@ import (
 const (
 	FlagParameterSensitive = "parameter-sensitive"
 	FlagChanged            = "changed-during-run"
+	FlagGenericDiffers     = "generic-plan-differs"
 )
 
 // RandomDraws is how many random parameter sets each statement is
@@ -172,6 +174,20 @@ func (pc *PlanCheck) Before(ctx context.Context, conn db.Conn) []results.Stateme
 		if len(sp.Plans) > 1 {
 			sp.Flags = append(sp.Flags, FlagParameterSensitive)
 		}
+		if sp.Error == "" && pc.DB.Caps().GenericPlans && len(st.Params) > 0 {
+			g, err := genericPlan(ctx, pc.DB, conn, st, i, rng)
+			if err != nil {
+				sp.Error = "generic plan: " + oneLine(err.Error())
+			} else {
+				sp.Generic = g
+				for _, v := range sp.Plans {
+					if v.Fingerprint != g.Fingerprint {
+						sp.Flags = append(sp.Flags, FlagGenericDiffers)
+						break
+					}
+				}
+			}
+		}
 		pc.report[i] = sp
 	}
 	return pc.report
@@ -206,6 +222,106 @@ func (pc *PlanCheck) After(ctx context.Context, conn db.Conn) []results.Statemen
 		}
 	}
 	return pc.report
+}
+
+// genericDraws is how many executions the plan cache is shown before the
+// one that tells whether it chose the generic plan: PostgreSQL plans the
+// first five executions of a prepared statement for their values.
+const genericDraws = 5
+
+// genericPlan prepares the statement on conn as the clients do, explains
+// six executions with random draws in the server's automatic plan cache mode
+// (the sixth may run the generic plan: Chosen), then explains it with
+// plan_cache_mode = force_generic_plan for the generic plan's shape. The
+// values only have to fit the parameters' types, so they are written as
+// untyped literals.
+func genericPlan(ctx context.Context, d db.DB, conn db.Conn, st workload.Statement, i int, rng *rand.Rand) (*results.GenericPlan, error) {
+	name := fmt.Sprintf("dbharness_plan_check_%d", i)
+	if err := conn.Exec(ctx, "PREPARE "+name+" AS "+st.SQL); err != nil {
+		return nil, err
+	}
+	defer func() { _ = conn.Exec(context.WithoutCancel(ctx), "DEALLOCATE "+name) }()
+	explain := func(vals []any) (string, error) {
+		lits := make([]string, len(vals))
+		for k, v := range vals {
+			lits[k] = literal(v)
+		}
+		return Explain(ctx, d, conn, "EXECUTE "+name+"("+strings.Join(lits, ", ")+")", nil)
+	}
+	draw := func() []any {
+		v := make([]any, len(st.Params))
+		for k, p := range st.Params {
+			if p.Sample != nil {
+				v[k] = p.Sample(rng)
+			} else {
+				v[k] = median(p)
+			}
+		}
+		derive(st, v)
+		return v
+	}
+	var mode string
+	if err := scanOne(ctx, conn, "SELECT current_setting('plan_cache_mode')", &mode); err != nil {
+		return nil, err
+	}
+	if mode != "auto" {
+		if err := conn.Exec(ctx, "SET plan_cache_mode = auto"); err != nil {
+			return nil, err
+		}
+	}
+	for k := 0; k <= genericDraws; k++ {
+		if _, err := explain(draw()); err != nil {
+			return nil, err
+		}
+	}
+	var generics int64
+	if err := scanOne(ctx, conn, "SELECT generic_plans FROM pg_prepared_statements WHERE name = '"+name+"'", &generics); err != nil {
+		return nil, err
+	}
+	if err := conn.Exec(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
+		return nil, err
+	}
+	shape, err := explain(draw())
+	if rerr := conn.Exec(context.WithoutCancel(ctx), "SET plan_cache_mode = "+mode); rerr != nil && err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &results.GenericPlan{Fingerprint: Fingerprint(shape), Shape: shape, Chosen: generics > 0}, nil
+}
+
+// literal writes v as an untyped SQL literal (the server gives it the
+// parameter's type).
+func literal(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case time.Time:
+		return "'" + x.Format("2006-01-02 15:04:05.999999999Z07:00") + "'"
+	case []byte:
+		return "'\\x" + hex.EncodeToString(x) + "'"
+	}
+	return "'" + strings.ReplaceAll(fmt.Sprint(v), "'", "''") + "'"
+}
+
+// scanOne reads one value of the first row of q.
+func scanOne(ctx context.Context, conn db.Conn, q string, dst any) error {
+	rows, err := conn.Query(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return fmt.Errorf("%s returned no row", q)
+	}
+	if err := rows.Scan(dst); err != nil {
+		return err
+	}
+	return rows.Err()
 }
 
 // session runs the statement's session settings on conn.
@@ -430,115 +546,4 @@ func oneLine(s string) string {
 		s = s[:i]
 	}
 	return s
-}
-
-// PlanDiff is how one statement's plans differ between two runs.
-type PlanDiff struct {
-	Statement string
-	// OnlyA and OnlyB are the plans seen in one run only.
-	OnlyA, OnlyB []results.PlanVariant
-	// FlagsA and FlagsB are the statement's flags in each run, when they
-	// differ.
-	FlagsA, FlagsB []string
-	// Missing is "a" or "b" when the statement was checked in one run only.
-	Missing string
-}
-
-// DiffPlans lists the statements whose plans differ between runs a and b
-// (plans seen in one run only, different flags, statements checked in one
-// run only), in a's statement order then b's. It returns nil when the plans
-// are the same or a run has no plans.
-func DiffPlans(a, b *results.Run) []PlanDiff {
-	if a == nil || b == nil || len(a.Plans) == 0 || len(b.Plans) == 0 {
-		return nil
-	}
-	byName := func(ps []results.StatementPlans) map[string]*results.StatementPlans {
-		m := map[string]*results.StatementPlans{}
-		for i := range ps {
-			m[ps[i].Statement] = &ps[i]
-		}
-		return m
-	}
-	am, bm := byName(a.Plans), byName(b.Plans)
-	var names []string
-	seen := map[string]bool{}
-	for _, ps := range [][]results.StatementPlans{a.Plans, b.Plans} {
-		for _, p := range ps {
-			if !seen[p.Statement] {
-				seen[p.Statement] = true
-				names = append(names, p.Statement)
-			}
-		}
-	}
-	var out []PlanDiff
-	for _, n := range names {
-		pa, pb := am[n], bm[n]
-		d := PlanDiff{Statement: n}
-		switch {
-		case pa == nil:
-			d.Missing = "a"
-		case pb == nil:
-			d.Missing = "b"
-		default:
-			fps := func(p *results.StatementPlans) map[string]bool {
-				m := map[string]bool{}
-				for _, v := range p.Plans {
-					m[v.Fingerprint] = true
-				}
-				return m
-			}
-			fa, fb := fps(pa), fps(pb)
-			for _, v := range pa.Plans {
-				if !fb[v.Fingerprint] {
-					d.OnlyA = append(d.OnlyA, v)
-				}
-			}
-			for _, v := range pb.Plans {
-				if !fa[v.Fingerprint] {
-					d.OnlyB = append(d.OnlyB, v)
-				}
-			}
-			if strings.Join(pa.Flags, ",") != strings.Join(pb.Flags, ",") {
-				d.FlagsA, d.FlagsB = pa.Flags, pb.Flags
-				if d.FlagsA == nil {
-					d.FlagsA = []string{}
-				}
-				if d.FlagsB == nil {
-					d.FlagsB = []string{}
-				}
-			}
-			if len(d.OnlyA) == 0 && len(d.OnlyB) == 0 && d.FlagsA == nil {
-				continue
-			}
-		}
-		out = append(out, d)
-	}
-	return out
-}
-
-// Lines describes the difference in a few lines of text, for compare.
-func (d PlanDiff) Lines() []string {
-	switch d.Missing {
-	case "a":
-		return []string{d.Statement + ": only checked in run B"}
-	case "b":
-		return []string{d.Statement + ": only checked in run A"}
-	}
-	var out []string
-	for _, v := range d.OnlyA {
-		out = append(out, fmt.Sprintf("%s: plan %s only in run A (%d of its draws): %s", d.Statement, v.Fingerprint, v.Count, v.Shape))
-	}
-	for _, v := range d.OnlyB {
-		out = append(out, fmt.Sprintf("%s: plan %s only in run B (%d of its draws): %s", d.Statement, v.Fingerprint, v.Count, v.Shape))
-	}
-	if d.FlagsA != nil {
-		f := func(s []string) string {
-			if len(s) == 0 {
-				return "none"
-			}
-			return strings.Join(s, ", ")
-		}
-		out = append(out, fmt.Sprintf("%s: flags %s in run A, %s in run B", d.Statement, f(d.FlagsA), f(d.FlagsB)))
-	}
-	return out
 }

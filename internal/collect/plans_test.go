@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
 )
@@ -86,6 +85,37 @@ func TestASkewedColumnIsFlaggedParameterSensitiveOnPostgres(t *testing.T) {
 	}
 	if !seq || !idx {
 		t.Fatalf("expected a seq scan for v=1 and an index scan for rare values: %+v", sp.Plans)
+	}
+	// The generic plan of the prepared statement reads through the index
+	// for every value, v=1 included, expecting 1/2000 of the rows. Drawn
+	// mostly rare (uniform over 1..5000), the first executions' custom
+	// plans are cheaper, so the plan cache keeps planning each value.
+	g := sp.Generic
+	if g == nil || !strings.Contains(g.Shape, "skew_v") || !has(sp.Flags, FlagGenericDiffers) || g.Chosen {
+		t.Errorf("generic plan %+v, flags %v", g, sp.Flags)
+	}
+	// Drawn as the data is (v=1 for 99 of 100), the custom plans are
+	// sequential scans, dearer than the generic index scan: the plan cache
+	// switches to it, and then reads 99% of the table through the index.
+	common := skewStatement
+	common.Params = []workload.ParamDomain{{Name: "v", Min: int64(1), Median: int64(1), Max: int64(5000),
+		Sample: func(rng *rand.Rand) any {
+			if rng.IntN(100) == 0 {
+				return int64(2 + rng.IntN(4999))
+			}
+			return int64(1)
+		}}}
+	rc := (&PlanCheck{DB: d, Stmts: []workload.Statement{common}, Seed: 7}).Before(ctx, c)
+	if g := rc[0].Generic; g == nil || !g.Chosen || !has(rc[0].Flags, FlagGenericDiffers) {
+		t.Errorf("drawn as the data is: generic plan %+v, flags %v", g, rc[0].Flags)
+	}
+	var left int64
+	if err := scanOne(ctx, c, "SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'dbharness_plan_check%'", &left); err != nil || left != 0 {
+		t.Errorf("%d plan-check statements left prepared (%v)", left, err)
+	}
+	var mode string
+	if err := scanOne(ctx, c, "SELECT current_setting('plan_cache_mode')", &mode); err != nil || mode != "auto" {
+		t.Errorf("plan_cache_mode left at %q (%v)", mode, err)
 	}
 	// Nothing changed: no flag. Then the index goes away: the rare values'
 	// plan changes and is flagged.
@@ -225,35 +255,6 @@ func TestNormalizersDropEstimates(t *testing.T) {
 	lite := NormalizeSQLite([]EQPRow{{2, 0, "SCAN a (~1000 rows)"}, {5, 0, "SEARCH b USING INDEX b_v (v=?)"}})
 	if lite != "SCAN a; SEARCH b USING INDEX b_v (v=?)" {
 		t.Errorf("sqlite: %s", lite)
-	}
-}
-
-func TestDiffPlansListsPlansSeenInOneRunOnly(t *testing.T) {
-	v := func(fp string) results.PlanVariant {
-		return results.PlanVariant{Fingerprint: fp, Shape: "shape " + fp, Count: 1}
-	}
-	a := &results.Run{Plans: []results.StatementPlans{
-		{Statement: "s1", Plans: []results.PlanVariant{v("aa")}},
-		{Statement: "s2", Plans: []results.PlanVariant{v("cc")}},
-		{Statement: "s3", Plans: []results.PlanVariant{v("dd")}},
-	}}
-	b := &results.Run{Plans: []results.StatementPlans{
-		{Statement: "s1", Plans: []results.PlanVariant{v("aa"), v("bb")}, Flags: []string{FlagParameterSensitive}},
-		{Statement: "s2", Plans: []results.PlanVariant{v("cc")}},
-	}}
-	ds := DiffPlans(a, b)
-	if len(ds) != 2 || ds[0].Statement != "s1" || ds[1].Statement != "s3" || ds[1].Missing != "b" {
-		t.Fatalf("diffs: %+v", ds)
-	}
-	if len(ds[0].OnlyA) != 0 || len(ds[0].OnlyB) != 1 || ds[0].OnlyB[0].Fingerprint != "bb" || len(ds[0].FlagsB) != 1 {
-		t.Fatalf("s1: %+v", ds[0])
-	}
-	text := strings.Join(ds[0].Lines(), "\n")
-	if !strings.Contains(text, "plan bb only in run B") || !strings.Contains(text, "flags none in run A, parameter-sensitive in run B") {
-		t.Errorf("lines: %s", text)
-	}
-	if DiffPlans(a, a) != nil {
-		t.Errorf("a run differs from itself")
 	}
 }
 

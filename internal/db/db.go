@@ -210,6 +210,11 @@ type Caps struct {
 	// PlanFormat names what Explain returns: PlanPostgresJSON,
 	// PlanMySQLJSON or PlanSQLiteRows.
 	PlanFormat string
+	// GenericPlans: a prepared statement may be run with one generic plan
+	// for all parameter values instead of a plan for each (PostgreSQL's
+	// plan cache, after five executions); the plan check then explains it
+	// with PREPARE, plan_cache_mode and EXPLAIN EXECUTE.
+	GenericPlans bool
 	// ServerStats names the server's cumulative statistics the collectors
 	// read: StatsPgStat (pg_stat_* views), StatsGlobalStatus (SHOW GLOBAL
 	// STATUS and performance_schema) or StatsFiles (an embedded database:

@@ -70,6 +70,7 @@ func (d *pgDB) Caps() Caps {
 		SetParallelWorkers:    "SET max_parallel_workers_per_gather = %d",
 		Explain:               "EXPLAIN (FORMAT JSON) ",
 		PlanFormat:            PlanPostgresJSON,
+		GenericPlans:          true,
 		ServerStats:           StatsPgStat,
 		FloatType:             "double precision",
 		StorageStats:          "pg_class",

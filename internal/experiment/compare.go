@@ -42,6 +42,7 @@ func CompareRuns(a, b *results.Run) *results.Comparison {
 		c.Notes = append(c.Notes, note)
 	}
 	c.ConfigDifferences = diffMaps(flattenRun(a), flattenRun(b))
+	c.PlanDifferences = results.DiffPlans(a, b)
 	if a.Status != results.StatusCompleted || b.Status != results.StatusCompleted {
 		c.Notes = append(c.Notes, fmt.Sprintf("run statuses: A %s, B %s", a.Status, b.Status))
 	}

@@ -138,6 +138,15 @@ func comparePage(c *results.Comparison, opt HTMLOptions) (*page, error) {
 	}
 	p.Sections = append(p.Sections, cfg)
 
+	if len(c.PlanDifferences) > 0 {
+		pd := section{ID: "plan-differences", Title: "Plan differences",
+			Intro: "Statements whose plans differ between A and B: plans seen in one run only, different flags, a different generic plan. A plan difference explains a throughput difference better than any counter."}
+		for _, d := range c.PlanDifferences {
+			pd.Pre = append(pd.Pre, preBlock{Caption: d.Statement, Text: strings.Join(d.Lines(), "\n")})
+		}
+		p.Sections = append(p.Sections, pd)
+	}
+
 	ids := section{ID: "sides", Title: "Compared runs"}
 	st := table{Head: []string{"side", "kind", "id", "workload", "runs"}}
 	for _, s := range []struct {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -194,7 +195,18 @@ func planLines(w io.Writer, plans []results.StatementPlans) {
 			}
 			fmt.Fprintf(w, "      changed during the run for %s: %s -> %s\n", paramText([]results.PlanExample{{Params: c.Params}}), c.Before, c.After)
 		}
+		if g := p.Generic; g != nil && slices.Contains(p.Flags, "generic-plan-differs") {
+			fmt.Fprintf(w, "      generic plan %s (%s): %s\n", g.Fingerprint, genericNote(g), clip(g.Shape, 110))
+		}
 	}
+}
+
+// genericNote says whether the plan cache chose the generic plan.
+func genericNote(g *results.GenericPlan) string {
+	if g.Chosen {
+		return "the server switched the prepared statement to it after 5 executions"
+	}
+	return "not chosen after 5 executions of sampled values"
 }
 
 // paramText shows the first example's parameters as name=value.

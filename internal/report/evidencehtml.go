@@ -451,7 +451,7 @@ func paramList(m map[string]any) string {
 
 func plansSection(plans []results.StatementPlans) section {
 	sec := section{ID: "plans", Title: "Plans",
-		Intro: "The plans of the workload's statements over sampled parameter values, before the run and after it. A flag marks a statement whose plan depends on its parameters or changed during the run."}
+		Intro: "The plans of the workload's statements over sampled parameter values, before the run and after it, and on PostgreSQL the prepared statement's generic plan. A flag marks a statement whose plan depends on its parameters, whose generic plan differs from a sampled value's plan, or whose plan changed during the run."}
 	t := table{Head: []string{"statement", "plans", "flags", "note"}, Num: []bool{false, true, false, false}}
 	for _, p := range plans {
 		flags := strings.Join(p.Flags, ", ")
@@ -487,6 +487,10 @@ func plansSection(plans []results.StatementPlans) section {
 				caption += "; e.g. " + strings.Join(ex, "; ")
 			}
 			sec.Pre = append(sec.Pre, preBlock{Caption: caption, Text: v.Shape})
+		}
+		if g := p.Generic; g != nil {
+			caption := fmt.Sprintf("%s: generic plan (%s), the prepared statement's plan for any values; %s", p.Statement, g.Fingerprint, genericNote(g))
+			sec.Pre = append(sec.Pre, preBlock{Caption: caption, Text: g.Shape})
 		}
 		// One block per distinct change, listing the parameter sets.
 		type change struct{ before, after, shape string }

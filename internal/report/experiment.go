@@ -154,6 +154,7 @@ func ComparisonTable(w io.Writer, c *results.Comparison) {
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+	defer planDiffLines(w, c.PlanDifferences)
 	if len(c.ConfigDifferences) == 0 {
 		fmt.Fprintln(w, "\nconfiguration: no differences")
 		return
@@ -166,6 +167,19 @@ func ComparisonTable(w io.Writer, c *results.Comparison) {
 	fmt.Fprintf(w, "  %-*s  %-24s  %s\n", kw, "key", "A", "B")
 	for _, d := range c.ConfigDifferences {
 		fmt.Fprintf(w, "  %-*s  %-24s  %s\n", kw, d.Key, d.A, d.B)
+	}
+}
+
+// planDiffLines prints the statements whose plans differ between the runs.
+func planDiffLines(w io.Writer, ds []results.PlanDiff) {
+	if len(ds) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nplan differences:")
+	for _, d := range ds {
+		for _, l := range d.Lines() {
+			fmt.Fprintf(w, "  %s\n", clip(l, 160))
+		}
 	}
 }
 

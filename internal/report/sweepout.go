@@ -176,6 +176,14 @@ func CompareMarkdown(w io.Writer, c *results.Comparison) error {
 			fmt.Fprintf(&b, "- `%s`: `%s` → `%s`\n", mdCode(d.Key), mdCode(d.A), mdCode(d.B))
 		}
 	}
+	if len(c.PlanDifferences) > 0 {
+		b.WriteString("\nPlan differences:\n")
+		for _, d := range c.PlanDifferences {
+			for _, l := range d.Lines() {
+				fmt.Fprintf(&b, "- %s\n", mdText(l))
+			}
+		}
+	}
 	for _, n := range c.Notes {
 		fmt.Fprintf(&b, "\nNote: %s\n", mdText(n))
 	}

@@ -103,12 +103,28 @@ type StatementPlans struct {
 	Plans []PlanVariant `json:"plans"`
 	// Flags: "parameter-sensitive" (more than one plan over the sampled
 	// parameter values), "changed-during-run" (a parameter set planned
-	// differently after the run than before).
+	// differently after the run than before), "generic-plan-differs" (the
+	// generic plan is not the plan of every sampled parameter set).
 	Flags []string `json:"flags,omitempty"`
 	// Changed lists the parameter sets whose plan changed during the run.
 	Changed []PlanChange `json:"changed,omitempty"`
+	// Generic is the prepared statement's generic plan, on engines whose
+	// plan cache may run one plan for all values (PostgreSQL).
+	Generic *GenericPlan `json:"generic,omitempty"`
 	// Error is why the statement could not be explained.
 	Error string `json:"error,omitempty"`
+}
+
+// GenericPlan is a prepared statement's plan for any parameter values.
+type GenericPlan struct {
+	Fingerprint string `json:"fingerprint"`
+	Shape       string `json:"shape"`
+	// Chosen: prepared as the clients prepare it and explained with six
+	// random parameter sets drawn as the clients draw them, the server's
+	// plan cache ran the sixth with the generic plan (it compares the
+	// generic plan's cost with the first five custom plans'). The clients'
+	// own first executions decide at run time.
+	Chosen bool `json:"chosen"`
 }
 
 // PlanVariant is one distinct plan of a statement.

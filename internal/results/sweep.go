@@ -173,6 +173,9 @@ type Comparison struct {
 	Ops []CompareOp `json:"ops"`
 	// ConfigDifferences lists every configuration item that differs.
 	ConfigDifferences []ConfigDiff `json:"config_differences"`
+	// PlanDifferences lists the statements whose plans differ between the
+	// two runs (two runs with plan checks only).
+	PlanDifferences []PlanDiff `json:"plan_differences,omitempty"`
 	// Notes explain limits, e.g. points present on one side only.
 	Notes []string `json:"notes,omitempty"`
 }
