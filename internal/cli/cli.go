@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -178,8 +179,33 @@ func flagError(err error) string {
 	s := err.Error()
 	s = strings.Replace(s, "unknown flag: ", "unknown flag ", 1)
 	s = strings.Replace(s, "unknown shorthand flag: ", "unknown flag ", 1)
+	// pflag: invalid argument "abc" for "-c, --clients" flag: strconv.ParseInt: parsing "abc": invalid syntax
+	if m := invalidArg.FindStringSubmatch(s); m != nil {
+		name := m[2]
+		if i := strings.LastIndex(name, ", "); i >= 0 {
+			name = name[i+2:]
+		}
+		want := "valid value"
+		switch {
+		case strings.Contains(m[3], "ParseUint"):
+			want = "whole number, 0 or more"
+		case strings.Contains(m[3], "ParseInt"):
+			want = "whole number"
+		case strings.Contains(m[3], "ParseFloat"):
+			want = "number"
+		case strings.Contains(m[3], "ParseBool"):
+			return fmt.Sprintf("%s %q: give true or false", name, m[1])
+		case strings.Contains(m[3], "value out of range"):
+			want = "number in range"
+		default:
+			return fmt.Sprintf("%s: %s", name, m[3])
+		}
+		return fmt.Sprintf("%s %q is not a %s", name, m[1], want)
+	}
 	return s
 }
+
+var invalidArg = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`)
 
 // workloadFor resolves the workload argument of init/run/check.
 func workloadFor(cmd string, args []string, common func(fs *pflag.FlagSet)) (workload.Generator, error) {

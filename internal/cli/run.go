@@ -56,7 +56,18 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.collect, "collect", "all", "evidence to gather beside the run: a list of os, server, waits, plans; or all, or none")
 }
 
+// minProgress is the shortest --progress interval: every interval is a
+// line, a JSON object, a row of the results store and a sample of every
+// collector.
+const minProgress = 10 * time.Millisecond
+
 func (o *runOpts) validate(fs *pflag.FlagSet) error {
+	if fs.Changed("duration") && o.cfg.Duration <= 0 {
+		return usagef("--duration %s: give a positive duration, e.g. 60s (or --transactions N)", o.cfg.Duration)
+	}
+	if fs.Changed("transactions") && o.cfg.Transactions <= 0 {
+		return usagef("--transactions %d: give a positive number per client (or --duration D)", o.cfg.Transactions)
+	}
 	if o.cfg.Duration == 0 && o.cfg.Transactions == 0 {
 		o.cfg.Duration = 10 * time.Second
 	}
@@ -68,6 +79,9 @@ func (o *runOpts) validate(fs *pflag.FlagSet) error {
 	}
 	if o.progress < 0 {
 		return usagef("--progress %s is negative", o.progress)
+	}
+	if o.progress > 0 && o.progress < minProgress {
+		return usagef("--progress %s is shorter than %s; each interval is a line, a saved row and a sample of every collector", o.progress, minProgress)
 	}
 	o.cfg.Interval = o.progress
 	if o.cfg.Interval == 0 {

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -106,21 +107,14 @@ func (t *Target) String() string {
 	return Redact(t.raw)
 }
 
-// Redact removes the password from a URL-like string (also from a
-// "password=" query parameter), for printing and storing.
+// Redact removes the password from a URL (also from a "password=" query
+// parameter), for printing and storing. Anything that is not a URL on its
+// own (a driver's error message, say) keeps its text, with the password
+// cut out of any URL or password= setting inside it.
 func Redact(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil {
-		// Cut anything between "://user:" and "@" by hand.
-		if i := strings.Index(raw, "://"); i >= 0 {
-			rest := raw[i+3:]
-			if at := strings.LastIndex(rest, "@"); at >= 0 {
-				if c := strings.Index(rest[:at], ":"); c >= 0 {
-					return raw[:i+3] + rest[:c] + ":xxxxx" + rest[at:]
-				}
-			}
-		}
-		return raw
+	if err != nil || u.Scheme == "" || strings.ContainsAny(raw, " \t\n") {
+		return redactText(raw)
 	}
 	if u.User != nil {
 		if _, has := u.User.Password(); has {
@@ -139,6 +133,18 @@ func Redact(raw string) string {
 		u.RawQuery = q.Encode()
 	}
 	return u.String()
+}
+
+var (
+	urlPassword = regexp.MustCompile(`(://[^/:@\s]*):[^@\s]*@`)
+	setPassword = regexp.MustCompile(`(?i)\b(password|pass)=([^&\s]*)`)
+)
+
+// redactText cuts passwords out of free text: "scheme://user:PASSWORD@"
+// and "password=PASSWORD".
+func redactText(s string) string {
+	s = urlPassword.ReplaceAllString(s, "${1}:xxxxx@")
+	return setPassword.ReplaceAllString(s, "${1}=xxxxx")
 }
 
 // Caps describes what an engine can do; workloads and the loader branch on

@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,55 @@ func TestRedactHidesPasswordsInQueryToo(t *testing.T) {
 	got := db.Redact("postgres://h/d?user=u&password=hunter2")
 	if strings.Contains(got, "hunter2") {
 		t.Fatal(got)
+	}
+}
+
+func TestRedactKeepsMessagesReadableAndCutsPasswordsInThem(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		// A driver's message is not a URL: it keeps its words.
+		{"context deadline exceeded", "context deadline exceeded"},
+		{"dial tcp 10.0.0.1:3307: i/o timeout", "dial tcp 10.0.0.1:3307: i/o timeout"},
+		{"failed to connect to postgres://u:hunter2@h/db: refused", "failed to connect to postgres://u:xxxxx@h/db: refused"},
+		{"host=h user=u password=hunter2 dbname=d", "host=h user=u password=xxxxx dbname=d"},
+		{"mysql://root:hunter2@127.0.0.1:3306/test", "mysql://root:xxxxx@127.0.0.1:3306/test"},
+	} {
+		if got := db.Redact(tc.in); got != tc.want {
+			t.Errorf("Redact(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestAConnectTimeoutIsSaidPlainly(t *testing.T) {
+	// A listener that accepts and never answers: the server does not greet.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	for _, scheme := range []string{"postgres", "mysql"} {
+		tg, err := db.ParseURL(scheme + "://u:hunter2@" + l.Addr().String() + "/d?connect_timeout=1&timeout=1s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := db.Open(tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = d.Connect(context.Background())
+		d.Close()
+		if err == nil || !strings.Contains(err.Error(), "no answer within the connect timeout") || strings.Contains(err.Error(), "hunter2") ||
+			strings.Contains(err.Error(), "%20") {
+			t.Errorf("%s: %v", scheme, err)
+		}
 	}
 }
 
