@@ -203,6 +203,8 @@ func TestBadInputGetsOneClearSentence(t *testing.T) {
 		{"missing tables", []string{"run", "tpcb", "--db", testdb.SQLite(t)}, 1, "run `dbharness init tpcb"},
 		{"a missing run", []string{"show", "nosuchrun"}, 1, "not found"},
 		{"keying times without terminals", []string{"run", "tpcc", "--keying-think"}, 2, "--keying-think needs --terminals"},
+		{"terminals on a workload without them", []string{"run", "tpcb", "--terminals", "5"}, 2, "--terminals is for workloads with emulated terminals"},
+		{"terminals without a home warehouse", []string{"run", "tpcc", "--terminals", "10", "--warehouse-affinity=false"}, 2, "--warehouse-affinity=false cannot be used with --terminals"},
 		{"a bad warehouse count", []string{"init", "tpcc", "--warehouses", "0", "--db", testdb.SQLite(t)}, 1, "--warehouses 0"},
 		{"tpcc without its tables", []string{"run", "tpcc", "--db", testdb.SQLite(t)}, 1, "run `dbharness init tpcc"},
 	} {

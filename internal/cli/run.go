@@ -162,6 +162,16 @@ func (a *app) parseRun(args []string) (*runSpec, error) {
 	if sp.runner, ok = wl.(workload.Runner); !ok {
 		return nil, usagef("workload %s cannot be run", wl.Name())
 	}
+	if n := sp.opts.cfg.Terminals; n > 0 {
+		if _, ok := sp.runner.(workload.TerminalRunner); !ok {
+			return nil, usagef("--terminals is for workloads with emulated terminals (tpcc, tpcc-ro); %s has none", wl.Name())
+		}
+		if tc, ok := sp.runner.(workload.TerminalChecker); ok {
+			if err := tc.CheckTerminals(n); err != nil {
+				return nil, usageError{err.Error()}
+			}
+		}
+	}
 	return sp, nil
 }
 
@@ -275,10 +285,18 @@ func (a *app) execRun(ctx context.Context, sp *runSpec, stop <-chan struct{}) (*
 	res, err := engine.Run(ctx, d, runner, o.cfg, obs, stop)
 	ev.finish(ctx, run)
 	if err != nil {
+		// The engine fails only before its clock starts (clients that
+		// cannot connect): nothing was measured, but the run is recorded,
+		// and --json says why, for the tools that read it.
 		run.Status, run.Error = results.StatusFailed, oneLine(err.Error())
 		run.EndTime = time.Now()
 		if store != nil {
 			store.save(run)
+		}
+		if o.json != "" {
+			if jerr := report.WriteJSON(o.json, run); jerr != nil {
+				fmt.Fprintf(a.stderr, "dbharness: warning: %v\n", jerr)
+			}
 		}
 		return run, fmt.Errorf("run %s failed: %w", run.RunID, err)
 	}

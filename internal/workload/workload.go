@@ -193,6 +193,12 @@ type TerminalRunner interface {
 	Think(op int, rng *rand.Rand) time.Duration
 }
 
+// TerminalChecker is a TerminalRunner whose flags may not all fit terminal
+// mode; CheckTerminals is called with --terminals before connecting.
+type TerminalChecker interface {
+	CheckTerminals(terminals int) error
+}
+
 // TerminalWorker is a Worker that draws a transaction's parameters on behalf
 // of a terminal (e.g. from the terminal's home warehouse and district).
 type TerminalWorker interface {

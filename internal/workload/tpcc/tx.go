@@ -198,6 +198,16 @@ func (wk *worker) Next() int {
 	return op
 }
 
+// CheckTerminals implements workload.TerminalChecker: a terminal has a
+// fixed home warehouse and district, so terminal mode cannot draw a random
+// home warehouse per transaction.
+func (t *TPCC) CheckTerminals(terminals int) error {
+	if terminals > 0 && !t.Affinity {
+		return fmt.Errorf("--warehouse-affinity=false cannot be used with --terminals: each terminal has a fixed home warehouse and district (clauses 2.8.1.1, 4.2.2)")
+	}
+	return nil
+}
+
 // Prepare implements workload.TerminalWorker: the input data of a
 // transaction of terminal term, whose home warehouse and district are fixed
 // (clause 2.8.1.1, 4.2.2).
