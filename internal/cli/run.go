@@ -239,7 +239,7 @@ func (a *app) execRun(ctx context.Context, sp *runSpec, stop <-chan struct{}) (*
 		Host:          hostinfo.Read(),
 		StartTime:     time.Now(),
 		Config: results.Config{
-			Clients: o.cfg.Clients, Terminals: o.cfg.Terminals, DurationSeconds: o.cfg.Duration.Seconds(),
+			Clients: o.cfg.Clients, Terminals: o.cfg.Terminals, KeyingThink: o.cfg.ThinkTimes, DurationSeconds: o.cfg.Duration.Seconds(),
 			Transactions: o.cfg.Transactions, WarmupSeconds: o.cfg.Warmup.Seconds(), Rate: o.cfg.Rate,
 			LatencyLimitMs: float64(o.cfg.LatencyLimit) / 1e6, MaxTries: o.cfg.MaxTries,
 			IntervalSeconds: o.cfg.Interval.Seconds(), Seed: o.cfg.Seed,

@@ -287,6 +287,20 @@ func flattenRun(r *results.Run) map[string]string {
 	}
 	if r.Config.Terminals > 0 {
 		m["config.terminals"] = strconv.Itoa(r.Config.Terminals)
+		m["config.keying_think"] = strconv.FormatBool(r.Config.KeyingThink)
+	}
+	if len(r.Config.Percentiles) > 0 {
+		ps := make([]string, len(r.Config.Percentiles))
+		for i, p := range r.Config.Percentiles {
+			ps[i] = num(p)
+		}
+		m["config.percentiles"] = strings.Join(ps, ",")
+	}
+	// Evidence collection costs a little throughput: a difference in it is
+	// a difference in the runs.
+	m["collect.enabled"] = "none"
+	if r.Collect != nil && len(r.Collect.Enabled) > 0 {
+		m["collect.enabled"] = strings.Join(r.Collect.Enabled, ",")
 	}
 	for k, v := range r.Config.WorkloadFlags {
 		m["workload."+k] = v

@@ -93,6 +93,13 @@ func Summary(w io.Writer, r *results.Run) {
 		fmt.Fprintf(w, ", %d over the latency limit", s.Late)
 	}
 	fmt.Fprintln(w)
+	if len(r.Warmup) > 0 {
+		var n, errs int64
+		for _, o := range r.Warmup {
+			n, errs = n+o.Count, errs+o.Errors
+		}
+		fmt.Fprintf(w, "warm-up %.1fs (not in the figures below): %d transactions, %d errors\n", r.Config.WarmupSeconds, n, errs)
+	}
 	if n := len(r.ClientSeconds); n > 0 {
 		lo, hi := r.ClientSeconds[0], r.ClientSeconds[0]
 		for _, v := range r.ClientSeconds {

@@ -179,3 +179,27 @@ func TestRedactArgsRemovesPasswords(t *testing.T) {
 		t.Fatalf("password left in %q", got)
 	}
 }
+
+func TestLatencyKeysExistAsNullWhenNothingWasMeasured(t *testing.T) {
+	b, err := json.Marshal(Op{Name: "delivery", Errors: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	lat, ok := m["latency_ms"].(map[string]any)
+	if !ok {
+		t.Fatalf("latency_ms = %v", m["latency_ms"])
+	}
+	for _, k := range []string{"p50", "p90", "p95", "p99", "max"} {
+		if v, ok := lat[k]; !ok || v != nil {
+			t.Errorf("latency_ms.%s = %v (present %v), want null", k, v, ok)
+		}
+	}
+	var back Op
+	if err := json.Unmarshal(b, &back); err != nil || len(back.LatencyMs) != 0 {
+		t.Errorf("read back as %v (%v), want no values", back.LatencyMs, err)
+	}
+}

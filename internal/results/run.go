@@ -69,6 +69,7 @@ type Run struct {
 type Config struct {
 	Clients         int               `json:"clients"`
 	Terminals       int               `json:"terminals,omitempty"`
+	KeyingThink     bool              `json:"keying_think,omitempty"`
 	DurationSeconds float64           `json:"duration_s"`
 	Transactions    int64             `json:"transactions_per_client"`
 	WarmupSeconds   float64           `json:"warmup_s"`
@@ -84,6 +85,43 @@ type Config struct {
 // Latency maps "p50", "p90", "p95", "p99", "p99.9", "max", "mean" and
 // "min" to milliseconds.
 type Latency map[string]float64
+
+// requiredLatencyKeys are the keys other tools read; with no transaction to
+// measure they are written as null rather than left out.
+var requiredLatencyKeys = []string{"p50", "p90", "p95", "p99", "max"}
+
+// MarshalJSON writes the percentiles; an empty Latency (nothing measured)
+// is written with the required keys set to null.
+func (l Latency) MarshalJSON() ([]byte, error) {
+	if len(l) > 0 {
+		return json.Marshal(map[string]float64(l))
+	}
+	m := make(map[string]*float64, len(requiredLatencyKeys))
+	for _, k := range requiredLatencyKeys {
+		m[k] = nil
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote; null values are left out.
+func (l *Latency) UnmarshalJSON(b []byte) error {
+	var m map[string]*float64
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	if m == nil {
+		*l = nil
+		return nil
+	}
+	out := make(Latency, len(m))
+	for k, v := range m {
+		if v != nil {
+			out[k] = *v
+		}
+	}
+	*l = out
+	return nil
+}
 
 // Summary is the run's totals over the measured phase.
 type Summary struct {

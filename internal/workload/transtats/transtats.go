@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -395,6 +396,12 @@ func (w *TransStats) BeforeRun(context.Context, *workload.Env, db.Conn) error { 
 // query, and the parallelism in effect.
 func (w *TransStats) AfterRun(_ context.Context, _ *workload.Env, _ db.Conn, t workload.Totals) (map[string]float64, error) {
 	m := map[string]float64{"rows": float64(w.n)}
+	// The result every star query was checked against: it is the same
+	// number for the same --rows on every engine.
+	if slices.Contains(w.Ops(), QueryStar) {
+		g, r := StarResult(w.n)
+		m["star_groups"], m["star_rows"] = float64(g), float64(r)
+	}
 	if w.Parallel > 0 {
 		p := w.Parallel
 		if w.caps.SetParallelWorkers == "" {

@@ -90,7 +90,8 @@ func TestTransStatsOnEveryEngine(t *testing.T) {
 						t.Errorf("%s: %d queries, %d errors %v", o.Name, o.Hist.TotalCount(), o.Errors, res.ErrorSamples)
 					}
 				}
-				if m["qph"] <= 0 || m["star_qph"] <= 0 || m["window_qph"] <= 0 || m["rows"] != 10 {
+				// 10 rows: 10 star groups (fewer than the period) over 10 rows.
+				if m["qph"] <= 0 || m["star_qph"] <= 0 || m["window_qph"] <= 0 || m["rows"] != 10 || m["star_groups"] != 10 || m["star_rows"] != 10 {
 					t.Errorf("figures %v", m)
 				}
 				intra := d.Caps().IntraQueryParallelism
