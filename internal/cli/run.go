@@ -148,6 +148,9 @@ func (a *app) parseRun(args []string) (*runSpec, error) {
 			sp.opts.cfg.Transactions = n
 		}
 	}
+	if d, ok := wl.(workload.TriesDefaulter); ok && !sp.fs.Changed("max-tries") {
+		sp.opts.cfg.MaxTries = d.DefaultMaxTries()
+	}
 	if err := sp.opts.validate(sp.fs); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
 )
@@ -110,7 +111,7 @@ func Load(ctx context.Context, env *Env, tables []Table) error {
 					continue
 				}
 				buf = j.t.Batch(j.i, buf[:0])
-				n, err := env.DB.CopyIn(ctx, conn, j.t.Name, j.t.Columns, &db.SliceSource{Rows: buf})
+				n, err := copyInRetrying(ctx, env.DB, conn, j.t, buf)
 				if err != nil {
 					fail(fmt.Errorf("load %s: %w", j.t.Name, err))
 					return
@@ -121,6 +122,24 @@ func Load(ctx context.Context, env *Env, tables []Table) error {
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// loadTries is how often a batch is tried when its first statement fails
+// with a retryable error.
+const loadTries = 5
+
+// copyInRetrying loads one batch, trying it again when it failed with a
+// retryable error (a deadlock, a serialization failure) before any of it
+// was committed. Parallel loaders can deadlock on a table's first rows:
+// MariaDB's bulk insert into an empty table locks the table.
+func copyInRetrying(ctx context.Context, d db.DB, conn db.Conn, t *Table, rows [][]any) (int64, error) {
+	for try := 1; ; try++ {
+		n, err := d.CopyIn(ctx, conn, t.Name, t.Columns, &db.SliceSource{Rows: rows})
+		if err == nil || n > 0 || try == loadTries || !d.Classify(err).Retryable || ctx.Err() != nil {
+			return n, err
+		}
+		time.Sleep(time.Duration(try*try) * 10 * time.Millisecond)
+	}
 }
 
 // ExecAll runs statements in order on one connection, wrapping the first

@@ -193,6 +193,13 @@ type TerminalRunner interface {
 	Think(op int, rng *rand.Rand) time.Duration
 }
 
+// TriesDefaulter is a Runner whose transactions are meant to be retried on
+// serialization failures and deadlocks (TPC-C's, which deadlock by design
+// under concurrency): its default --max-tries replaces the driver's 1.
+type TriesDefaulter interface {
+	DefaultMaxTries() int
+}
+
 // TerminalChecker is a TerminalRunner whose flags may not all fit terminal
 // mode; CheckTerminals is called with --terminals before connecting.
 type TerminalChecker interface {

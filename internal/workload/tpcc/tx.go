@@ -198,6 +198,12 @@ func (wk *worker) Next() int {
 	return op
 }
 
+// DefaultMaxTries implements workload.TriesDefaulter: a New-Order, Payment
+// or Delivery that loses a deadlock or a serialization conflict is tried
+// again (up to 10 times, counted as retries) rather than counted as failed,
+// since concurrent TPC-C transactions conflict by design.
+func (t *TPCC) DefaultMaxTries() int { return 10 }
+
 // CheckTerminals implements workload.TerminalChecker: a terminal has a
 // fixed home warehouse and district, so terminal mode cannot draw a random
 // home warehouse per transaction.
