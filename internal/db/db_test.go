@@ -112,6 +112,46 @@ func TestAConnectTimeoutIsSaidPlainly(t *testing.T) {
 	}
 }
 
+func TestAServerOfAnotherKindIsNamedAsSuch(t *testing.T) {
+	// A web server on the port: it answers anything with HTTP.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				_, _ = c.Write([]byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+				buf := make([]byte, 512)
+				_, _ = c.Read(buf)
+			}()
+		}
+	}()
+	// (The MySQL driver reads the HTTP text as the length of a 5 MB packet
+	// and waits for it: that one ends as a connect timeout.)
+	for _, scheme := range []string{"postgres"} {
+		tg, err := db.ParseURL(scheme + "://u@" + l.Addr().String() + "/d")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := db.Open(tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = d.Connect(context.Background())
+		d.Close()
+		if err == nil || !strings.Contains(err.Error(), "does not speak the") {
+			t.Errorf("%s: %v", scheme, err)
+		}
+	}
+}
+
 func TestRebindLeavesQuotedDollarsAlone(t *testing.T) {
 	got := db.Rebind("SELECT '$1', a FROM t WHERE b = $1 AND c = $12")
 	if got != "SELECT '$1', a FROM t WHERE b = ? AND c = ?" {

@@ -118,6 +118,10 @@ func connectError(t *Target, err error) error {
 		return fmt.Errorf("cannot connect to %s: unknown host; check the host name in --db", t)
 	case strings.Contains(low, "no such file"):
 		return fmt.Errorf("cannot connect to %s: the socket does not exist; is the server running?", t)
+	case strings.Contains(low, "invalid body length"), strings.Contains(low, "expected at most"),
+		strings.Contains(low, "unknown message type"), strings.Contains(low, "does not look like a tls handshake"),
+		strings.Contains(low, "unexpected message"):
+		return fmt.Errorf("cannot connect to %s: the server there does not speak the PostgreSQL protocol; check the host and port", t)
 	}
 	// Keep the driver's reason but only its last clause, which is the cause.
 	if i := strings.LastIndex(msg, ": "); i >= 0 && i+2 < len(msg) {
