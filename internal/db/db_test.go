@@ -78,24 +78,42 @@ func TestRedactKeepsMessagesReadableAndCutsPasswordsInThem(t *testing.T) {
 	}
 }
 
-func TestAConnectTimeoutIsSaidPlainly(t *testing.T) {
-	// A listener that accepts and never answers: the server does not greet.
+// fakeServer listens on a free local port, serves each connection with
+// serve, and returns the address; it stops when the test ends.
+func fakeServer(t *testing.T, serve func(c net.Conn)) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	t.Cleanup(func() { l.Close() })
 	go func() {
 		for {
 			c, err := l.Accept()
 			if err != nil {
 				return
 			}
-			defer c.Close()
+			go func() {
+				defer c.Close()
+				serve(c)
+			}()
 		}
 	}()
+	return l.Addr().String()
+}
+
+func TestAConnectTimeoutIsSaidPlainly(t *testing.T) {
+	// A server that accepts and never greets.
+	addr := fakeServer(t, func(c net.Conn) {
+		buf := make([]byte, 512)
+		for {
+			if _, err := c.Read(buf); err != nil {
+				return
+			}
+		}
+	})
 	for _, scheme := range []string{"postgres", "mysql"} {
-		tg, err := db.ParseURL(scheme + "://u:hunter2@" + l.Addr().String() + "/d?connect_timeout=1&timeout=1s")
+		tg, err := db.ParseURL(scheme + "://u:hunter2@" + addr + "/d?connect_timeout=1&timeout=1s")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,29 +132,15 @@ func TestAConnectTimeoutIsSaidPlainly(t *testing.T) {
 
 func TestAServerOfAnotherKindIsNamedAsSuch(t *testing.T) {
 	// A web server on the port: it answers anything with HTTP.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				_, _ = c.Write([]byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
-				buf := make([]byte, 512)
-				_, _ = c.Read(buf)
-			}()
-		}
-	}()
+	addr := fakeServer(t, func(c net.Conn) {
+		_, _ = c.Write([]byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+		buf := make([]byte, 512)
+		_, _ = c.Read(buf)
+	})
 	// (The MySQL driver reads the HTTP text as the length of a 5 MB packet
 	// and waits for it: that one ends as a connect timeout.)
 	for _, scheme := range []string{"postgres"} {
-		tg, err := db.ParseURL(scheme + "://u@" + l.Addr().String() + "/d")
+		tg, err := db.ParseURL(scheme + "://u@" + addr + "/d")
 		if err != nil {
 			t.Fatal(err)
 		}
