@@ -117,8 +117,9 @@ func tpsCI(runs []*results.Run, rng *rand.Rand) (est, lo, hi float64, method str
 	m, lo, hi := analysis.BlockBootstrapMeanCI(ivs, 0, Level, Iters, rng)
 	// The mean of full intervals differs slightly from the run's tps (the
 	// short last interval is left out): shift the interval onto the run's
-	// figure.
-	return est, lo + est - m, hi + est - m, CIIntervals
+	// figure. A few stalled intervals can stretch a t interval below zero,
+	// which throughput cannot be.
+	return est, max(lo+est-m, 0), hi + est - m, CIIntervals
 }
 
 func medianOf(xs []float64) float64 {
