@@ -171,6 +171,12 @@ func (a *app) parseFlags(cmd string, wl workload.Generator, args []string, commo
 	if fs.NArg() > 1 {
 		return nil, usagef("unexpected argument %q after the workload name", fs.Arg(1))
 	}
+	// Bad values are the user's to fix, before anything connects.
+	if v, ok := wl.(workload.Validator); ok {
+		if err := v.Validate(workload.Command(cmd)); err != nil {
+			return nil, usageError{err.Error()}
+		}
+	}
 	return fs, nil
 }
 
