@@ -187,10 +187,10 @@ func flagError(err error) string {
 	return s
 }
 
-// workloadFor resolves the workload argument of init/run/check.
+// workloadFor resolves the workload argument of init, run, check or sweep.
 func workloadFor(cmd string, args []string, common func(fs *pflag.FlagSet)) (workload.Generator, error) {
 	name, _ := splitWorkload(cmd, args, common)
-	if name == "" && cmd == "run" && hasScriptFlag(args) {
+	if name == "" && (cmd == "run" || cmd == "sweep") && hasScriptFlag(args) {
 		name = script.Name
 	}
 	if name == "" {

@@ -250,6 +250,10 @@ func (a *app) cmdSweep(args []string) error {
 	if o.resume != "" {
 		return a.resumeSweep(&o, fs, rest)
 	}
+	// Name the sweep, not each run, when the workload is missing.
+	if _, err := workloadFor("sweep", rest, (&runOpts{}).flags); err != nil {
+		return err
+	}
 	if o.repeat < 1 {
 		return usagef("--repeat %d: give at least 1", o.repeat)
 	}

@@ -361,6 +361,7 @@ func TestBadSweepAndCompareInputGetsOneClearSentence(t *testing.T) {
 		code int
 		want string
 	}{
+		{"no workload", []string{"sweep", "--db", url, "-c", "1,2"}, 2, "`dbharness sweep` needs a workload name"},
 		{"a bad client list", []string{"sweep", "tpcb", "--db", url, "--clients", "1,x"}, 2, `"x" is not a positive whole number`},
 		{"a zero repeat", []string{"sweep", "tpcb", "--db", url, "--repeat", "0"}, 2, "--repeat 0"},
 		{"a vary without values", []string{"sweep", "tpcb", "--db", url, "--vary", "mix"}, 2, "FLAG=VALUE1,VALUE2"},
