@@ -28,6 +28,8 @@ func TestBadWorkloadFlagValuesAreUsageErrorsBeforeAnyConnection(t *testing.T) {
 		{"a transtats row count", []string{"init", "transtats", "--rows", "0"}, "--rows 0 is out of range"},
 		{"a null mix", []string{"run", "null", "--mix", "both"}, `--mix "both" is not a null mix`},
 		{"a swept tpcb mix", []string{"sweep", "tpcb", "-c", "1", "--duration", "1s", "--vary", "mix=select-only,bogus"}, `--mix "bogus" is not a tpcb mix`},
+		{"a swept inserts key", []string{"sweep", "inserts", "-c", "1", "--duration", "1s", "--vary", "key=serial,sequential"}, `--key "sequential" is not a key strategy`},
+		{"a swept inserts pad (an init flag only)", []string{"sweep", "inserts", "-c", "1", "--duration", "1s", "--vary", "pad=100,9000"}, "--pad 9000 is out of range"},
 		{"a swept inserts batch", []string{"sweep", "inserts", "-c", "1,2", "--duration", "1s", "--vary", "batch=10,0"}, "--batch 0 is out of range"},
 	} {
 		t.Run(tc.name+" is refused before connecting", func(t *testing.T) {
