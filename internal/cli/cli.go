@@ -172,6 +172,12 @@ func (a *app) parseFlags(cmd string, wl workload.Generator, args []string, commo
 	if fs.NArg() > 1 {
 		return nil, usagef("unexpected argument %q after the workload name", fs.Arg(1))
 	}
+	// Bad values are the user's to fix, before anything connects.
+	if v, ok := wl.(workload.Validator); ok {
+		if err := v.Validate(workload.Command(cmd)); err != nil {
+			return nil, usageError{err.Error()}
+		}
+	}
 	return fs, nil
 }
 
@@ -207,10 +213,10 @@ func flagError(err error) string {
 
 var invalidArg = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`)
 
-// workloadFor resolves the workload argument of init/run/check.
+// workloadFor resolves the workload argument of init, run, check or sweep.
 func workloadFor(cmd string, args []string, common func(fs *pflag.FlagSet)) (workload.Generator, error) {
 	name, _ := splitWorkload(cmd, args, common)
-	if name == "" && cmd == "run" && hasScriptFlag(args) {
+	if name == "" && (cmd == "run" || cmd == "sweep") && hasScriptFlag(args) {
 		name = script.Name
 	}
 	if name == "" {

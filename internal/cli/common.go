@@ -73,18 +73,37 @@ func signals() (stop <-chan struct{}, release func()) {
 	return s, func() { signal.Stop(ch); close(done) }
 }
 
+// stopContext returns a context cancelled when stop closes (or when the
+// returned cancel is called).
+func stopContext(stop <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
+// ownFlags returns the flags a workload registers for cmd, on a fresh
+// instance (registering flags resets the bound fields); empty if the
+// workload cannot be made again.
+func ownFlags(wl workload.Generator, cmd workload.Command) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if fresh, err := workload.New(wl.Name()); err == nil {
+		fresh.Flags(cmd, fs)
+	}
+	return fs
+}
+
 // workloadFlags returns the values of the workload's own flags, for the
 // saved configuration.
 func workloadFlags(fs *pflag.FlagSet, wl workload.Generator, cmd workload.Command) map[string]string {
-	// A fresh instance: registering flags resets the bound fields.
-	fresh, err := workload.New(wl.Name())
-	if err != nil {
-		return nil
-	}
-	own := pflag.NewFlagSet("", pflag.ContinueOnError)
-	fresh.Flags(cmd, own)
 	m := map[string]string{}
-	own.VisitAll(func(f *pflag.Flag) {
+	ownFlags(wl, cmd).VisitAll(func(f *pflag.Flag) {
 		if v := fs.Lookup(f.Name); v != nil {
 			m[f.Name] = db.Redact(v.Value.String())
 		}

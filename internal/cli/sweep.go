@@ -47,7 +47,7 @@ var sweepFlagNames = map[string]bool{"clients": true, "c": true, "repeat": true,
 func (o *sweepOpts) flags(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.clients, "clients", "c", "1,2,4,8,16", "client counts to sweep, e.g. 1,2,4,8,16 (1 is always included)")
 	fs.IntVar(&o.repeat, "repeat", 1, "repeat every point this many times (rounds, each in a random order)")
-	fs.StringArrayVar(&o.vary, "vary", nil, "sweep a run or workload flag too, e.g. --vary batch=1,10,100 (repeatable; crossed with the clients)")
+	fs.StringArrayVar(&o.vary, "vary", nil, "sweep a run or workload flag too, e.g. --vary batch=1,10,100 (repeatable; crossed with the clients); a flag of init, e.g. --vary key=serial,uuid-random, runs init before the runs that need other data")
 	fs.StringVar(&o.json, "json", "", "write the sweep and its analysis as JSON to FILE (- for standard output)")
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted sweep SWEEP with its saved plan")
 	fs.Uint64Var(&o.orderSeed, "order-seed", 0, "seed of the random run order (default: random, recorded with the sweep)")
@@ -250,6 +250,11 @@ func (a *app) cmdSweep(args []string) error {
 	if o.resume != "" {
 		return a.resumeSweep(&o, fs, rest)
 	}
+	// Name the sweep, not each run, when the workload is missing.
+	wl, err := workloadFor("sweep", rest, (&runOpts{}).flags)
+	if err != nil {
+		return err
+	}
 	if o.repeat < 1 {
 		return usagef("--repeat %d: give at least 1", o.repeat)
 	}
@@ -268,30 +273,16 @@ func (a *app) cmdSweep(args []string) error {
 	for _, v := range vary {
 		rest = withoutFlag(rest, v.Flag)
 	}
-	plan := buildPlan(clients, vary, o.repeat, o.orderSeed)
-	// Check every distinct point's command line before running anything.
-	var base *runSpec
-	var notes []string
-	checked := map[string]bool{}
-	for _, pr := range plan {
-		args := pointArgs(rest, pr, vary)
-		k := strings.Join(args, "\x00")
-		if checked[k] {
-			continue
-		}
-		checked[k] = true
-		sp, err := a.parseRun(args)
-		if err != nil {
-			var ue usageError
-			if errors.As(err, &ue) {
-				return usageError{strings.Replace(ue.msg, "`run ", "`sweep ", 1)}
-			}
-			return err
-		}
-		if base == nil {
-			base = sp
-		}
+	si := newSweepInit(wl, vary)
+	if rest, err = si.takeArgs(wl, rest); err != nil {
+		return err
 	}
+	plan := buildPlan(clients, vary, o.repeat, o.orderSeed)
+	base, err := a.checkPoints(rest, plan, vary, si)
+	if err != nil {
+		return err
+	}
+	var notes []string
 	if !base.fs.Changed("progress") && base.opts.cfg.Transactions == 0 && base.opts.cfg.Duration < 10*time.Second {
 		// Short runs: measure in tenths of the duration (at least 100ms),
 		// so that a single run still has intervals to bootstrap.
@@ -335,8 +326,39 @@ func (a *app) cmdSweep(args []string) error {
 		sw.Notes = append(sw.Notes, "1 client added: every sweep starts with the single-stream performance unit test")
 	}
 	sw.Notes = append(sw.Notes, notes...)
+	if si != nil {
+		sw.InitArgs = si.args
+		sw.Notes = append(sw.Notes, si.note())
+	}
 	o.results = base.opts.results
-	return a.execSweep(&o, sw, rest)
+	return a.execSweep(&o, sw, rest, si)
+}
+
+// checkPoints parses every distinct point's run (and init) command line
+// before anything runs, and returns the first point's run.
+func (a *app) checkPoints(base []string, plan []results.SweepRun, vary []results.VaryFlag, si *sweepInit) (*runSpec, error) {
+	var first *runSpec
+	checked := map[string]bool{}
+	for _, pr := range plan {
+		args := pointArgs(base, pr, si.runVary(vary))
+		k := strings.Join(args, "\x00")
+		if checked[k] {
+			continue
+		}
+		checked[k] = true
+		sp, err := a.parseRun(args)
+		if err != nil {
+			var ue usageError
+			if errors.As(err, &ue) {
+				return nil, usageError{strings.Replace(ue.msg, "`run ", "`sweep ", 1)}
+			}
+			return nil, err
+		}
+		if first == nil {
+			first = sp
+		}
+	}
+	return first, si.check(a, plan)
 }
 
 func (a *app) sweepHelp(fs *pflag.FlagSet, rest []string) error {
@@ -400,18 +422,30 @@ func (a *app) resumeSweep(o *sweepOpts, fs *pflag.FlagSet, rest []string) error 
 		processAlive(sw.PID) {
 		return fmt.Errorf("sweep %s is still running (process %d); stop it first, or wait for it", sw.SweepID, sw.PID)
 	}
+	var si *sweepInit
+	msg := a.stdout
+	if o.json == "-" {
+		msg = a.stderr // standard output is the JSON's alone
+	}
 	if sw.Status == results.StatusCompleted {
-		fmt.Fprintf(a.stdout, "sweep %s is already complete\n", sw.SweepID)
+		fmt.Fprintf(msg, "sweep %s is already complete\n", sw.SweepID)
 	} else {
-		fmt.Fprintf(a.stdout, "resuming sweep %s\n", sw.SweepID)
-		// Check the command line still parses (workload flags may have
+		// Check the command lines still parse (workload flags may have
 		// changed between versions).
-		if _, err := a.parseRun(pointArgs(base, sw.Plan[0], sw.Vary)); err != nil {
+		wl, err := workloadFor("sweep", base, (&runOpts{}).flags)
+		if err != nil {
 			return err
 		}
+		if si = newSweepInit(wl, sw.Vary); si != nil {
+			si.args = sw.InitArgs
+		}
+		if _, err := a.checkPoints(base, sw.Plan, sw.Vary, si); err != nil {
+			return err
+		}
+		fmt.Fprintf(msg, "resuming sweep %s\n", sw.SweepID)
 	}
 	sw.Status, sw.Error = results.StatusRunning, ""
-	return a.execSweep(o, sw, base)
+	return a.execSweep(o, sw, base, si)
 }
 
 // processAlive reports whether a process with that id exists (signal 0).
@@ -445,7 +479,7 @@ func openResults(path string) (*results.Store, error) {
 
 // execSweep makes every run of the plan that is not completed yet, saving
 // the sweep after each, then analyses, prints and saves it.
-func (a *app) execSweep(o *sweepOpts, sw *results.Sweep, base []string) error {
+func (a *app) execSweep(o *sweepOpts, sw *results.Sweep, base []string, si *sweepInit) error {
 	store, err := openResults(o.results)
 	if err != nil {
 		return err
@@ -492,19 +526,22 @@ func (a *app) execSweep(o *sweepOpts, sw *results.Sweep, base []string) error {
 		if interrupted {
 			break
 		}
-		args := append(pointArgs(base, *pr, sw.Vary), "--results="+store.Path())
+		args := append(pointArgs(base, *pr, si.runVary(sw.Vary)), "--results="+store.Path())
 		sp, err := a.parseRun(args)
 		if err != nil {
 			failure = err
 			break
 		}
-		var runOut bytes.Buffer
-		child := &app{stdout: io.Discard, stderr: &runOut}
-		if o.verbose {
-			child.stdout = out
+		var run *results.Run
+		if err = si.prepare(a, pr, sp.opts.db, stop, out); err == nil {
+			var runOut bytes.Buffer
+			child := &app{stdout: io.Discard, stderr: &runOut}
+			if o.verbose {
+				child.stdout = out
+			}
+			run, err = child.execRun(ctx, sp, stop)
+			copyWarnings(a.stderr, &runOut)
 		}
-		run, err := child.execRun(ctx, sp, stop)
-		copyWarnings(a.stderr, &runOut)
 		if run != nil {
 			pr.RunID, pr.Status = run.RunID, run.Status
 			sw.RunIDs = append(sw.RunIDs, run.RunID)
@@ -515,6 +552,10 @@ func (a *app) execSweep(o *sweepOpts, sw *results.Sweep, base []string) error {
 		fmt.Fprintf(out, "[%*d/%d] %s\n", len(strconv.Itoa(len(sw.Plan))), pr.Seq+1, len(sw.Plan), runLine(pr, run, err))
 		if err := store.SaveSweep(sw); err != nil {
 			return err
+		}
+		if ee := (exitError{}); errors.As(err, &ee) && ee.code == ExitInterrupted {
+			interrupted = true // during an init
+			break
 		}
 		if err != nil {
 			failure = err

@@ -40,6 +40,10 @@ type Sweep struct {
 	// runs them again, with --db given anew when the URL had a password.
 	BaseArgs []string `json:"base_args"`
 	Target   string   `json:"target"`
+	// InitArgs are the init flags of the sweep's command line (such as
+	// --pad=200), given to every init of a sweep that varies flags of the
+	// workload's init; the swept values come from each point.
+	InitArgs []string `json:"init_args,omitempty"`
 	// Clients are the client counts swept, ascending; the first is always 1.
 	Clients []int `json:"clients"`
 	// Vary lists the swept workload flags, crossed with each other and with
@@ -93,6 +97,9 @@ type SweepRun struct {
 	Vary    map[string]string `json:"vary,omitempty"`
 	RunID   string            `json:"run_id,omitempty"`
 	Status  string            `json:"status,omitempty"` // the run's status once made
+	// Init is set when the sweep ran init before this run: the point's
+	// values of the workload's init flags differed from those loaded last.
+	Init bool `json:"init,omitempty"`
 }
 
 // SweepPoint is the analysis of one point of a sweep: the runs at one client

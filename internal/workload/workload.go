@@ -43,6 +43,15 @@ type Generator interface {
 	Flags(cmd Command, fs *pflag.FlagSet)
 }
 
+// Validator checks the values of a workload's flags for cmd. The harness
+// calls it right after parsing the command line, before it connects to
+// anything, so that a bad value is a usage error; a sweep calls it for every
+// point before its first run. The error names the flag and the value, and
+// says what is allowed.
+type Validator interface {
+	Validate(cmd Command) error
+}
+
 // Env is what a workload gets from the harness.
 type Env struct {
 	DB   db.DB

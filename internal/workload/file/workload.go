@@ -92,6 +92,18 @@ func (w *Workload) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 	}
 }
 
+// Validate implements workload.Validator: --scale, at least 1 for init, not
+// negative for run (where 0 means the scale the data was loaded with).
+func (w *Workload) Validate(cmd workload.Command) error {
+	switch {
+	case cmd == workload.CmdInit && w.Scale < 1:
+		return fmt.Errorf("--scale %d is invalid; it must be at least 1", w.Scale)
+	case cmd == workload.CmdRun && w.Scale < 0:
+		return fmt.Errorf("--scale %d is negative; give at least 1, or leave it out for the scale the data was loaded with", w.Scale)
+	}
+	return nil
+}
+
 // Tables returns the file's table names.
 func (w *Workload) Tables() []string {
 	var out []string
@@ -104,8 +116,8 @@ func (w *Workload) Tables() []string {
 // Init implements workload.Initer: drop, create, load in parallel, keys,
 // indexes, statistics.
 func (w *Workload) Init(ctx context.Context, env *workload.Env) error {
-	if w.Scale < 1 {
-		return fmt.Errorf("--scale %d is invalid; it must be at least 1", w.Scale)
+	if err := w.Validate(workload.CmdInit); err != nil {
+		return err
 	}
 	spec, err := w.Spec()
 	if err != nil {

@@ -117,14 +117,8 @@ func validKey(k string) bool {
 
 // Init implements workload.Initer.
 func (w *Inserts) Init(ctx context.Context, env *workload.Env) error {
-	if !validKey(w.Key) {
-		return fmt.Errorf("--key %q is not a key strategy; use one of %s", w.Key, strings.Join(Keys, ", "))
-	}
-	if w.Pad < 1 || w.Pad > maxPad {
-		return fmt.Errorf("--pad %d is out of range; use 1 to %d bytes", w.Pad, maxPad)
-	}
-	if w.Prefill < 0 {
-		return fmt.Errorf("--prefill %d is negative", w.Prefill)
+	if err := w.Validate(workload.CmdInit); err != nil {
+		return err
 	}
 	caps := env.DB.Caps()
 	conn, err := env.DB.Connect(ctx)
@@ -246,11 +240,41 @@ func record(ctx context.Context, conn db.Conn, seq int64, event, key string, pad
 	return rs.Err()
 }
 
+// Validate implements workload.Validator: --key, --pad and --prefill for
+// init; --key, --batch, --rows-per-statement and --rows-per-client for run.
+func (w *Inserts) Validate(cmd workload.Command) error {
+	switch cmd {
+	case workload.CmdInit:
+		return w.validateInit()
+	case workload.CmdRun:
+		return w.validate()
+	}
+	return nil
+}
+
+// badKey is the error for a --key that names no strategy.
+func badKey(k string) error {
+	return fmt.Errorf("--key %q is not a key strategy; use one of %s", k, strings.Join(Keys, ", "))
+}
+
+// validateInit checks the init flags.
+func (w *Inserts) validateInit() error {
+	switch {
+	case !validKey(w.Key):
+		return badKey(w.Key)
+	case w.Pad < 1 || w.Pad > maxPad:
+		return fmt.Errorf("--pad %d is out of range; use 1 to %d bytes", w.Pad, maxPad)
+	case w.Prefill < 0:
+		return fmt.Errorf("--prefill %d is negative", w.Prefill)
+	}
+	return nil
+}
+
 // validate checks the run flags.
 func (w *Inserts) validate() error {
 	switch {
 	case w.Key != "" && !validKey(w.Key):
-		return fmt.Errorf("--key %q is not a key strategy; use one of %s", w.Key, strings.Join(Keys, ", "))
+		return badKey(w.Key)
 	case w.Batch < 1 || w.Batch > maxBatch:
 		return fmt.Errorf("--batch %d is out of range; use 1 to %d rows per commit", w.Batch, maxBatch)
 	case w.RowsPerStmt < 1 || w.RowsPerStmt > maxRowsPerStmt:

@@ -51,13 +51,21 @@ func (w *Null) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 	}
 }
 
-// Setup implements workload.Runner; there are no tables.
-func (w *Null) Setup(context.Context, *workload.Env, db.Conn) error {
+// Validate implements workload.Validator: --mix for run.
+func (w *Null) Validate(cmd workload.Command) error {
+	if cmd != workload.CmdRun {
+		return nil
+	}
 	switch w.Mix {
 	case MixAlternate, MixOneConstant, MixOneRow:
 		return nil
 	}
 	return fmt.Errorf("--mix %q is not a null mix; use alternate, one_constant or one_row", w.Mix)
+}
+
+// Setup implements workload.Runner; there are no tables.
+func (w *Null) Setup(context.Context, *workload.Env, db.Conn) error {
+	return w.Validate(workload.CmdRun)
 }
 
 // Ops implements workload.Runner.

@@ -65,11 +65,31 @@ func (w *TPCB) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 	}
 }
 
+// maxScale bounds --scale: 2 billion accounts, pgbench's int aid.
+const maxScale = 20000
+
+// Validate implements workload.Validator: --scale for init, --mix for run.
+func (w *TPCB) Validate(cmd workload.Command) error {
+	switch cmd {
+	case workload.CmdInit:
+		if w.Scale < 1 || w.Scale > maxScale {
+			return fmt.Errorf("--scale %d is out of range; use 1 to %d", w.Scale, maxScale)
+		}
+	case workload.CmdRun:
+		switch w.Mix {
+		case MixTPCB, MixSimpleUpdate, MixSelectOnly:
+		default:
+			return fmt.Errorf("--mix %q is not a tpcb mix; use tpcb-like, simple-update or select-only", w.Mix)
+		}
+	}
+	return nil
+}
+
 // Init implements workload.Initer: pgbench -i's drop, create, load, vacuum
 // and primary keys.
 func (w *TPCB) Init(ctx context.Context, env *workload.Env) error {
-	if w.Scale < 1 || w.Scale > 20000 {
-		return fmt.Errorf("--scale %d is out of range; use 1 to 20000", w.Scale)
+	if err := w.Validate(workload.CmdInit); err != nil {
+		return err
 	}
 	caps := env.DB.Caps()
 	conn, err := env.DB.Connect(ctx)
@@ -156,10 +176,8 @@ func createStatements(caps db.Caps) []string {
 // Setup implements workload.Runner: it checks the tables and reads the
 // scale from pgbench_branches, as pgbench does.
 func (w *TPCB) Setup(ctx context.Context, env *workload.Env, conn db.Conn) error {
-	switch w.Mix {
-	case MixTPCB, MixSimpleUpdate, MixSelectOnly:
-	default:
-		return fmt.Errorf("--mix %q is not a tpcb mix; use tpcb-like, simple-update or select-only", w.Mix)
+	if err := w.Validate(workload.CmdRun); err != nil {
+		return err
 	}
 	if err := workload.RequireTables(ctx, env, conn, "tpcb", Tables...); err != nil {
 		return err

@@ -144,11 +144,23 @@ func (w *TPCC) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 	}
 }
 
+// maxWarehouses bounds --warehouses (about 10 TB of data).
+const maxWarehouses = 100_000
+
+// Validate implements workload.Validator: --warehouses for init; the run
+// flags are booleans.
+func (w *TPCC) Validate(cmd workload.Command) error {
+	if cmd == workload.CmdInit && (w.Warehouses < 1 || w.Warehouses > maxWarehouses) {
+		return fmt.Errorf("--warehouses %d is out of range; use 1 to %d", w.Warehouses, maxWarehouses)
+	}
+	return nil
+}
+
 // Init implements workload.Initer: drop, create, load in parallel, keys,
 // secondary indexes, statistics.
 func (w *TPCC) Init(ctx context.Context, env *workload.Env) error {
-	if w.Warehouses < 1 || w.Warehouses > 100_000 {
-		return fmt.Errorf("--warehouses %d is out of range; use 1 to 100000", w.Warehouses)
+	if err := w.Validate(workload.CmdInit); err != nil {
+		return err
 	}
 	caps := env.DB.Caps()
 	conn, err := env.DB.Connect(ctx)

@@ -79,10 +79,34 @@ func (w *TransStats) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 	}
 }
 
+// maxParallel bounds --parallel.
+const maxParallel = 1024
+
+// Validate implements workload.Validator: --rows for init, --query and
+// --parallel for run.
+func (w *TransStats) Validate(cmd workload.Command) error {
+	switch cmd {
+	case workload.CmdInit:
+		if w.Rows < 1 || w.Rows > maxRows {
+			return fmt.Errorf("--rows %d is out of range; use 1 to %d", w.Rows, int64(maxRows))
+		}
+	case workload.CmdRun:
+		switch w.Query {
+		case QueryStar, QueryWindow, QueryMix:
+		default:
+			return fmt.Errorf("--query %q is not a transtats query; use star, window or mix", w.Query)
+		}
+		if w.Parallel < 0 || w.Parallel > maxParallel {
+			return fmt.Errorf("--parallel %d is out of range; use 1 (serial) to %d, or 0 for the server's setting", w.Parallel, maxParallel)
+		}
+	}
+	return nil
+}
+
 // Init implements workload.Initer.
 func (w *TransStats) Init(ctx context.Context, env *workload.Env) error {
-	if w.Rows < 1 || w.Rows > maxRows {
-		return fmt.Errorf("--rows %d is out of range; use 1 to %d", w.Rows, int64(maxRows))
+	if err := w.Validate(workload.CmdInit); err != nil {
+		return err
 	}
 	caps := env.DB.Caps()
 	conn, err := env.DB.Connect(ctx)
@@ -239,13 +263,8 @@ func WindowSQL() string {
 // Setup implements workload.Runner: it reads the row count and works out
 // the expected results.
 func (w *TransStats) Setup(ctx context.Context, env *workload.Env, conn db.Conn) error {
-	switch w.Query {
-	case QueryStar, QueryWindow, QueryMix:
-	default:
-		return fmt.Errorf("--query %q is not a transtats query; use star, window or mix", w.Query)
-	}
-	if w.Parallel < 0 || w.Parallel > 1024 {
-		return fmt.Errorf("--parallel %d is out of range; use 1 (serial) to 1024, or 0 for the server's setting", w.Parallel)
+	if err := w.Validate(workload.CmdRun); err != nil {
+		return err
 	}
 	if err := workload.RequireTables(ctx, env, conn, "transtats", Tables()...); err != nil {
 		return err

@@ -1,0 +1,49 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// closedPG is a database URL on a port nothing listens on: a command that
+// tried to connect would fail with "connection refused", not with the
+// flag's message.
+const closedPG = "postgres://postgres@127.0.0.1:1/dbh_sw_none"
+
+func TestBadWorkloadFlagValuesAreUsageErrorsBeforeAnyConnection(t *testing.T) {
+	home := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a tpcb mix", []string{"run", "tpcb", "--mix", "everything"}, `--mix "everything" is not a tpcb mix`},
+		{"a tpcb scale", []string{"init", "tpcb", "--scale", "0"}, "--scale 0 is out of range"},
+		{"a tpcc warehouse count", []string{"init", "tpcc", "-w", "0"}, "--warehouses 0 is out of range"},
+		{"an inserts key at init", []string{"init", "inserts", "--key", "sequential"}, `--key "sequential" is not a key strategy`},
+		{"an inserts key at run", []string{"run", "inserts", "--key", "sequential"}, `--key "sequential" is not a key strategy`},
+		{"inserts rows per statement above the batch", []string{"run", "inserts", "--batch", "2", "--rows-per-statement", "3"}, "--rows-per-statement 3 is more than --batch 2"},
+		{"a transtats query", []string{"run", "transtats", "--query", "snowflake"}, `--query "snowflake" is not a transtats query`},
+		{"a transtats parallelism", []string{"run", "transtats", "--parallel=-1"}, "--parallel -1 is out of range"},
+		{"a transtats row count", []string{"init", "transtats", "--rows", "0"}, "--rows 0 is out of range"},
+		{"a null mix", []string{"run", "null", "--mix", "both"}, `--mix "both" is not a null mix`},
+		{"a swept tpcb mix", []string{"sweep", "tpcb", "-c", "1", "--duration", "1s", "--vary", "mix=select-only,bogus"}, `--mix "bogus" is not a tpcb mix`},
+		{"a swept inserts key", []string{"sweep", "inserts", "-c", "1", "--duration", "1s", "--vary", "key=serial,sequential"}, `--key "sequential" is not a key strategy`},
+		{"a swept inserts pad (an init flag only)", []string{"sweep", "inserts", "-c", "1", "--duration", "1s", "--vary", "pad=100,9000"}, "--pad 9000 is out of range"},
+		{"a swept inserts batch", []string{"sweep", "inserts", "-c", "1,2", "--duration", "1s", "--vary", "batch=10,0"}, "--batch 0 is out of range"},
+	} {
+		t.Run(tc.name+" is refused before connecting", func(t *testing.T) {
+			r := dbh(t, home, append(tc.args, "--db", closedPG)...)
+			if r.code != 2 {
+				t.Errorf("exit %d, want 2 (a usage error)\n%s", r.code, r.all())
+			}
+			if got := strings.TrimSpace(r.stderr); strings.Contains(got, "\n") || !strings.HasPrefix(got, "dbharness: "+tc.want) {
+				t.Errorf("stderr is not the one sentence %q:\n%s", tc.want, r.stderr)
+			}
+			// No progress bar, no sweep header, no run: nothing happened.
+			if r.stdout != "" {
+				t.Errorf("something started before the refusal:\n%s", r.stdout)
+			}
+		})
+	}
+}
