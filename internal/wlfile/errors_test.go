@@ -49,3 +49,19 @@ func TestYAMLSyntaxErrorsNameTheLineColumnAndWhatIsExpected(t *testing.T) {
 		{"description: |\n  {[\nname: x a[1] '{'\ntables: ]\n", "test.yaml:4:9: this `]` closes nothing"},
 	})
 }
+
+func TestKeysGivenTwiceAreRefused(t *testing.T) {
+	seq := "      - {name: a, type: int, gen: sequence}\n"
+	checkErrors(t, []errCase{
+		{table(seq) + "params:\n  p: {gen: uniform, min: 1, max: 5}\n  p: {gen: uniform, min: 6, max: 9}\n",
+			`test.yaml:8:3: key "p" is given twice in this mapping (first at line 7 column 3); expected each key once`},
+		{table("      - {name: a, type: int, gen: uniform, min: 1, max: 5, max: 7}\n"),
+			`test.yaml:5:60: key "max" is given twice in this mapping (first at line 5 column 52)`},
+		{table("      - name: a\n        type: int\n        type: bigint\n        gen: sequence\n"),
+			`test.yaml:7:9: key "type" is given twice`},
+		// The first in the file is reported, though a later key of an
+		// enclosing mapping repeats too.
+		{table(seq) + "transactions:\n  - name: x\n    params: {q: {gen: uniform, min: 1, max: 2}, q: {gen: uniform, min: 1, max: 2}}\n    statements: [SELECT :q]\n    name: y\n",
+			`test.yaml:8:49: key "q" is given twice`},
+	})
+}

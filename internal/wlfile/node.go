@@ -65,13 +65,31 @@ func (p *parser) obj(n *yaml.Node, what string, allowed ...string) (*object, err
 			sort.Strings(s)
 			return nil, p.errf(k, "%s has no field %q; expected one of: %s", what, k.Value, strings.Join(s, ", "))
 		}
-		if _, dup := o.fields[k.Value]; dup {
-			return nil, p.errf(k, "%s: field %q given twice", what, k.Value)
-		}
 		o.fields[k.Value] = v
 		o.keys[k.Value] = k
 	}
 	return o, nil
+}
+
+// duplicateKey refuses, in document order, the first key given twice in
+// a mapping anywhere in the file: YAML would silently keep the last.
+func (p *parser) duplicateKey(n *yaml.Node) error {
+	var seen map[string]*yaml.Node
+	if n.Kind == yaml.MappingNode {
+		seen = map[string]*yaml.Node{}
+	}
+	for i, c := range n.Content {
+		if seen != nil && i%2 == 0 && c.Kind == yaml.ScalarNode {
+			if first, dup := seen[c.Value]; dup {
+				return p.errf(c, "key %q is given twice in this mapping (first at line %d column %d); expected each key once", c.Value, first.Line, first.Column)
+			}
+			seen[c.Value] = c
+		}
+		if err := p.duplicateKey(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func kindName(n *yaml.Node) string {

@@ -100,6 +100,9 @@ func Parse(name string, data []byte, scale int64) (*Spec, error) {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, p.errf(nil, "the file is empty; expected a mapping with tables: and transactions:")
 	}
+	if err := p.duplicateKey(&doc); err != nil {
+		return nil, err
+	}
 	root, err := p.obj(doc.Content[0], "the workload file", "name", "description", "tables", "params", "transactions")
 	if err != nil {
 		return nil, err
