@@ -1,6 +1,7 @@
 package wlfile
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -64,4 +65,29 @@ func TestKeysGivenTwiceAreRefused(t *testing.T) {
 		{table(seq) + "transactions:\n  - name: x\n    params: {q: {gen: uniform, min: 1, max: 2}, q: {gen: uniform, min: 1, max: 2}}\n    statements: [SELECT :q]\n    name: y\n",
 			`test.yaml:8:49: key "q" is given twice`},
 	})
+}
+
+func TestNumbersOutsideInt64AreRefused(t *testing.T) {
+	checkErrors(t, []errCase{
+		// Converted blindly, 1e30 became -9223372036854775808.
+		{table("      - {name: a, type: bigint, gen: uniform, min: 1, max: 1e30}\n"),
+			"test.yaml:5:60: t.a: max: 1e30 does not fit a 64-bit integer; expected a whole number from -9223372036854775808 to 9223372036854775807"},
+		{table("      - {name: a, type: bigint, gen: zipf, min: -1e19, max: 1}\n"), "test.yaml:5:49: t.a: min: -1e19 does not fit a 64-bit integer"},
+		{table("      - {name: a, type: bigint, gen: uniform, min: 1, max: 9223372036854775808}\n"), "test.yaml:5:60: t.a: max: 9223372036854775808 does not fit"},
+		{table("      - {name: a, type: bigint, gen: sequence, start: 2e19}\n"), "test.yaml:5:55: t.a: start: 2e19 does not fit"},
+		{table("      - {name: a, type: text, gen: string, length: 1e30}\n"), "test.yaml:5:52: t.a: length: 1e30 does not fit"},
+		{table("      - {name: a, type: bigint, gen: choice, values: [1, 1e30]}\n"), "test.yaml:5:58: t.a: value: 1e30 does not fit"},
+		{table("      - {name: a, type: bigint, gen: zipf, min: 10, n: 9223372036854775807}\n"), "test.yaml:5:56: t.a: min + n - 1 does not fit a 64-bit integer"},
+		{table("      - {name: a, type: float, gen: uniform, min: 0, max: 1e400}\n"), "test.yaml:5:59: t.a: max: 1e400 is not a finite number"},
+		{table("      - {name: a, type: int, gen: uniform, min: 1, max: 5, null: nan}\n"), "test.yaml:5:66: t.a: null: nan is not a finite number"},
+		{table("      - {name: a, type: int, gen: uniform, min: 1, max: 5.5}\n"), "test.yaml:5:57: t.a: max must be a whole number, not 5.5"},
+	})
+	// The whole int64 range is accepted, exactly.
+	spec, err := Parse("test.yaml", []byte(table("      - {name: a, type: bigint, gen: uniform, min: -9223372036854775808, max: 9223372036854775807}\n")), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := spec.Tables[0].Columns[0].Gen.intd; d.Min() != math.MinInt64 || d.Max() != math.MaxInt64 {
+		t.Fatalf("range [%d, %d]", d.Min(), d.Max())
+	}
 }

@@ -425,6 +425,9 @@ func (p *parser) numeric(g *Gen, o *object, what string, cl class, scale int64,
 		if n < 1 {
 			return p.errf(o.fields["n"], "%s: n must be at least 1", what)
 		}
+		if n-1 > math.MaxInt64-lo {
+			return p.errf(o.fields["n"], "%s: min + n - 1 does not fit a 64-bit integer; expected a smaller n", what)
+		}
 		s, err := num("exponent", 1)
 		if err != nil {
 			return err
@@ -445,15 +448,11 @@ func (p *parser) numeric(g *Gen, o *object, what string, cl class, scale int64,
 	if err := need("min", "max"); err != nil {
 		return err
 	}
-	lo, err := num("min", 0)
-	if err != nil {
-		return err
-	}
-	hi, err := num("max", 0)
-	if err != nil {
-		return err
-	}
 	if cl == cFloat {
+		lo, hi, err := minMax(num)
+		if err != nil {
+			return err
+		}
 		switch g.Kind {
 		case "uniform":
 			g.floatd, err = datagen.NewUniformFloat(lo, hi)
@@ -473,15 +472,14 @@ func (p *parser) numeric(g *Gen, o *object, what string, cl class, scale int64,
 		g.Desc = fmt.Sprintf("%s float in [%g, %g]", g.Kind, lo, hi)
 		return nil
 	}
-	if lo != math.Trunc(lo) || hi != math.Trunc(hi) {
-		return p.errf(o.fields["min"], "%s: min and max of an integer column must be whole numbers", what)
-	}
-	d, err := p.numericOver(o, g.Kind, int64(lo), int64(hi), what, scale)
+	lo, hi, err := minMax(integer)
 	if err != nil {
 		return err
 	}
-	g.intd = d
-	g.Desc = fmt.Sprintf("%s in [%d, %d]", g.Kind, int64(lo), int64(hi))
+	if g.intd, err = p.numericOver(o, g.Kind, lo, hi, what, scale); err != nil {
+		return err
+	}
+	g.Desc = fmt.Sprintf("%s in [%d, %d]", g.Kind, lo, hi)
 	switch g.Kind {
 	case "zipf":
 		s, _ := num("exponent", 1)
@@ -492,6 +490,15 @@ func (p *parser) numeric(g *Gen, o *object, what string, cl class, scale int64,
 		g.Desc += fmt.Sprintf(", %g%% of values get %g%% of rows", 100*f, 100*s)
 	}
 	return nil
+}
+
+// minMax reads the fields min and max with read.
+func minMax[T int64 | float64](read func(string, T) (T, error)) (lo, hi T, err error) {
+	if lo, err = read("min", 0); err != nil {
+		return lo, hi, err
+	}
+	hi, err = read("max", 0)
+	return lo, hi, err
 }
 
 func firstErr(errs ...error) error {
@@ -561,14 +568,11 @@ func (p *parser) numericOver(o *object, kind string, lo, hi int64, what string, 
 // mapping with gen.
 func (p *parser) intSub(n *yaml.Node, what string, scale int64) (*Gen, error) {
 	if n.Kind == yaml.ScalarNode {
-		v, err := p.numberNode(n, what, scale)
+		v, err := p.intNode(n, what, scale)
 		if err != nil {
 			return nil, err
 		}
-		if v != math.Trunc(v) {
-			return nil, p.errf(n, "%s must be a whole number", what)
-		}
-		return &Gen{Kind: "constant", class: cInt, intd: datagen.NewConstant(int64(v)), Desc: strconv.FormatInt(int64(v), 10)}, nil
+		return &Gen{Kind: "constant", class: cInt, intd: datagen.NewConstant(v), Desc: strconv.FormatInt(v, 10)}, nil
 	}
 	o, err := p.obj(n, what, genFields...)
 	if err != nil {
@@ -650,11 +654,7 @@ func (p *parser) scalarValue(n *yaml.Node, what string, cl class, scale int64) (
 	}
 	switch cl {
 	case cInt:
-		f, err := p.numberNode(n, what, scale)
-		if err != nil || f != math.Trunc(f) {
-			return nil, p.errf(n, "%s: %q is not a whole number, and the column holds integers", what, n.Value)
-		}
-		return int64(f), nil
+		return p.intNode(n, what+": value", scale)
 	case cFloat:
 		return p.numberNode(n, what, scale)
 	case cBool:

@@ -1,7 +1,9 @@
 package wlfile
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -162,14 +164,43 @@ func (p *parser) numberNode(n *yaml.Node, what string, scale int64) (float64, er
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
 		return 0, p.errf(n, "%s must be a number or an expression of scale, not %s", what, kindName(n))
 	}
-	if f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64); err == nil {
-		return f, nil
+	v, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		if v, err = evalScale(n.Value, scale); err != nil {
+			return 0, p.errf(n, "%s: %q is not a number or an expression of scale: %v", what, n.Value, err)
+		}
 	}
-	v, err := evalScale(n.Value, scale)
-	if err != nil {
-		return 0, p.errf(n, "%s: %q is not a number or an expression of scale: %v", what, n.Value, err)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, p.errf(n, "%s: %s is not a finite number", what, n.Value)
 	}
 	return v, nil
+}
+
+// intNode reads a whole number that fits int64: integer literals exactly,
+// anything else through numberNode.
+func (p *parser) intNode(n *yaml.Node, what string, scale int64) (int64, error) {
+	if n.Kind == yaml.ScalarNode {
+		if v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 10, 64); err == nil {
+			return v, nil
+		}
+	}
+	f, err := p.numberNode(n, what, scale)
+	if err != nil {
+		return 0, err
+	}
+	if f != math.Trunc(f) {
+		return 0, p.errf(n, "%s must be a whole number, not %v", what, f)
+	}
+	return p.fitInt64(n, f, what)
+}
+
+// fitInt64 converts a whole number to int64, refusing one out of range
+// (a plain conversion would overflow).
+func (p *parser) fitInt64(n *yaml.Node, f float64, what string) (int64, error) {
+	if f < math.MinInt64 || f >= math.MaxInt64 {
+		return 0, p.errf(n, "%s: %s does not fit a 64-bit integer; expected a whole number from %d to %d", what, n.Value, int64(math.MinInt64), int64(math.MaxInt64))
+	}
+	return int64(f), nil
 }
 
 // evalScale evaluates an expression in which scale is a variable.
@@ -210,15 +241,14 @@ func identByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
+// integer reads a field that holds a whole number (see intNode).
 func (p *parser) integer(o *object, k, what string, scale int64) (int64, bool, error) {
-	f, ok, err := p.number(o, k, what, scale)
-	if err != nil || !ok {
-		return 0, ok, err
+	n, ok := o.fields[k]
+	if !ok {
+		return 0, false, nil
 	}
-	if f != float64(int64(f)) {
-		return 0, true, p.errf(o.fields[k], "%s: %s must be a whole number, not %v", what, k, f)
-	}
-	return int64(f), true, nil
+	v, err := p.intNode(n, what+": "+k, scale)
+	return v, true, err
 }
 
 func (p *parser) boolean(o *object, k, what string) (bool, error) {
