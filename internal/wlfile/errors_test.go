@@ -91,3 +91,28 @@ func TestNumbersOutsideInt64AreRefused(t *testing.T) {
 		t.Fatalf("range [%d, %d]", d.Min(), d.Max())
 	}
 }
+
+func TestImpossibleGeneratorParametersAreRefused(t *testing.T) {
+	checkErrors(t, []errCase{
+		// stddev: -1 used to become 1 silently.
+		{table("      - {name: a, type: int, gen: gaussian, min: 1, max: 10, stddev: -1}\n"), "test.yaml:5:70: t.a: stddev must be above 0, not -1"},
+		{table("      - {name: a, type: float, gen: gaussian, min: 1, max: 10, stddev: 0}\n"), "test.yaml:5:72: t.a: stddev must be above 0, not 0"},
+		{table("      - {name: a, type: text, gen: string, length: 5, distinct: 10, shape: {gen: gaussian, stddev: 0}}\n"), "test.yaml:5:100: t.a: shape: stddev must be above 0"},
+		{table("      - {name: a, type: int, gen: zipf, min: 1, max: 10, exponent: 0}\n"), "test.yaml:5:68: t.a: exponent must be above 0, not 0"},
+		{table("      - {name: a, type: int, gen: zipf, n: 10, exponent: -1}\n"), "test.yaml:5:58: t.a: exponent must be above 0, not -1"},
+		{table("      - {name: a, type: int, gen: exponential, min: 1, max: 10, param: -2}\n"), "test.yaml:5:72: t.a: param must be above 0, not -2"},
+		{table("      - {name: a, type: int, gen: hotspot, min: 1, max: 10, hot_fraction: 1}\n"), "test.yaml:5:75: t.a: hot_fraction must be a fraction strictly between 0 and 1, not 1"},
+		{table("      - {name: a, type: int, gen: hotspot, min: 1, max: 10, hot_share: 0}\n"), "test.yaml:5:72: t.a: hot_share must be a fraction strictly between 0 and 1, not 0"},
+		{table("      - {name: a, type: int, gen: hotspot, distinct: 10, hot_share: 1.5}\n"), "test.yaml:5:69: t.a: hot_share must be a fraction strictly between 0 and 1, not 1.5"},
+		{table("      - {name: a, type: int, gen: uniform, min: 1, max: 10, null: -0.1}\n"), "test.yaml:5:67: t.a: null must be a fraction from 0 to 1, not -0.1"},
+		{table("      - {name: a, type: text, gen: string, length: -3}\n"), "test.yaml:5:52: t.a: length must be a number or a distribution of non-negative integers"},
+		{table("      - {name: a, type: text, gen: string, length: {gen: uniform, min: -5, max: 10}}\n"), "test.yaml:5:52: t.a: length must be a number or a distribution of non-negative integers"},
+		{table("      - {name: a, type: text, gen: choice, values: [x, y], weights: [1, -1]}\n"), "test.yaml:5:73: t.a: weight -1 is negative; expected 0 or more"},
+		{table("      - {name: a, type: text, gen: choice, values: [x, y], weights: [0, 0]}\n"), "test.yaml:5:70: t.a: every weight is 0; expected at least one above 0"},
+		{table("      - {name: a, type: int, gen: uniform, min: 10, max: 1}\n"), "test.yaml:5:58: t.a: max 1 is below min 10; expected max >= min"},
+		{table("      - {name: a, type: float, gen: uniform, min: 10, max: 1.5}\n"), "test.yaml:5:60: t.a: max 1.5 is below min 10"},
+		{table("      - {name: a, type: timestamp, gen: timestamp, from: 2024-01-01, to: 2024-02-01, resolution: 0s}\n"), "test.yaml:5:98: t.a: resolution must be a positive duration"},
+		{table("      - {name: a, type: int, gen: sequence}\n") + "transactions:\n  - {name: x, weight: 0, statements: [SELECT 1]}\n  - {name: y, weight: 0, statements: [SELECT 2]}\n",
+			"test.yaml:7:3: every transaction has weight 0; expected at least one above 0"},
+	})
+}

@@ -176,6 +176,51 @@ func (p *parser) numberNode(n *yaml.Node, what string, scale int64) (float64, er
 	return v, nil
 }
 
+// limit is a condition on a parameter and its expectation in words.
+type limit struct {
+	ok     func(float64) bool
+	expect string
+}
+
+var (
+	positive = limit{func(v float64) bool { return v > 0 }, "above 0"}
+	fraction = limit{func(v float64) bool { return v >= 0 && v <= 1 }, "a fraction from 0 to 1"}
+	share    = limit{func(v float64) bool { return v > 0 && v < 1 }, "a fraction strictly between 0 and 1"}
+)
+
+// bounded reads an optional numeric field that must be within l; a
+// missing field gives def.
+func (p *parser) bounded(o *object, k, what string, scale int64, def float64, l limit) (float64, error) {
+	v, ok, err := p.number(o, k, what, scale)
+	if err != nil || !ok {
+		return def, err
+	}
+	if !l.ok(v) {
+		return 0, p.errf(o.fields[k], "%s: %s must be %s, not %v", what, k, l.expect, v)
+	}
+	return v, nil
+}
+
+// weights reads relative weights into w: none negative, not all zero.
+func (p *parser) weights(ns []*yaml.Node, w []float64, what string, scale int64) error {
+	sum := 0.0
+	for i, n := range ns {
+		v, err := p.numberNode(n, what+": weight", scale)
+		if err != nil {
+			return err
+		}
+		if v < 0 {
+			return p.errf(n, "%s: weight %v is negative; expected 0 or more", what, v)
+		}
+		w[i] = v
+		sum += v
+	}
+	if sum == 0 && len(ns) > 0 {
+		return p.errf(ns[0], "%s: every weight is 0; expected at least one above 0", what)
+	}
+	return nil
+}
+
 // intNode reads a whole number that fits int64: integer literals exactly,
 // anything else through numberNode.
 func (p *parser) intNode(n *yaml.Node, what string, scale int64) (int64, error) {
