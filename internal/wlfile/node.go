@@ -63,6 +63,9 @@ func (p *parser) obj(n *yaml.Node, what string, allowed ...string) (*object, err
 			return nil, p.errf(k, "%s: keys must be plain words", what)
 		}
 		if !ok[k.Value] {
+			if strings.HasSuffix(k.Value, ")") && n.Style&yaml.FlowStyle != 0 {
+				return nil, p.errf(k, "%s has no field %q; inside { } a value with a comma must be quoted, e.g. type: \"numeric(10,2)\"", what, k.Value)
+			}
 			s := append([]string(nil), allowed...)
 			sort.Strings(s)
 			return nil, p.errf(k, "%s has no field %q; expected one of: %s", what, k.Value, strings.Join(s, ", "))

@@ -401,6 +401,10 @@ func (p *parser) column(n *yaml.Node, what string, t *Table, ci int, scale int64
 		return nil, p.errf(o.fields["type"], "%s: unknown type %q; expected one of: %s", cw, c.Type, typeList)
 	}
 	c.class = cl
+	lim, err := limitsOf(c.Type)
+	if err != nil {
+		return nil, p.errf(o.fields["type"], "%s: %v", cw, err)
+	}
 	if !o.has("gen") {
 		for k := range o.fields {
 			if k != "name" && k != "type" {
@@ -411,6 +415,13 @@ func (p *parser) column(n *yaml.Node, what string, t *Table, ci int, scale int64
 	}
 	key := uint64(t.index)<<20 | uint64(ci) + 1
 	if c.Gen, err = p.parseGen(o, cw, cl, scale, key); err != nil {
+		return nil, err
+	}
+	rows := t.Rows
+	if t.Parent != nil {
+		rows = -1
+	}
+	if err := p.fits(c.Gen, o, lim, cw, scale, rows); err != nil {
 		return nil, err
 	}
 	return c, nil
