@@ -168,3 +168,20 @@ func TestValuesThatDoNotFitTheColumnTypeAreRefused(t *testing.T) {
 		t.Fatalf("at scale 33: %v", err)
 	}
 }
+
+func TestReservedWordsAreRefusedAsNames(t *testing.T) {
+	checkErrors(t, []errCase{
+		// A table named select gave a raw syntax error at init.
+		{"tables:\n  - name: select\n    rows: 1\n", `test.yaml:2:11: table name "select" is a reserved word in SQL; expected another name, such as select_table`},
+		{oneColumn("{name: Order, type: int, gen: sequence}"), `test.yaml:5:16: table t: column 1: column name "Order" is a reserved word in SQL`},
+		{oneColumn("{name: key, type: int, gen: sequence}"), `test.yaml:5:16: table t: column 1: column name "key" is a reserved word in SQL`},
+		{table("      - {name: a, type: int, gen: sequence}\n") + "    indexes:\n      - {columns: [a], name: index}\n",
+			`test.yaml:7:30: table t: index name "index" is a reserved word in SQL`},
+		{"tables:\n  - name: a-b\n    rows: 1\n", `test.yaml:2:11: table name "a-b" must be a plain identifier`},
+	})
+	// Names that merely contain a reserved word are fine.
+	src := "tables:\n  - name: orders\n    rows: 1\n    columns:\n      - {name: selected, type: int, gen: sequence}\n      - {name: user_id, type: int, gen: sequence}\n"
+	if _, err := Parse("test.yaml", []byte(src), 1); err != nil {
+		t.Fatal(err)
+	}
+}

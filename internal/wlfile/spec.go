@@ -216,8 +216,8 @@ func (p *parser) table(n *yaml.Node, idx int, byName map[string]*Table, scale in
 	if t.Name, err = p.str(o, "name", what, true); err != nil {
 		return nil, err
 	}
-	if !identRE.MatchString(t.Name) {
-		return nil, p.errf(o.fields["name"], "table name %q must be a plain identifier (letters, digits, _)", t.Name)
+	if err := p.sqlName(o.fields["name"], "", "table", t.Name); err != nil {
+		return nil, err
 	}
 	if byName[strings.ToLower(t.Name)] != nil {
 		return nil, p.errf(o.fields["name"], "table %s is defined twice", t.Name)
@@ -353,8 +353,8 @@ func (p *parser) table(n *yaml.Node, idx int, byName map[string]*Table, scale in
 					return nil, err
 				}
 				if nm, _ := p.str(xo, "name", what+": index", false); nm != "" {
-					if !identRE.MatchString(nm) {
-						return nil, p.errf(xo.fields["name"], "%s: index name %q must be a plain identifier", what, nm)
+					if err := p.sqlName(xo.fields["name"], what+": ", "index", nm); err != nil {
+						return nil, err
 					}
 					ix.Name = nm
 				}
@@ -389,8 +389,8 @@ func (p *parser) column(n *yaml.Node, what string, t *Table, ci int, scale int64
 	if c.Name, err = p.str(o, "name", cw, true); err != nil {
 		return nil, err
 	}
-	if !identRE.MatchString(c.Name) {
-		return nil, p.errf(o.fields["name"], "%s: column name %q must be a plain identifier", cw, c.Name)
+	if err := p.sqlName(o.fields["name"], cw+": ", "column", c.Name); err != nil {
+		return nil, err
 	}
 	cw = fmt.Sprintf("%s.%s", t.Name, c.Name)
 	if c.Type, err = p.str(o, "type", cw, true); err != nil {
