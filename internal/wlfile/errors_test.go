@@ -84,6 +84,9 @@ func TestNumbersOutsideInt64AreRefused(t *testing.T) {
 		{oneColumn("{name: a, type: float, gen: uniform, min: 0, max: 1e400}"), "test.yaml:5:59: t.a: max: 1e400 is not a finite number"},
 		{oneColumn("{name: a, type: int, gen: uniform, min: 1, max: 5, null: nan}"), "test.yaml:5:66: t.a: null: nan is not a finite number"},
 		{oneColumn("{name: a, type: int, gen: uniform, min: 1, max: 5.5}"), "test.yaml:5:57: t.a: max must be a whole number, not 5.5"},
+		// A number written over several lines is quoted: errors stay one line.
+		{table("      - name: a\n        type: bigint\n        gen: uniform\n        min: 1\n        max: |\n          1e30\n"),
+			`test.yaml:9:14: t.a: max: "1e30\n" does not fit a 64-bit integer`},
 	})
 	// The whole int64 range is accepted, exactly.
 	spec, err := Parse("test.yaml", []byte(oneColumn("{name: a, type: bigint, gen: uniform, min: -9223372036854775808, max: 9223372036854775807}")), 1)

@@ -174,7 +174,7 @@ func (p *parser) numberNode(n *yaml.Node, what string, scale int64) (float64, er
 		}
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, p.errf(n, "%s: %s is not a finite number", what, n.Value)
+		return 0, p.errf(n, "%s: %s is not a finite number", what, shown(n))
 	}
 	return v, nil
 }
@@ -224,6 +224,15 @@ func (p *parser) weights(ns []*yaml.Node, w []float64, what string, scale int64)
 	return nil
 }
 
+// shown is a scalar as written, quoted if it spans lines, so that an
+// error stays one line.
+func shown(n *yaml.Node) string {
+	if strings.ContainsAny(n.Value, "\n\r") {
+		return strconv.Quote(n.Value)
+	}
+	return n.Value
+}
+
 // intNode reads a whole number that fits int64: integer literals exactly,
 // anything else through numberNode.
 func (p *parser) intNode(n *yaml.Node, what string, scale int64) (int64, error) {
@@ -246,7 +255,7 @@ func (p *parser) intNode(n *yaml.Node, what string, scale int64) (int64, error) 
 // (a plain conversion would overflow).
 func (p *parser) fitInt64(n *yaml.Node, f float64, what string) (int64, error) {
 	if f < math.MinInt64 || f >= math.MaxInt64 {
-		return 0, p.errf(n, "%s: %s does not fit a 64-bit integer; expected a whole number from %d to %d", what, n.Value, int64(math.MinInt64), int64(math.MaxInt64))
+		return 0, p.errf(n, "%s: %s does not fit a 64-bit integer; expected a whole number from %d to %d", what, shown(n), int64(math.MinInt64), int64(math.MaxInt64))
 	}
 	return int64(f), nil
 }
