@@ -43,6 +43,7 @@ func TestYAMLSyntaxErrorsNameTheLineColumnAndWhatIsExpected(t *testing.T) {
 		{"name: 'x\ntables: []\n", "test.yaml:1:7: the `'` opened here is not closed; expected a closing `'`"},
 		{"name: a: b\n", "test.yaml:1:8: a value that contains `: ` must be put in quotes"},
 		{"name: \"a\" b\n", "test.yaml:1:11: nothing may follow the closing `\"` of a quoted value"},
+		{"name: 'a\n  b' ]\n", "test.yaml:2:6: nothing may follow the closing `'` of a quoted value"},
 		{"name: x\ntables\n", "test.yaml:2:1: expected `key: value` here; the line has no `:`"},
 		{"name: - x\n", "test.yaml:1:7: a list cannot start on the line of its key"},
 		{"name: *x\n", "test.yaml:1:7: the alias *x refers to no anchor; expected &x"},

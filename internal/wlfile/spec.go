@@ -150,7 +150,7 @@ func Parse(name string, data []byte, scale int64) (*Spec, error) {
 			seen[x.Name] = true
 			s.Transactions = append(s.Transactions, x)
 		}
-		if !slices.ContainsFunc(s.Transactions, func(x *Txn) bool { return x.Weight > 0 }) && len(s.Transactions) > 0 {
+		if len(s.Transactions) > 0 && !slices.ContainsFunc(s.Transactions, func(x *Txn) bool { return x.Weight > 0 }) {
 			return nil, p.errf(xn, "every transaction has weight 0; expected at least one above 0")
 		}
 	}

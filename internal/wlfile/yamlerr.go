@@ -93,13 +93,13 @@ func scanSyntax(lines []string) *syntaxScan {
 			}
 			blockIndent = -1
 		}
-		i := 0
+		i, valueStart := 0, true
 		if quote != nil {
 			if i = closeQuote(text, 0, quote.c); i < 0 {
 				continue
 			}
 			s.trailing(text, i, li+1, quote.c, len(stack) > 0)
-			quote = nil
+			quote, valueStart = nil, false
 		} else if len(stack) == 0 {
 			ws := len(text) - len(strings.TrimLeft(text, " \t"))
 			if t := strings.IndexByte(text[:ws], '\t'); t >= 0 && s.tab == nil {
@@ -107,7 +107,6 @@ func scanSyntax(lines []string) *syntaxScan {
 			}
 			i = ws
 		}
-		valueStart := true
 		for i < len(text) {
 			c := text[i]
 			switch {
