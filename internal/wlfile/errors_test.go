@@ -138,7 +138,7 @@ func TestValuesThatDoNotFitTheColumnTypeAreRefused(t *testing.T) {
 		{oneColumn("{name: a, type: integer, gen: constant, value: 3000000000}"), "test.yaml:5:56: t.a: value 3000000000 is outside integer's range"},
 		{oneColumn("{name: a, type: smallint, gen: zipf, distinct: 40000}"), "test.yaml:5:56: t.a: distinct 40000 is outside smallint's range"},
 		{oneColumn("{name: a, type: smallint, gen: zipf, min: 1, n: 40000}"), "test.yaml:5:57: t.a: the largest value (min + n - 1) 40000 is outside smallint's range"},
-		{oneColumn("{name: a, type: smallint, gen: geometric, mean: 20000}"), "test.yaml:5:57: t.a: a geometric mean this large draws values above smallint's maximum 32767"},
+		{oneColumn("{name: a, type: smallint, gen: geometric, mean: 20000}"), "test.yaml:5:57: t.a: the geometric's likely maximum 552635 is outside smallint's range"},
 		{oneColumn("{name: a, type: smallint, gen: sequence, start: 40000}"), "test.yaml:5:57: t.a: start 40000 is outside smallint's range"},
 		{oneColumn("{name: a, type: smallint, gen: sequence, start: 32760}"), "test.yaml:5:57: t.a: the sequence's last value (row 9) 32769 is outside smallint's range"},
 		{oneColumn("{name: a, type: bigint, gen: sequence, start: 9223372036854775000, step: 1000}"), "test.yaml:5:82: t.a: the sequence reaches 9223372036854784000 at row 9, which does not fit a 64-bit integer"},
@@ -147,6 +147,13 @@ func TestValuesThatDoNotFitTheColumnTypeAreRefused(t *testing.T) {
 		{oneColumn("{name: a, type: decimal(3), gen: choice, values: [1.5, 1000]}"), "test.yaml:5:64: t.a: value 1000 does not fit decimal(3), whose largest value is 999"},
 		{oneColumn("{name: a, type: varchar(0), gen: string, length: 0}"), "test.yaml:5:25: t.a: varchar(0): the size must be a whole number of at least 1"},
 		{oneColumn("{name: a, type: \"numeric(3,5)\", gen: uniform, min: 0, max: 1}"), "test.yaml:5:25: t.a: numeric(3,5): the scale (digits after the point) must not exceed the precision"},
+		// A foreign key column must hold the parent's values.
+		{"tables:\n  - name: p\n    rows: 70000\n    primary_key: [id]\n    columns:\n      - {name: id, type: bigint, gen: sequence}\n" +
+			"  - name: c\n    parent: {table: p, column: pid, children: 1}\n    columns:\n      - {name: pid, type: smallint}\n",
+			"test.yaml:10:27: c.pid: the values of p.id do not fit: the sequence's last value (row 69999) 70000 is outside smallint's range"},
+		{"tables:\n  - name: p\n    rows: 1\n    primary_key: [id]\n    columns:\n      - {name: id, type: uuid, gen: uuid}\n" +
+			"  - name: c\n    parent: {table: p, column: pid, children: 1}\n    columns:\n      - {name: pid, type: char(32)}\n",
+			"test.yaml:10:27: c.pid: the values of p.id do not fit: UUIDs are 36 characters, but char(32) holds at most 32"},
 		// Unquoted, the comma splits the type in two.
 		{oneColumn("{name: a, type: numeric(5,2), gen: uniform, min: 0, max: 1}"), `test.yaml:5:35: table t: column 1 has no field "2)"; inside { } a value with a comma must be quoted`},
 	})

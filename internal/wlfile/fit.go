@@ -83,16 +83,60 @@ func (l typeLimits) excess(v any) string {
 	return ""
 }
 
-// fits refuses a column generator that can make values the column's type
-// cannot hold. rows is the table's row count, or -1 where it follows
-// from a parent.
-func (p *parser) fits(g *Gen, o *object, l typeLimits, what string, scale, rows int64) error {
-	check := func(n *yaml.Node, field string, v any) error {
-		if e := l.excess(v); e != "" {
-			return p.errf(n, "%s: %s %s", what, field, e)
-		}
-		return nil
+// extreme is the most a generator can make, set by the field at n: a
+// value v (int64, float64 or string), or for text without v the longest
+// length in characters.
+type extreme struct {
+	n     *yaml.Node
+	label string
+	v     any
+	chars int64
+}
+
+// breaks says how e breaks the limits, or "" if it fits.
+func (l typeLimits) breaks(e extreme) string {
+	if e.v != nil {
+		return l.excess(e.v)
 	}
+	if l.chars > 0 && e.chars > l.chars {
+		return fmt.Sprintf("%d characters, but %s holds at most %d", e.chars, l.name, l.chars)
+	}
+	return ""
+}
+
+// fits refuses a column generator, read from o, that can make values the
+// column's type cannot hold. rows is the table's row count, or -1 where
+// it follows from a parent.
+func (p *parser) fits(g *Gen, o *object, l typeLimits, what string, scale, rows int64) error {
+	ex, err := p.extremes(g, o, what, scale, rows)
+	for _, e := range ex {
+		if b := l.breaks(e); b != "" {
+			return p.errf(e.n, "%s: %s %s", what, e.label, b)
+		}
+	}
+	return err
+}
+
+// referenceFits refuses a foreign key column whose type cannot hold the
+// values of the parent column it references.
+func (p *parser) referenceFits(fk *Column, rel *Parent, what string, scale int64) error {
+	rows := rel.Table.Rows
+	if rel.Table.Parent != nil {
+		rows = -1
+	}
+	// An overflow of the parent's own values was refused with the parent.
+	ex, _ := p.extremes(rel.ref.Gen, rel.ref.src, what, scale, rows)
+	for _, e := range ex {
+		if b := fk.lim.breaks(e); b != "" {
+			return p.errf(fk.src.fields["type"], "%s: the values of %s.%s do not fit: %s %s", what, rel.Table.Name, rel.ref.Name, e.label, b)
+		}
+	}
+	return nil
+}
+
+// extremes lists the values at the edges of what g makes (and the
+// longest text), each with the field that sets it.
+func (p *parser) extremes(g *Gen, o *object, what string, scale, rows int64) ([]extreme, error) {
 	first := func(keys ...string) *yaml.Node {
 		for _, k := range keys {
 			if n, ok := o.fields[k]; ok {
@@ -101,12 +145,7 @@ func (p *parser) fits(g *Gen, o *object, l typeLimits, what string, scale, rows 
 		}
 		return o.fields["gen"]
 	}
-	tooLong := func(n *yaml.Node, subject string, length int64) error {
-		if l.chars > 0 && length > l.chars {
-			return p.errf(n, "%s: %s %d characters, but %s holds at most %d", what, subject, length, l.name, l.chars)
-		}
-		return nil
-	}
+	var out []extreme
 	switch {
 	case g.Kind == "choice":
 		nodes := []*yaml.Node{o.fields["value"]}
@@ -114,57 +153,51 @@ func (p *parser) fits(g *Gen, o *object, l typeLimits, what string, scale, rows 
 			nodes = vn.Content
 		}
 		for i, v := range g.choices {
-			if err := check(nodes[i], "value", v); err != nil {
-				return err
-			}
+			out = append(out, extreme{n: nodes[i], label: "value", v: v})
 		}
 	case g.Kind == "sequence":
-		if err := check(first("start"), "start", g.seqStart); err != nil || rows < 1 {
-			return err
+		out = append(out, extreme{n: first("start"), label: "start", v: g.seqStart})
+		if rows < 1 {
+			break
 		}
 		end := new(big.Int).Mul(big.NewInt(g.seqStep), big.NewInt(rows-1))
 		end.Add(end, big.NewInt(g.seqStart))
 		if !end.IsInt64() {
-			return p.errf(first("step", "start"), "%s: the sequence reaches %s at row %d, which does not fit a 64-bit integer", what, end, rows-1)
+			return out, p.errf(first("step", "start"), "%s: the sequence reaches %s at row %d, which does not fit a 64-bit integer", what, end, rows-1)
 		}
-		return check(first("step", "start"), fmt.Sprintf("the sequence's last value (row %d)", rows-1), end.Int64())
+		out = append(out, extreme{n: first("step", "start"), label: fmt.Sprintf("the sequence's last value (row %d)", rows-1), v: end.Int64()})
 	case g.dint != nil:
-		return check(o.fields["distinct"], "distinct", g.dint.Max())
+		out = append(out, extreme{n: o.fields["distinct"], label: "distinct", v: g.dint.Max()})
 	case g.intd != nil:
-		if err := check(first("min"), "min", g.intd.Min()); err != nil {
-			return err
-		}
 		label := "max"
 		if o.has("n") {
 			label = "the largest value (min + n - 1)"
 		}
-		return check(first("max", "n"), label, g.intd.Max())
+		out = append(out, extreme{n: first("min"), label: "min", v: g.intd.Min()}, extreme{n: first("max", "n"), label: label, v: g.intd.Max()})
 	case g.Kind == "geometric":
-		if err := check(first("min"), "min", g.geomMin); err != nil || !l.isInt {
-			return err
+		// Values above this one come in fewer than 1 in 10^12 draws:
+		// P(X >= min+k) = (1-p)^k.
+		k := math.Ceil(math.Log(1e-12) / math.Log1p(-g.geomP))
+		top := int64(math.MaxInt64)
+		if float64(g.geomMin)+k < math.MaxInt64 {
+			top = g.geomMin + int64(k)
 		}
-		// Values above the type's maximum must be all but impossible:
-		// P(X > hi) = (1-p)^(hi-min+1).
-		if l.intHi < math.MaxInt64 && float64(l.intHi-g.geomMin+1)*math.Log1p(-g.geomP) > math.Log(1e-12) {
-			return p.errf(first("mean"), "%s: a geometric mean this large draws values above %s's maximum %d; expected a smaller mean or a wider type", what, l.name, l.intHi)
-		}
+		out = append(out, extreme{n: first("min"), label: "min", v: g.geomMin}, extreme{n: first("mean"), label: "the geometric's likely maximum", v: top})
 	case g.floatd != nil:
 		for _, k := range []string{"min", "max"} {
 			v, _, _ := p.number(o, k, what, scale)
-			if err := check(o.fields[k], k, v); err != nil {
-				return err
-			}
+			out = append(out, extreme{n: o.fields[k], label: k, v: v})
 		}
 	case g.Kind == "string":
-		return tooLong(o.fields["length"], "length may reach", g.strLen.Max())
+		out = append(out, extreme{n: o.fields["length"], label: "length may reach", chars: g.strLen.Max()})
 	case g.Kind == "pattern":
 		n := utf8.RuneCountInString(g.prefix) + utf8.RuneCountInString(g.suffix) +
 			max(paddedLen(g.num.intd.Min(), g.width), paddedLen(g.num.intd.Max(), g.width))
-		return tooLong(o.fields["gen"], "the pattern makes values up to", int64(n))
+		out = append(out, extreme{n: o.fields["gen"], label: "the pattern makes values up to", chars: int64(n)})
 	case g.Kind == "uuid":
-		return tooLong(o.fields["gen"], "UUIDs are", 36)
+		out = append(out, extreme{n: o.fields["gen"], label: "UUIDs are", chars: 36})
 	}
-	return nil
+	return out, nil
 }
 
 // paddedLen is the length of datagen.AppendPadded(nil, v, width).

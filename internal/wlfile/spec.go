@@ -42,6 +42,9 @@ type Column struct {
 	Gen   *Gen
 	// FK is set on the child's foreign key column.
 	FK *Parent
+	// src is the mapping the column was read from, lim its type's limits.
+	src *object
+	lim typeLimits
 }
 
 // Index is a secondary index.
@@ -317,6 +320,9 @@ func (p *parser) table(n *yaml.Node, idx int, byName map[string]*Table, scale in
 			return nil, p.errf(fkNode, "%s: column %s takes its values from the parent; remove its gen", what, fk.Name)
 		}
 		fk.FK = t.Parent
+		if err := p.referenceFits(fk, t.Parent, t.Name+"."+fk.Name, scale); err != nil {
+			return nil, err
+		}
 	}
 	for _, c := range t.Columns {
 		if c.Gen == nil && c.FK == nil {
@@ -401,10 +407,10 @@ func (p *parser) column(n *yaml.Node, what string, t *Table, ci int, scale int64
 		return nil, p.errf(o.fields["type"], "%s: unknown type %q; expected one of: %s", cw, c.Type, typeList)
 	}
 	c.class = cl
-	lim, err := limitsOf(c.Type)
-	if err != nil {
+	if c.lim, err = limitsOf(c.Type); err != nil {
 		return nil, p.errf(o.fields["type"], "%s: %v", cw, err)
 	}
+	c.src = o
 	if !o.has("gen") {
 		for k := range o.fields {
 			if k != "name" && k != "type" {
@@ -421,7 +427,7 @@ func (p *parser) column(n *yaml.Node, what string, t *Table, ci int, scale int64
 	if t.Parent != nil {
 		rows = -1
 	}
-	if err := p.fits(c.Gen, o, lim, cw, scale, rows); err != nil {
+	if err := p.fits(c.Gen, o, c.lim, cw, scale, rows); err != nil {
 		return nil, err
 	}
 	return c, nil
