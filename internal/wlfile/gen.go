@@ -126,11 +126,8 @@ func (p *parser) parseGen(o *object, what string, cl class, scale int64, key uin
 		return p.errf(n, "%s: %v", what, err)
 	}
 	gn := o.fields["gen"]
-	if g.Null, err = num("null", 0); err != nil {
+	if g.Null, err = p.bounded(o, "null", what, scale, 0, fraction); err != nil {
 		return nil, err
-	}
-	if g.Null < 0 || g.Null > 1 {
-		return nil, p.errf(o.fields["null"], "%s: null is the fraction of NULLs, between 0 and 1, not %v", what, g.Null)
 	}
 	numericKind := false
 	switch g.Kind {
@@ -198,10 +195,8 @@ func (p *parser) parseGen(o *object, what string, cl class, scale int64, key uin
 			if wn.Kind != yaml.SequenceNode || len(wn.Content) != len(g.choices) {
 				return nil, p.errf(wn, "%s: weights must be a list of %d numbers, one per value", what, len(g.choices))
 			}
-			for i, c := range wn.Content {
-				if w[i], err = p.numberNode(c, what+": weight", scale); err != nil {
-					return nil, err
-				}
+			if err := p.weights(wn.Content, w, what, scale); err != nil {
+				return nil, err
 			}
 		}
 		if g.weighted, err = datagen.NewWeighted(w); err != nil {
@@ -280,6 +275,9 @@ func (p *parser) parseGen(o *object, what string, cl class, scale int64, key uin
 		if o.has("resolution") {
 			if res, err = p.duration(o, "resolution", what); err != nil {
 				return nil, err
+			}
+			if res <= 0 {
+				return nil, p.errf(o.fields["resolution"], "%s: resolution must be a positive duration such as 1s or 1ms", what)
 			}
 		}
 		if g.times, err = datagen.NewTimeUniform(from, to, res); err != nil {
@@ -401,7 +399,10 @@ func (p *parser) numeric(g *Gen, o *object, what string, cl class, scale int64,
 		if g.geomMin, err = integer("min", 0); err != nil {
 			return err
 		}
-		mean, _ := num("mean", 0)
+		mean, err := num("mean", 0)
+		if err != nil {
+			return err
+		}
 		if !(mean > float64(g.geomMin)) {
 			return p.errf(o.fields["mean"], "%s: geometric mean %v must be above min %d", what, mean, g.geomMin)
 		}
@@ -425,7 +426,10 @@ func (p *parser) numeric(g *Gen, o *object, what string, cl class, scale int64,
 		if n < 1 {
 			return p.errf(o.fields["n"], "%s: n must be at least 1", what)
 		}
-		s, err := num("exponent", 1)
+		if n-1 > math.MaxInt64-lo {
+			return p.errf(o.fields["n"], "%s: min + n - 1 does not fit a 64-bit integer; expected a smaller n", what)
+		}
+		s, err := p.bounded(o, "exponent", what, scale, 1, positive)
 		if err != nil {
 			return err
 		}
@@ -445,23 +449,22 @@ func (p *parser) numeric(g *Gen, o *object, what string, cl class, scale int64,
 	if err := need("min", "max"); err != nil {
 		return err
 	}
-	lo, err := num("min", 0)
-	if err != nil {
-		return err
-	}
-	hi, err := num("max", 0)
-	if err != nil {
-		return err
-	}
 	if cl == cFloat {
+		lo, hi, err := minMax(p, o, what, num)
+		if err != nil {
+			return err
+		}
 		switch g.Kind {
 		case "uniform":
 			g.floatd, err = datagen.NewUniformFloat(lo, hi)
 		case "gaussian":
 			mean, e1 := num("mean", (lo+hi)/2)
-			sd, e2 := num("stddev", (hi-lo)/6)
-			if e1 != nil || e2 != nil {
-				return firstErr(e1, e2)
+			sd, e2 := p.bounded(o, "stddev", what, scale, (hi-lo)/6, positive)
+			if e := firstErr(e1, e2); e != nil {
+				return e
+			}
+			if sd == 0 { // the default over a range of one value
+				sd = 1
 			}
 			g.floatd, err = datagen.NewGaussianFloat(mean, sd, lo, hi)
 		default:
@@ -473,25 +476,36 @@ func (p *parser) numeric(g *Gen, o *object, what string, cl class, scale int64,
 		g.Desc = fmt.Sprintf("%s float in [%g, %g]", g.Kind, lo, hi)
 		return nil
 	}
-	if lo != math.Trunc(lo) || hi != math.Trunc(hi) {
-		return p.errf(o.fields["min"], "%s: min and max of an integer column must be whole numbers", what)
-	}
-	d, err := p.numericOver(o, g.Kind, int64(lo), int64(hi), what, scale)
+	lo, hi, err := minMax(p, o, what, integer)
 	if err != nil {
 		return err
 	}
-	g.intd = d
-	g.Desc = fmt.Sprintf("%s in [%d, %d]", g.Kind, int64(lo), int64(hi))
+	if g.intd, err = p.numericOver(o, g.Kind, lo, hi, what, scale); err != nil {
+		return err
+	}
+	g.Desc = fmt.Sprintf("%s in [%d, %d]", g.Kind, lo, hi)
 	switch g.Kind {
 	case "zipf":
 		s, _ := num("exponent", 1)
 		g.Desc += fmt.Sprintf(", exponent %g", s)
 	case "hotspot":
-		f, _ := num("hot_fraction", 0)
-		s, _ := num("hot_share", 0)
+		f, _ := num("hot_fraction", 0.2)
+		s, _ := num("hot_share", 0.8)
 		g.Desc += fmt.Sprintf(", %g%% of values get %g%% of rows", 100*f, 100*s)
 	}
 	return nil
+}
+
+// minMax reads the fields min and max of o with read; max must not be
+// below min.
+func minMax[T int64 | float64](p *parser, o *object, what string, read func(string, T) (T, error)) (lo, hi T, err error) {
+	if lo, err = read("min", 0); err != nil {
+		return lo, hi, err
+	}
+	if hi, err = read("max", 0); err == nil && hi < lo {
+		err = p.errf(o.fields["max"], "%s: max %v is below min %v; expected max >= min", what, hi, lo)
+	}
+	return lo, hi, err
 }
 
 func firstErr(errs ...error) error {
@@ -520,30 +534,30 @@ func (p *parser) numericOver(o *object, kind string, lo, hi int64, what string, 
 	case "uniform":
 		d, err = datagen.NewUniform(lo, hi)
 	case "zipf":
-		s, e := num("exponent", 1)
+		s, e := p.bounded(o, "exponent", what, scale, 1, positive)
 		if e != nil {
 			return nil, e
 		}
 		d, err = datagen.NewZipf(lo, hi, s)
 	case "gaussian":
 		mean, e1 := num("mean", (float64(lo)+float64(hi))/2)
-		sd, e2 := num("stddev", (float64(hi)-float64(lo))/6)
+		sd, e2 := p.bounded(o, "stddev", what, scale, (float64(hi)-float64(lo))/6, positive)
 		if e := firstErr(e1, e2); e != nil {
 			return nil, e
 		}
-		if sd <= 0 {
+		if sd == 0 { // the default over a range of one value
 			sd = 1
 		}
 		d, err = datagen.NewGaussian(lo, hi, mean, sd)
 	case "exponential":
-		prm, e := num("param", 5)
+		prm, e := p.bounded(o, "param", what, scale, 5, positive)
 		if e != nil {
 			return nil, e
 		}
 		d, err = datagen.NewExponential(lo, hi, prm)
 	case "hotspot":
-		f, e1 := num("hot_fraction", 0.2)
-		s, e2 := num("hot_share", 0.8)
+		f, e1 := p.bounded(o, "hot_fraction", what, scale, 0.2, share)
+		s, e2 := p.bounded(o, "hot_share", what, scale, 0.8, share)
 		if e := firstErr(e1, e2); e != nil {
 			return nil, e
 		}
@@ -561,14 +575,11 @@ func (p *parser) numericOver(o *object, kind string, lo, hi int64, what string, 
 // mapping with gen.
 func (p *parser) intSub(n *yaml.Node, what string, scale int64) (*Gen, error) {
 	if n.Kind == yaml.ScalarNode {
-		v, err := p.numberNode(n, what, scale)
+		v, err := p.intNode(n, what, scale)
 		if err != nil {
 			return nil, err
 		}
-		if v != math.Trunc(v) {
-			return nil, p.errf(n, "%s must be a whole number", what)
-		}
-		return &Gen{Kind: "constant", class: cInt, intd: datagen.NewConstant(int64(v)), Desc: strconv.FormatInt(int64(v), 10)}, nil
+		return &Gen{Kind: "constant", class: cInt, intd: datagen.NewConstant(v), Desc: strconv.FormatInt(v, 10)}, nil
 	}
 	o, err := p.obj(n, what, genFields...)
 	if err != nil {
@@ -650,11 +661,7 @@ func (p *parser) scalarValue(n *yaml.Node, what string, cl class, scale int64) (
 	}
 	switch cl {
 	case cInt:
-		f, err := p.numberNode(n, what, scale)
-		if err != nil || f != math.Trunc(f) {
-			return nil, p.errf(n, "%s: %q is not a whole number, and the column holds integers", what, n.Value)
-		}
-		return int64(f), nil
+		return p.intNode(n, what+": value", scale)
 	case cFloat:
 		return p.numberNode(n, what, scale)
 	case cBool:

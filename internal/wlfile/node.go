@@ -1,7 +1,9 @@
 package wlfile
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,17 +63,38 @@ func (p *parser) obj(n *yaml.Node, what string, allowed ...string) (*object, err
 			return nil, p.errf(k, "%s: keys must be plain words", what)
 		}
 		if !ok[k.Value] {
+			if strings.HasSuffix(k.Value, ")") && n.Style&yaml.FlowStyle != 0 {
+				return nil, p.errf(k, "%s has no field %q; inside { } a value with a comma must be quoted, e.g. type: \"numeric(10,2)\"", what, k.Value)
+			}
 			s := append([]string(nil), allowed...)
 			sort.Strings(s)
 			return nil, p.errf(k, "%s has no field %q; expected one of: %s", what, k.Value, strings.Join(s, ", "))
-		}
-		if _, dup := o.fields[k.Value]; dup {
-			return nil, p.errf(k, "%s: field %q given twice", what, k.Value)
 		}
 		o.fields[k.Value] = v
 		o.keys[k.Value] = k
 	}
 	return o, nil
+}
+
+// duplicateKey refuses, in document order, the first key given twice in
+// a mapping anywhere in the file: YAML would silently keep the last.
+func (p *parser) duplicateKey(n *yaml.Node) error {
+	var seen map[string]*yaml.Node
+	if n.Kind == yaml.MappingNode {
+		seen = map[string]*yaml.Node{}
+	}
+	for i, c := range n.Content {
+		if seen != nil && i%2 == 0 && c.Kind == yaml.ScalarNode {
+			if first, dup := seen[c.Value]; dup {
+				return p.errf(c, "key %q is given twice in this mapping (first at line %d column %d); expected each key once", c.Value, first.Line, first.Column)
+			}
+			seen[c.Value] = c
+		}
+		if err := p.duplicateKey(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func kindName(n *yaml.Node) string {
@@ -144,14 +167,97 @@ func (p *parser) numberNode(n *yaml.Node, what string, scale int64) (float64, er
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
 		return 0, p.errf(n, "%s must be a number or an expression of scale, not %s", what, kindName(n))
 	}
-	if f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64); err == nil {
-		return f, nil
+	v, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		if v, err = evalScale(n.Value, scale); err != nil {
+			return 0, p.errf(n, "%s: %q is not a number or an expression of scale: %v", what, n.Value, err)
+		}
 	}
-	v, err := evalScale(n.Value, scale)
-	if err != nil {
-		return 0, p.errf(n, "%s: %q is not a number or an expression of scale: %v", what, n.Value, err)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, p.errf(n, "%s: %s is not a finite number", what, shown(n))
 	}
 	return v, nil
+}
+
+// limit is a condition on a parameter and its expectation in words.
+type limit struct {
+	ok     func(float64) bool
+	expect string
+}
+
+var (
+	positive = limit{func(v float64) bool { return v > 0 }, "above 0"}
+	fraction = limit{func(v float64) bool { return v >= 0 && v <= 1 }, "a fraction from 0 to 1"}
+	share    = limit{func(v float64) bool { return v > 0 && v < 1 }, "a fraction strictly between 0 and 1"}
+)
+
+// bounded reads an optional numeric field that must be within l; a
+// missing field gives def.
+func (p *parser) bounded(o *object, k, what string, scale int64, def float64, l limit) (float64, error) {
+	v, ok, err := p.number(o, k, what, scale)
+	if err != nil || !ok {
+		return def, err
+	}
+	if !l.ok(v) {
+		return 0, p.errf(o.fields[k], "%s: %s must be %s, not %v", what, k, l.expect, v)
+	}
+	return v, nil
+}
+
+// weights reads relative weights into w: none negative, not all zero.
+func (p *parser) weights(ns []*yaml.Node, w []float64, what string, scale int64) error {
+	sum := 0.0
+	for i, n := range ns {
+		v, err := p.numberNode(n, what+": weight", scale)
+		if err != nil {
+			return err
+		}
+		if v < 0 {
+			return p.errf(n, "%s: weight %v is negative; expected 0 or more", what, v)
+		}
+		w[i] = v
+		sum += v
+	}
+	if sum == 0 && len(ns) > 0 {
+		return p.errf(ns[0], "%s: every weight is 0; expected at least one above 0", what)
+	}
+	return nil
+}
+
+// shown is a scalar as written, quoted if it spans lines, so that an
+// error stays one line.
+func shown(n *yaml.Node) string {
+	if strings.ContainsAny(n.Value, "\n\r") {
+		return strconv.Quote(n.Value)
+	}
+	return n.Value
+}
+
+// intNode reads a whole number that fits int64: integer literals exactly,
+// anything else through numberNode.
+func (p *parser) intNode(n *yaml.Node, what string, scale int64) (int64, error) {
+	if n.Kind == yaml.ScalarNode {
+		if v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 10, 64); err == nil {
+			return v, nil
+		}
+	}
+	f, err := p.numberNode(n, what, scale)
+	if err != nil {
+		return 0, err
+	}
+	if f != math.Trunc(f) {
+		return 0, p.errf(n, "%s must be a whole number, not %v", what, f)
+	}
+	return p.fitInt64(n, f, what)
+}
+
+// fitInt64 converts a whole number to int64, refusing one out of range
+// (a plain conversion would overflow).
+func (p *parser) fitInt64(n *yaml.Node, f float64, what string) (int64, error) {
+	if f < math.MinInt64 || f >= math.MaxInt64 {
+		return 0, p.errf(n, "%s: %s does not fit a 64-bit integer; expected a whole number from %d to %d", what, shown(n), int64(math.MinInt64), int64(math.MaxInt64))
+	}
+	return int64(f), nil
 }
 
 // evalScale evaluates an expression in which scale is a variable.
@@ -192,15 +298,14 @@ func identByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
+// integer reads a field that holds a whole number (see intNode).
 func (p *parser) integer(o *object, k, what string, scale int64) (int64, bool, error) {
-	f, ok, err := p.number(o, k, what, scale)
-	if err != nil || !ok {
-		return 0, ok, err
+	n, ok := o.fields[k]
+	if !ok {
+		return 0, false, nil
 	}
-	if f != float64(int64(f)) {
-		return 0, true, p.errf(o.fields[k], "%s: %s must be a whole number, not %v", what, k, f)
-	}
-	return int64(f), true, nil
+	v, err := p.intNode(n, what+": "+k, scale)
+	return v, true, err
 }
 
 func (p *parser) boolean(o *object, k, what string) (bool, error) {

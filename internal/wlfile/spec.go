@@ -5,6 +5,7 @@ import (
 	"github.com/dbharness/dbharness/internal/sqlparams"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,6 +42,9 @@ type Column struct {
 	Gen   *Gen
 	// FK is set on the child's foreign key column.
 	FK *Parent
+	// src is the mapping the column was read from, lim its type's limits.
+	src *object
+	lim typeLimits
 }
 
 // Index is a secondary index.
@@ -95,10 +99,13 @@ func Parse(name string, data []byte, scale int64) (*Spec, error) {
 	p := &parser{file: name}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil, syntaxError(name, data, err)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, p.errf(nil, "the file is empty; expected a mapping with tables: and transactions:")
+	}
+	if err := p.duplicateKey(&doc); err != nil {
+		return nil, err
 	}
 	root, err := p.obj(doc.Content[0], "the workload file", "name", "description", "tables", "params", "transactions")
 	if err != nil {
@@ -145,6 +152,9 @@ func Parse(name string, data []byte, scale int64) (*Spec, error) {
 			}
 			seen[x.Name] = true
 			s.Transactions = append(s.Transactions, x)
+		}
+		if len(s.Transactions) > 0 && !slices.ContainsFunc(s.Transactions, func(x *Txn) bool { return x.Weight > 0 }) {
+			return nil, p.errf(xn, "every transaction has weight 0; expected at least one above 0")
 		}
 	}
 	return s, nil
@@ -209,8 +219,8 @@ func (p *parser) table(n *yaml.Node, idx int, byName map[string]*Table, scale in
 	if t.Name, err = p.str(o, "name", what, true); err != nil {
 		return nil, err
 	}
-	if !identRE.MatchString(t.Name) {
-		return nil, p.errf(o.fields["name"], "table name %q must be a plain identifier (letters, digits, _)", t.Name)
+	if err := p.sqlName(o.fields["name"], "", "table", t.Name); err != nil {
+		return nil, err
 	}
 	if byName[strings.ToLower(t.Name)] != nil {
 		return nil, p.errf(o.fields["name"], "table %s is defined twice", t.Name)
@@ -310,6 +320,9 @@ func (p *parser) table(n *yaml.Node, idx int, byName map[string]*Table, scale in
 			return nil, p.errf(fkNode, "%s: column %s takes its values from the parent; remove its gen", what, fk.Name)
 		}
 		fk.FK = t.Parent
+		if err := p.referenceFits(fk, t.Parent, t.Name+"."+fk.Name, scale); err != nil {
+			return nil, err
+		}
 	}
 	for _, c := range t.Columns {
 		if c.Gen == nil && c.FK == nil {
@@ -346,8 +359,8 @@ func (p *parser) table(n *yaml.Node, idx int, byName map[string]*Table, scale in
 					return nil, err
 				}
 				if nm, _ := p.str(xo, "name", what+": index", false); nm != "" {
-					if !identRE.MatchString(nm) {
-						return nil, p.errf(xo.fields["name"], "%s: index name %q must be a plain identifier", what, nm)
+					if err := p.sqlName(xo.fields["name"], what+": ", "index", nm); err != nil {
+						return nil, err
 					}
 					ix.Name = nm
 				}
@@ -382,8 +395,8 @@ func (p *parser) column(n *yaml.Node, what string, t *Table, ci int, scale int64
 	if c.Name, err = p.str(o, "name", cw, true); err != nil {
 		return nil, err
 	}
-	if !identRE.MatchString(c.Name) {
-		return nil, p.errf(o.fields["name"], "%s: column name %q must be a plain identifier", cw, c.Name)
+	if err := p.sqlName(o.fields["name"], cw+": ", "column", c.Name); err != nil {
+		return nil, err
 	}
 	cw = fmt.Sprintf("%s.%s", t.Name, c.Name)
 	if c.Type, err = p.str(o, "type", cw, true); err != nil {
@@ -394,6 +407,10 @@ func (p *parser) column(n *yaml.Node, what string, t *Table, ci int, scale int64
 		return nil, p.errf(o.fields["type"], "%s: unknown type %q; expected one of: %s", cw, c.Type, typeList)
 	}
 	c.class = cl
+	if c.lim, err = limitsOf(c.Type); err != nil {
+		return nil, p.errf(o.fields["type"], "%s: %v", cw, err)
+	}
+	c.src = o
 	if !o.has("gen") {
 		for k := range o.fields {
 			if k != "name" && k != "type" {
@@ -404,6 +421,13 @@ func (p *parser) column(n *yaml.Node, what string, t *Table, ci int, scale int64
 	}
 	key := uint64(t.index)<<20 | uint64(ci) + 1
 	if c.Gen, err = p.parseGen(o, cw, cl, scale, key); err != nil {
+		return nil, err
+	}
+	rows := t.Rows
+	if t.Parent != nil {
+		rows = -1
+	}
+	if err := p.fits(c.Gen, o, c.lim, cw, scale, rows); err != nil {
 		return nil, err
 	}
 	return c, nil

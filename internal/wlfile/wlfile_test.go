@@ -369,7 +369,7 @@ func TestLoadingIsDeterministicPerSeed(t *testing.T) {
 }
 
 func TestMistakesNameTheFileLineAndColumn(t *testing.T) {
-	cases := []struct{ src, want string }{
+	checkErrors(t, []errCase{
 		{"tables:\n  - name: t\n    rows: 10\n    columns:\n      - {name: a, type: int, gen: zipff}\n", `test.yaml:5:35: t.a: unknown gen "zipff"; expected one of: sequence`},
 		{"tables:\n  - name: t\n    rows: 10\n    columns:\n      - {name: a, type: integr, gen: sequence}\n", `test.yaml:5:25: t.a: unknown type "integr"`},
 		{"tables:\n  - name: t\n    rowz: 10\n", `test.yaml:3:5: table 1 has no field "rowz"; expected one of: columns, indexes, name, parent, primary_key, rows`},
@@ -377,17 +377,11 @@ func TestMistakesNameTheFileLineAndColumn(t *testing.T) {
 		{"tables:\n  - name: t\n    rows: 10\n    columns:\n      - {name: a, type: int, gen: zipf, min: 1}\n", `test.yaml:5:35: t.a: gen zipf needs "max"`},
 		{"tables:\n  - name: t\n    rows: 10\n    columns:\n      - {name: a, type: int, gen: string, length: 3}\n", `t.a: gen string makes text, but the column holds integer`},
 		{"tables:\n  - name: c\n    parent: {table: p, column: x, children: 2}\n    columns:\n      - {name: x, type: int}\n", `test.yaml:3:21: table c: parent table "p" is not defined above this table`},
-		{"tables:\n  - name: t\n    rows: 10\n    columns:\n      - {name: a, type: int, gen: uniform, min: 1, max: 5, null: 2}\n", `null is the fraction of NULLs, between 0 and 1`},
+		{"tables:\n  - name: t\n    rows: 10\n    columns:\n      - {name: a, type: int, gen: uniform, min: 1, max: 5, null: 2}\n", `test.yaml:5:66: t.a: null must be a fraction from 0 to 1, not 2`},
 		{"tables:\n  - name: t\n    rows: 10\n    columns:\n      - {name: a, type: int, gen: sequence}\ntransactions:\n  - name: x\n    statements:\n      - SELECT a FROM t WHERE a = :nope\n", `test.yaml:9:9: transaction x: parameter :nope is neither in params nor a column returned by an earlier statement`},
-		{"tables: [\n", "test.yaml: line 1: did not find expected node content"},
+		{"tables: [\n", "test.yaml:1:9: the `[` opened here is not closed"},
 		{"", "test.yaml:1:1: the file is empty"},
-	}
-	for _, c := range cases {
-		_, err := Parse("test.yaml", []byte(c.src), 1)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Parse(%q)\n got: %v\nwant: %s", c.src, err, c.want)
-		}
-	}
+	})
 }
 
 func TestTheExamplesParse(t *testing.T) {
