@@ -54,7 +54,7 @@ func (d *pgDB) Caps() Caps {
 		KeysAfterLoad:         true,
 		Analyze:               "VACUUM ANALYZE %s",
 		BeginWrite:            "BEGIN",
-		BeginRead:             "BEGIN",
+		BeginRead:             "BEGIN READ ONLY",
 		IntraQueryParallelism: true,
 		TimestampType:         "timestamp",
 		FillFactor:            true,
