@@ -2,10 +2,13 @@ package file
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
 )
@@ -71,24 +74,35 @@ func (r *runner) count(t *testing.T, sql string) int64 {
 	return n
 }
 
-const counterFile = `tables:
-  - name: counters
-    rows: 10
-    primary_key: [id]
+const accountsFile = `tables:
+  - name: accounts
+    rows: 100
+    primary_key: [n]
     columns:
-      - {name: id, type: bigint, gen: sequence}
+      - {name: n, type: int, gen: sequence}
+      - {name: id, type: uuid, gen: uuid}
+      - {name: code, type: varchar(10), gen: choice, values: ["73"]}
       - {name: hits, type: int, gen: constant, value: 0}
 transactions:
   - name: sneaky
     read_only: true
     statements:
-      - SELECT hits FROM counters WHERE id = 1
-      - UPDATE counters SET hits = hits + 1 WHERE id = 1
+      - SELECT hits FROM accounts WHERE n = 1
+      - UPDATE accounts SET hits = hits + 1 WHERE n = 1
   - name: look
     read_only: true
     statements:
-      - SELECT hits AS h FROM counters WHERE id = 1
-      - SELECT count(*) FROM counters WHERE hits = :h
+      - SELECT hits AS h FROM accounts WHERE n = 1
+      - SELECT count(*) FROM accounts WHERE hits = :h
+  - name: int_to_varchar
+    params:
+      c: {gen: constant, value: 73}
+    statements:
+      - UPDATE accounts SET hits = hits + 1 WHERE code = :c AND n = 1
+  - name: text_to_int
+    statements:
+      - SELECT code AS s FROM accounts WHERE n = 2
+      - UPDATE accounts SET hits = hits + 1 WHERE n = :s
 `
 
 // read_only: true begins the engine's read-only transaction: a write in it
@@ -98,12 +112,12 @@ transactions:
 func TestAReadOnlyTransactionCannotWrite(t *testing.T) {
 	for _, e := range testdb.Engines(t, "dbh_wf_readonly") {
 		t.Run(e.Name, func(t *testing.T) {
-			r := loadAndPrepare(t, e.URL, counterFile)
+			r := loadAndPrepare(t, e.URL, accountsFile)
 			if err := r.run(t, "look"); err != nil {
 				t.Fatalf("a read-only transaction that only reads failed: %v", err)
 			}
 			err := r.run(t, "sneaky")
-			hits := r.count(t, "SELECT hits FROM counters WHERE id = 1")
+			hits := r.count(t, "SELECT hits FROM accounts WHERE n = 1")
 			switch e.Name {
 			case "postgres", "mysql":
 				if err == nil || !strings.Contains(strings.ToLower(err.Error()), "read") {
@@ -118,5 +132,53 @@ func TestAReadOnlyTransactionCannotWrite(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A parameter whose value is not of the parameter's type works on every
+// engine: an integer compared with a varchar column, text used as an
+// integer (PostgreSQL gets both as text, as pgbench sends them).
+func TestParametersOfAnotherTypeWorkOnEveryEngine(t *testing.T) {
+	for _, e := range testdb.Engines(t, "dbh_wf_types") {
+		t.Run(e.Name, func(t *testing.T) {
+			r := loadAndPrepare(t, e.URL, accountsFile)
+			for _, x := range []string{"int_to_varchar", "text_to_int"} {
+				if err := r.run(t, x); err != nil {
+					t.Fatalf("%s: %v", x, err)
+				}
+			}
+			if n := r.count(t, "SELECT count(*) FROM accounts WHERE hits = 1 AND n IN (1, 73)"); n != 2 {
+				t.Errorf("%d of rows 1 and 73 updated, want 2", n)
+			}
+		})
+	}
+}
+
+// On PostgreSQL a uuid returned by one statement (pgx gives [16]byte) is
+// used as text, and the plan check explains a statement whose integer
+// parameter is compared with a varchar column.
+func TestAUUIDReturnedByAStatementIsUsableAsTextOnPostgreSQL(t *testing.T) {
+	src := accountsFile + `  - name: uuid_as_text
+    statements:
+      - SELECT id AS cu FROM accounts WHERE n = 5
+      - UPDATE accounts SET hits = hits + 1 WHERE id::text = :cu::text
+`
+	r := loadAndPrepare(t, testdb.Postgres(t, "dbh_wf_uuidtext"), src)
+	if err := r.run(t, "uuid_as_text"); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.count(t, "SELECT count(*) FROM accounts WHERE hits = 1 AND n = 5"); n != 1 {
+		t.Errorf("the row whose uuid was passed as text was not updated")
+	}
+	ctx := context.Background()
+	conn, err := r.d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	rep := (&collect.PlanCheck{DB: r.d, Stmts: r.w.Statements(), Seed: 1}).Before(ctx, conn)
+	i := slices.IndexFunc(rep, func(p results.StatementPlans) bool { return p.Statement == "int_to_varchar.1" })
+	if i < 0 || rep[i].Error != "" || len(rep[i].Plans) == 0 {
+		t.Errorf("the plan check of int_to_varchar.1: %+v", rep)
 	}
 }
