@@ -182,3 +182,47 @@ func TestAUUIDReturnedByAStatementIsUsableAsTextOnPostgreSQL(t *testing.T) {
 		t.Errorf("the plan check of int_to_varchar.1: %+v", rep)
 	}
 }
+
+const ordersTimeFile = `tables:
+  - name: orders
+    rows: 1000
+    columns:
+      - {name: id, type: bigint, gen: sequence}
+      - {name: placed_at, type: timestamp, gen: timestamp, from: 2023-01-01, to: 2023-12-31, resolution: 1ms}
+      - {name: due, type: date, gen: timestamp, from: 2023-01-01, to: 2023-12-31, resolution: 24h}
+transactions:
+  - name: place
+    params:
+      at: {gen: timestamp, from: 2024-01-01, to: 2024-12-31}
+    statements:
+      - INSERT INTO orders (id, placed_at, due) VALUES (0, :at, :at)
+  - name: same_time
+    statements:
+      - SELECT placed_at AS p FROM orders WHERE id = 5
+      - UPDATE orders SET id = -5 WHERE placed_at = :p
+`
+
+// SQLite stores timestamps in its own format, which its date and time
+// functions read: loaded and inserted values alike, and a time read back
+// finds its row again.
+func TestSQLiteStoresTimesItsDateFunctionsRead(t *testing.T) {
+	r := loadAndPrepare(t, testdb.SQLite(t), ordersTimeFile)
+	for _, x := range []string{"place", "same_time"} {
+		if err := r.run(t, x); err != nil {
+			t.Fatalf("%s: %v", x, err)
+		}
+	}
+	if n := r.count(t, "SELECT count(*) FROM orders WHERE datetime(placed_at) IS NULL OR date(due) IS NULL"); n != 0 {
+		t.Errorf("%d rows whose time SQLite cannot read", n)
+	}
+	if n := r.count(t, "SELECT count(*) FROM orders WHERE id = 0 AND datetime(placed_at) >= '2024-01-01'"); n != 1 {
+		t.Errorf("the inserted time is not in 2024 for datetime(): %d rows", n)
+	}
+	if n := r.count(t, "SELECT count(*) FROM orders WHERE id = -5"); n != 1 {
+		t.Errorf("the time read back from row 5 found %d rows, want 1", n)
+	}
+	// Ordered as times, also against SQLite's own CURRENT_TIMESTAMP.
+	if n := r.count(t, "SELECT count(*) FROM orders WHERE placed_at >= CURRENT_TIMESTAMP"); n != 0 {
+		t.Errorf("%d times of 2023 and 2024 compare after now", n)
+	}
+}
