@@ -406,6 +406,7 @@ func (p *parser) column(n *yaml.Node, what string, t *Table, ci int, scale int64
 	if c.Gen, err = p.parseGen(o, cw, cl, scale, key); err != nil {
 		return nil, err
 	}
+	c.Gen.setDecimals(c.Type)
 	return c, nil
 }
 
@@ -437,7 +438,8 @@ func (p *parser) params(n *yaml.Node, what string, scale int64, keyBase uint64) 
 			continue
 		}
 		cl := cInt
-		if ty, _ := p.str(o, "type", pw, false); ty != "" {
+		ty, _ := p.str(o, "type", pw, false)
+		if ty != "" {
 			var ok bool
 			if cl, ok = typeClass(ty); !ok {
 				return nil, p.errf(o.fields["type"], "%s: unknown type %q; expected one of: %s", pw, ty, typeList)
@@ -461,6 +463,7 @@ func (p *parser) params(n *yaml.Node, what string, scale int64, keyBase uint64) 
 		if err != nil {
 			return nil, err
 		}
+		g.setDecimals(ty)
 		out = append(out, &Param{Name: k.Value, Gen: g})
 	}
 	return out, nil

@@ -226,3 +226,38 @@ func TestSQLiteStoresTimesItsDateFunctionsRead(t *testing.T) {
 		t.Errorf("%d times of 2023 and 2024 compare after now", n)
 	}
 }
+
+// A numeric(P,S) column holds the same values on every engine: generated
+// floats are rounded to the scale, as PostgreSQL and MySQL would, before
+// SQLite (which would keep them) gets them; also at run time.
+func TestANumericColumnHasTheSameValuesOnEveryEngine(t *testing.T) {
+	src := `tables:
+  - name: payments
+    rows: 20000
+    columns:
+      - {name: id, type: bigint, gen: sequence}
+      - {name: amount, type: "numeric(10,2)", gen: gaussian, min: 1, max: 2000, mean: 80, stddev: 60}
+transactions:
+  - name: pay
+    params:
+      amt: {type: "numeric(10,2)", gen: uniform, min: 0, max: 100}
+    statements:
+      - INSERT INTO payments (id, amount) VALUES (0, :amt)
+`
+	distinct := map[string]int64{}
+	for _, e := range testdb.Engines(t, "dbh_wf_numeric") {
+		r := loadAndPrepare(t, e.URL, src)
+		distinct[e.Name] = r.count(t, "SELECT count(DISTINCT amount) FROM payments")
+		for range 50 {
+			if err := r.run(t, "pay"); err != nil {
+				t.Fatalf("%s: %v", e.Name, err)
+			}
+		}
+		if n := r.count(t, "SELECT count(*) FROM payments WHERE amount <> round(amount, 2)"); n != 0 {
+			t.Errorf("%s: %d amounts with more than 2 decimals", e.Name, n)
+		}
+	}
+	if distinct["sqlite"] != distinct["postgres"] || distinct["mysql"] != distinct["postgres"] || distinct["postgres"] < 1000 {
+		t.Errorf("distinct amounts differ: %v", distinct)
+	}
+}
