@@ -83,8 +83,22 @@ type Statement struct {
 	// parameter name of each placeholder.
 	Text string
 	Args []string
+	// Returns are the names of the columns the statement appears to return
+	// (a SELECT list or RETURNING, "*" for any), guessed from its text.
+	Returns []string
 	// Line is the statement's line in the file.
 	Line int
+}
+
+// MayReturn reports whether the statement appears to return a column
+// named name.
+func (s *Statement) MayReturn(name string) bool {
+	for _, c := range s.Returns {
+		if c == "*" || strings.EqualFold(c, name) {
+			return true
+		}
+	}
+	return false
 }
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -568,7 +582,8 @@ func (p *parser) txn(n *yaml.Node, idx int, shared []*Param, scale int64) (*Txn,
 		x.Statements = append(x.Statements, st)
 		// Columns this statement may return become known; they are
 		// checked at run time (the names come from the database).
-		for _, c := range selectColumns(st.SQL) {
+		st.Returns = selectColumns(st.SQL)
+		for _, c := range st.Returns {
 			if c == "*" {
 				anyColumn = true
 			}

@@ -261,3 +261,27 @@ transactions:
 		t.Errorf("distinct amounts differ: %v", distinct)
 	}
 }
+
+// A parameter taken from an earlier statement that found no row names that
+// statement; one that no statement returned says so.
+func TestAParameterFromAStatementThatFoundNoRowNamesTheStatement(t *testing.T) {
+	src := accountsFile + `  - name: lost
+    statements:
+      - SELECT id AS cu, code FROM accounts WHERE n = -1
+      - SELECT count(*) AS k FROM accounts
+      - UPDATE accounts SET hits = hits + 1 WHERE id = :cu
+  - name: unnamed
+    statements:
+      - SELECT * FROM accounts WHERE n = 1
+      - UPDATE accounts SET hits = hits + 1 WHERE n = :nope
+`
+	r := loadAndPrepare(t, testdb.SQLite(t), src)
+	err := r.run(t, "lost")
+	if want := "lost: statement 1 returned no row, so :cu has no value in statement 3"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	err = r.run(t, "unnamed")
+	if want := "unnamed: statement 2: parameter :nope was not returned by an earlier statement"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}
