@@ -164,7 +164,9 @@ type Caps struct {
 	Analyze string
 	// BeginWrite starts a transaction that will write.
 	BeginWrite string
-	// BeginRead starts a read-only transaction.
+	// BeginRead starts a read-only transaction where the engine has one
+	// (a write in it fails); SQLite has none, and its BeginRead is a plain
+	// BEGIN that lets writes through.
 	BeginRead string
 	// IntraQueryParallelism is true where a query can use several workers.
 	IntraQueryParallelism bool

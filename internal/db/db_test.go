@@ -330,19 +330,30 @@ func TestADeadlockIsRetryable(t *testing.T) {
 	}
 }
 
-func TestFrozenCopyKeepsEveryValueIntact(t *testing.T) {
-	ctx := context.Background()
-	tg, _ := db.ParseURL(testdb.Postgres(t, "dbh_db_freeze"))
+// connectPostgres opens a connection to a fresh PostgreSQL database name;
+// both are closed after the test.
+func connectPostgres(t *testing.T, name string) (db.DB, db.Conn) {
+	t.Helper()
+	tg, err := db.ParseURL(testdb.Postgres(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
 	d, err := db.Open(tg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
-	c, err := d.Connect(ctx)
+	t.Cleanup(func() { d.Close() })
+	c, err := d.Connect(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
+	return d, c
+}
+
+func TestFrozenCopyKeepsEveryValueIntact(t *testing.T) {
+	ctx := context.Background()
+	d, c := connectPostgres(t, "dbh_db_freeze")
 	if err := c.Exec(ctx, "CREATE TABLE fz (k int, s text, f float8, n int)"); err != nil {
 		t.Fatal(err)
 	}
@@ -411,5 +422,67 @@ func TestManyClientsCanOpenAFreshSQLiteDatabaseAtOnce(t *testing.T) {
 			}
 		}
 		d.Close()
+	}
+}
+
+// On PostgreSQL a parameter of a text type takes a number, boolean, time
+// or UUID as its text (pgx alone refuses them), while a parameter of
+// another type still gets the value in its own encoding.
+func TestPostgresTextParametersTakeValuesOfOtherTypesAsText(t *testing.T) {
+	ctx := context.Background()
+	_, c := connectPostgres(t, "dbh_wf_pgtext")
+	u := [16]byte{0xe3, 0x78, 0x55, 0x91, 0x3a, 0x92, 0x43, 0x8b, 0xba, 0x23, 0x1b, 0xe8, 0x57, 0xf5, 0xb1, 0xbc}
+	ts := time.Date(2026, 1, 2, 3, 4, 5, 500000000, time.UTC)
+	for _, tc := range []struct {
+		sql  string
+		arg  any
+		want string
+	}{
+		{"SELECT $1::text", int64(73), "73"},
+		{"SELECT $1::varchar(10)", int32(-7), "-7"},
+		{"SELECT $1::char(3)", uint8(9), "9  "},
+		{"SELECT $1::text", 2.5, "2.5"},
+		{"SELECT $1::text", float32(0.1), "0.1"},
+		{"SELECT $1::text", true, "true"},
+		{"SELECT $1::text", u, "e3785591-3a92-438b-ba23-1be857f5b1bc"},
+		{"SELECT $1::text", ts, "2026-01-02 03:04:05.5"},
+		{"SELECT $1::text", ts.In(time.FixedZone("", 3600)), "2026-01-02 04:04:05.5+01:00"},
+		// Parameters of other types: unchanged.
+		{"SELECT ($1::int8 + 1)::text", int32(41), "42"},
+		{"SELECT ($1::numeric * 2)::text", int64(21), "42"},
+		{"SELECT $1::uuid::text", u, "e3785591-3a92-438b-ba23-1be857f5b1bc"},
+		{"SELECT $1::timestamp::text", ts, "2026-01-02 03:04:05.5"},
+		{"SELECT ($1::int + 1)::text", "41", "42"},
+	} {
+		st, err := c.Prepare(ctx, tc.sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		if err := st.QueryRow(ctx, []any{&got}, tc.arg); err != nil || got != tc.want {
+			t.Errorf("prepared %s with %T %v: %q, %v; want %q", tc.sql, tc.arg, tc.arg, got, err, tc.want)
+		}
+		rows, err := c.Query(ctx, tc.sql, tc.arg)
+		if err != nil {
+			t.Fatalf("%s with %T: %v", tc.sql, tc.arg, err)
+		}
+		got = ""
+		for rows.Next() {
+			if err := rows.Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil || got != tc.want {
+			t.Errorf("%s with %T %v: %q, %v; want %q", tc.sql, tc.arg, tc.arg, got, err, tc.want)
+		}
+	}
+	st, err := c.Prepare(ctx, "SELECT $1::int8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := st.QueryRow(ctx, []any{&n}, ts); err == nil {
+		t.Errorf("a time passed for an int8 parameter gave %d, want an error", n)
 	}
 }

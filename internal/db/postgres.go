@@ -10,8 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 type pgDB struct {
@@ -54,7 +56,7 @@ func (d *pgDB) Caps() Caps {
 		KeysAfterLoad:         true,
 		Analyze:               "VACUUM ANALYZE %s",
 		BeginWrite:            "BEGIN",
-		BeginRead:             "BEGIN",
+		BeginRead:             "BEGIN READ ONLY",
 		IntraQueryParallelism: true,
 		TimestampType:         "timestamp",
 		FillFactor:            true,
@@ -96,7 +98,67 @@ func (d *pgDB) Connect(ctx context.Context) (Conn, error) {
 	if err != nil {
 		return nil, connectError(d.t, err)
 	}
+	m := c.TypeMap()
+	m.TryWrapEncodePlanFuncs = append([]pgtype.TryWrapEncodePlanFunc{tryText}, m.TryWrapEncodePlanFuncs...)
 	return &pgConn{c: c}, nil
+}
+
+// tryText lets a parameter of a text type (text, varchar, char, an enum)
+// take a number, boolean, time or UUID: the value is sent as its text, as
+// pgbench sends every value and as MySQL and SQLite convert it themselves.
+// Without it pgx refuses such a value ("unable to encode 73 into text
+// format for text"), e.g. an integer compared with a varchar column, or a
+// uuid returned by one statement ([16]byte) and used as :id::text. pgx
+// tries it only for a value the parameter's type cannot take as it is, and
+// the text only fits a parameter that takes text, so values of the
+// parameter's own type are sent as before. (A string already goes to any
+// parameter as text, which the server parses as the parameter's type.)
+func tryText(value any) (pgtype.WrappedEncodePlanNextSetter, any, bool) {
+	s, ok := paramText(value)
+	if !ok {
+		return nil, nil, false
+	}
+	return &textPlan{}, textArg{s}, true
+}
+
+// textArg is a value sent as its text; a struct, so that pgx finds no
+// other way to encode it than as text.
+type textArg struct{ s string }
+
+func (t textArg) TextValue() (pgtype.Text, error) { return pgtype.Text{String: t.s, Valid: true}, nil }
+
+// textPlan encodes a value as its text (see tryText).
+type textPlan struct{ next pgtype.EncodePlan }
+
+func (p *textPlan) SetNext(next pgtype.EncodePlan) { p.next = next }
+
+func (p *textPlan) Encode(value any, buf []byte) ([]byte, error) {
+	s, _ := paramText(value)
+	return p.next.Encode(textArg{s}, buf)
+}
+
+// paramText is a value's text as PostgreSQL writes it; false for a value
+// that is not a number, boolean, time or UUID.
+func paramText(value any) (string, bool) {
+	switch v := value.(type) {
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return fmt.Sprint(v), true
+	case float32:
+		return strconv.FormatFloat(float64(v), 'g', -1, 32), true
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64), true
+	case bool:
+		return strconv.FormatBool(v), true
+	case [16]byte:
+		// How pgx returns a uuid.
+		return uuid.UUID(v).String(), true
+	case time.Time:
+		if v.Location() == time.UTC {
+			return v.Format("2006-01-02 15:04:05.999999"), true
+		}
+		return v.Format("2006-01-02 15:04:05.999999-07:00"), true
+	}
+	return "", false
 }
 
 // connectError turns a driver's connect error into one sentence that names

@@ -38,7 +38,11 @@ func openSQLite(t *Target) (DB, error) {
 	}
 	// WAL lets readers run beside the writer; busy_timeout makes writers
 	// queue instead of failing; synchronous=NORMAL is the usual WAL choice.
-	// Pragmas given in the URL come later and so win.
+	// Times are written in SQLite's own format (2024-01-31 12:00:00.5+00:00),
+	// which its date and time functions read, rather than the driver's
+	// default Go time.String() ("... +0000 UTC"), for which datetime()
+	// returns NULL. Pragmas given in the URL come later and so win, as
+	// does a _time_format given there.
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -49,6 +53,9 @@ func openSQLite(t *Target) (DB, error) {
 				q.Add(k, v)
 			}
 		}
+	}
+	if !q.Has("_time_format") {
+		q.Set("_time_format", "sqlite")
 	}
 	db, err := sql.Open("sqlite", "file:"+t.Path+"?"+q.Encode())
 	if err != nil {

@@ -60,6 +60,10 @@ type Gen struct {
 	uuidV7   bool
 	geomP    float64
 	geomMin  int64
+	// roundTo is 10^S for a numeric(P,S) column or parameter, whose values
+	// are rounded to S decimals as the engines store them; 0 for no
+	// rounding.
+	roundTo float64
 
 	// distinct: values come from N ranks drawn with shape; non-integer
 	// values are a fixed function of the rank.
@@ -783,13 +787,44 @@ func (g *Gen) base(c *genCtx, r *rand.Rand, row int64) any {
 		return u.String()
 	}
 	if g.floatd != nil {
-		return g.floatd.Float64(r)
+		return g.round(g.floatd.Float64(r))
 	}
 	v := g.intd.Int64(r)
 	if g.class == cFloat {
 		return float64(v)
 	}
 	return v
+}
+
+// setDecimals makes g round its floats to the scale of a numeric(P,S) or
+// decimal(P,S) type (numeric(P) has scale 0), so that every engine stores
+// the same values: PostgreSQL and MySQL round to the scale, SQLite would
+// keep the float as it is.
+func (g *Gen) setDecimals(typ string) {
+	m := typeRE.FindStringSubmatch(strings.TrimSpace(typ))
+	if m == nil || m[4] == "" {
+		return
+	}
+	scale, _ := strconv.Atoi(m[7]) // "" (no scale) is 0
+	g.roundTo = math.Pow10(scale)
+	for i, c := range g.choices {
+		if f, ok := c.(float64); ok {
+			g.choices[i] = g.round(f)
+		}
+	}
+}
+
+// round rounds v to g's decimals; a value too large to have that many
+// decimals in a float64 stays as it is.
+func (g *Gen) round(v float64) float64 {
+	if g.roundTo == 0 {
+		return v
+	}
+	x := v * g.roundTo
+	if math.Abs(x) >= 1<<53 {
+		return v
+	}
+	return math.Round(x) / g.roundTo
 }
 
 func (g *Gen) appendString(r *rand.Rand, dst []byte) []byte {

@@ -87,8 +87,22 @@ type Statement struct {
 	// parameter name of each placeholder.
 	Text string
 	Args []string
+	// Returns are the names of the columns the statement appears to return
+	// (a SELECT list or RETURNING, "*" for any), guessed from its text.
+	Returns []string
 	// Line is the statement's line in the file.
 	Line int
+}
+
+// MayReturn reports whether the statement appears to return a column
+// named name.
+func (s *Statement) MayReturn(name string) bool {
+	for _, c := range s.Returns {
+		if c == "*" || strings.EqualFold(c, name) {
+			return true
+		}
+	}
+	return false
 }
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -423,6 +437,7 @@ func (p *parser) column(n *yaml.Node, what string, t *Table, ci int, scale int64
 	if c.Gen, err = p.parseGen(o, cw, cl, scale, key); err != nil {
 		return nil, err
 	}
+	c.Gen.setDecimals(c.Type)
 	rows := t.Rows
 	if t.Parent != nil {
 		rows = -1
@@ -461,7 +476,8 @@ func (p *parser) params(n *yaml.Node, what string, scale int64, keyBase uint64) 
 			continue
 		}
 		cl := cInt
-		if ty, _ := p.str(o, "type", pw, false); ty != "" {
+		ty, _ := p.str(o, "type", pw, false)
+		if ty != "" {
 			var ok bool
 			if cl, ok = typeClass(ty); !ok {
 				return nil, p.errf(o.fields["type"], "%s: unknown type %q; expected one of: %s", pw, ty, typeList)
@@ -485,6 +501,7 @@ func (p *parser) params(n *yaml.Node, what string, scale int64, keyBase uint64) 
 		if err != nil {
 			return nil, err
 		}
+		g.setDecimals(ty)
 		out = append(out, &Param{Name: k.Value, Gen: g})
 	}
 	return out, nil
@@ -589,7 +606,8 @@ func (p *parser) txn(n *yaml.Node, idx int, shared []*Param, scale int64) (*Txn,
 		x.Statements = append(x.Statements, st)
 		// Columns this statement may return become known; they are
 		// checked at run time (the names come from the database).
-		for _, c := range selectColumns(st.SQL) {
+		st.Returns = selectColumns(st.SQL)
+		for _, c := range st.Returns {
 			if c == "*" {
 				anyColumn = true
 			}

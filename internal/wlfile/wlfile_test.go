@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -483,5 +484,58 @@ func TestReturnedColumnsBecomeParameters(t *testing.T) {
 	}
 	if _, err := Parse("r.yaml", []byte(base+"      - SELECT :b\n      - SELECT a AS b FROM t\n"), 1); err == nil {
 		t.Error("a column returned by a later statement is accepted")
+	}
+}
+
+// A numeric(P,S) or decimal(P,S) column's floats are rounded to S
+// decimals (numeric(P) to whole numbers), at load and at run time, so
+// that every engine stores the same values; a float column is not rounded.
+func TestNumericColumnsAreRoundedToTheirScale(t *testing.T) {
+	src := `tables:
+  - name: t
+    rows: 3000
+    columns:
+      - {name: amount, type: "numeric(10,2)", gen: uniform, min: 0, max: 1000}
+      - {name: weight, type: NUMERIC(8), gen: gaussian, min: 0, max: 100}
+      - {name: rate, type: "decimal(5, 1)", gen: choice, values: [1.25, 2.75]}
+      - {name: f, type: float, gen: uniform, min: 0, max: 1}
+params:
+  amt: {type: "numeric(10,3)", gen: uniform, min: 0, max: 1}
+  like_amount: {like: t.amount}
+transactions:
+  - name: q
+    statements: ["SELECT 1 FROM t WHERE amount = :amt OR amount = :like_amount"]
+`
+	spec, data := load(t, src, 3)
+	// What the engines are sent: the shortest text of the float.
+	decimals := func(v float64, s int) bool {
+		_, frac, _ := strings.Cut(strconv.FormatFloat(v, 'f', -1, 64), ".")
+		return len(frac) <= s
+	}
+	check := func(what string, v any, s int) {
+		t.Helper()
+		if f, ok := v.(float64); !ok || !decimals(f, s) {
+			t.Fatalf("%s: %v (%T) has more than %d decimals", what, v, v, s)
+		}
+	}
+	rounded := 0
+	for _, row := range data["t"] {
+		check("amount", row[0], 2)
+		check("weight", row[1], 0)
+		if r := row[2].(float64); r != 1.3 && r != 2.8 {
+			t.Fatalf("rate %v, want 1.3 or 2.8 (1.25 and 2.75 rounded to one decimal)", r)
+		}
+		if decimals(row[3].(float64), 6) {
+			rounded++
+		}
+	}
+	if rounded > 10 {
+		t.Errorf("%d of 3000 values of a float column have at most 6 decimals", rounded)
+	}
+	d := NewDrawer(3)
+	r := datagen.NewRand(1)
+	for range 500 {
+		check("parameter amt", d.Draw(spec.Params[0].Gen, r), 3)
+		check("parameter like_amount", d.Draw(spec.Params[1].Gen, r), 2)
 	}
 }

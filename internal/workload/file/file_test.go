@@ -130,6 +130,9 @@ func TestCompareFlagsOnlyWhatIsOffByMoreThanTwice(t *testing.T) {
 	if fl := compare(cp, &EngineStats{Distinct: 400, NullFrac: f(0.2), TopShare: f(0.05)}); len(fl) != 3 {
 		t.Errorf("want distinct, null and top-share flags, got %v", fl)
 	}
+	if fl := compare(&ColumnProfile{Distinct: 100, TopShare: 0.01}, &EngineStats{Distinct: 100, NullFrac: f(0)}); len(fl) != 0 {
+		t.Errorf("an unknown top share is flagged: %v", fl)
+	}
 }
 
 func TestBucketsGroupLargeCountsInPowersOfTwo(t *testing.T) {
@@ -162,5 +165,27 @@ func TestAnExistingFileOfAnyNameIsAWorkloadFile(t *testing.T) {
 	}
 	if _, err := workload.New("tpcbb"); err == nil || !strings.Contains(err.Error(), "unknown workload") {
 		t.Fatalf("an unknown name: %v", err)
+	}
+}
+
+// PostgreSQL keeps no most-common-values list for a unique column: the
+// profile takes that as unknown, not as 0%, and flags nothing, while a
+// skewed column of the same table keeps its share.
+func TestTheProfileDoesNotFlagAUniqueKeyWithoutMostCommonValues(t *testing.T) {
+	w := openFile(t, `tables:
+  - name: tags
+    rows: 100
+    primary_key: [id]
+    columns:
+      - {name: id, type: bigint, gen: sequence}
+      - {name: kind, type: varchar(10), gen: choice, values: [a, b], weights: [90, 10]}
+`)
+	p := initAndProfile(t, testdb.Postgres(t, "dbh_wf_profile"), w)
+	id, kind := col(p, "id"), col(p, "kind")
+	if id.Engine == nil || id.Engine.TopShare != nil || len(id.Flags) != 0 || len(p.Flags) != 0 {
+		t.Errorf("id (true top share %.2f): engine %+v, flags %v, all flags %v", id.TopShare, id.Engine, id.Flags, p.Flags)
+	}
+	if kind.Engine == nil || kind.Engine.TopShare == nil || *kind.Engine.TopShare < 0.8 {
+		t.Errorf("kind: engine %+v", kind.Engine)
 	}
 }

@@ -70,6 +70,8 @@ type EngineStats struct {
 	Source   string   `json:"source"`
 	Distinct float64  `json:"distinct"`
 	NullFrac *float64 `json:"null_frac,omitempty"`
+	// TopShare is the share the engine believes the most common value
+	// has; nil where it keeps no list of most common values.
 	TopShare *float64 `json:"top_share,omitempty"`
 	AvgWidth *float64 `json:"avg_width,omitempty"`
 }
@@ -356,7 +358,10 @@ func storage(ctx context.Context, caps db.Caps, conn db.Conn, tp *TableProfile) 
 func engineStats(ctx context.Context, caps db.Caps, conn db.Conn, table, col string, rows int64) (*EngineStats, error) {
 	switch caps.ColumnStats {
 	case "pg_stats":
-		rs, err := conn.Query(ctx, `SELECT n_distinct::float8, null_frac::float8, coalesce(most_common_freqs[1], 0)::float8, avg_width::float8,
+		// most_common_freqs is NULL where PostgreSQL keeps no list of most
+		// common values (a unique column, or no value notably more common
+		// than the others): the top share is then unknown, not 0.
+		rs, err := conn.Query(ctx, `SELECT n_distinct::float8, null_frac::float8, most_common_freqs[1]::float8, avg_width::float8,
 			(SELECT reltuples::float8 FROM pg_class WHERE relname = $1 AND pg_table_is_visible(oid))
 			FROM pg_stats WHERE tablename = $1 AND attname = $2 AND schemaname = ANY(current_schemas(false))`, strings.ToLower(table), strings.ToLower(col))
 		if err != nil {
@@ -366,7 +371,8 @@ func engineStats(ctx context.Context, caps db.Caps, conn db.Conn, table, col str
 		if !rs.Next() {
 			return nil, rs.Err()
 		}
-		var nd, nf, mcf, aw, reltuples float64
+		var nd, nf, aw, reltuples float64
+		var mcf *float64
 		if err := rs.Scan(&nd, &nf, &mcf, &aw, &reltuples); err != nil {
 			return nil, err
 		}
@@ -374,7 +380,7 @@ func engineStats(ctx context.Context, caps db.Caps, conn db.Conn, table, col str
 			// A negative n_distinct is a fraction of the rows.
 			nd = -nd * reltuples * (1 - nf)
 		}
-		return &EngineStats{Source: "pg_stats", Distinct: nd, NullFrac: &nf, TopShare: &mcf, AvgWidth: &aw}, nil
+		return &EngineStats{Source: "pg_stats", Distinct: nd, NullFrac: &nf, TopShare: mcf, AvgWidth: &aw}, nil
 	case "column_stats":
 		// MariaDB's engine-independent statistics, if collected.
 		rs, err := conn.Query(ctx, "SELECT avg_frequency, nulls_ratio, avg_length FROM mysql.column_stats WHERE db_name = DATABASE() AND table_name = $1 AND column_name = $2", table, col)
@@ -455,7 +461,8 @@ func compare(cp *ColumnProfile, es *EngineStats) []string {
 		}
 	}
 	// The most common value matters where it is common: compare when
-	// either side says at least 1% of the rows.
+	// either side says at least 1% of the rows. A TopShare of nil is
+	// unknown (no most-common-values list) and is not compared.
 	if es.TopShare != nil && (cp.TopShare >= 0.01 || *es.TopShare >= 0.01) {
 		if r := off(*es.TopShare, cp.TopShare); r > FlagRatio {
 			flags = append(flags, fmt.Sprintf("most common value: engine believes %.2f%% of rows, true %.2f%%", 100**es.TopShare, 100*cp.TopShare))

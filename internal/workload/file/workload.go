@@ -332,6 +332,9 @@ type worker struct {
 	stmts  [][]db.Stmt
 	think  time.Duration
 	args   []any
+	// noRow[i] is true when statement i of the running transaction
+	// returned columns but no row.
+	noRow []bool
 }
 
 // Next sleeps the previous transaction's think time (not measured), then
@@ -376,6 +379,11 @@ func (k *worker) Do(ctx context.Context, op int) error {
 }
 
 func (k *worker) body(ctx context.Context, op int, x *wlfile.Txn) error {
+	if cap(k.noRow) < len(x.Statements) {
+		k.noRow = make([]bool, len(x.Statements))
+	}
+	k.noRow = k.noRow[:len(x.Statements)]
+	clear(k.noRow)
 	for si, s := range x.Statements {
 		k.args = k.args[:0]
 		for _, a := range s.Args {
@@ -384,7 +392,7 @@ func (k *worker) body(ctx context.Context, op int, x *wlfile.Txn) error {
 				v, ok = k.vars[strings.ToLower(a)]
 			}
 			if !ok {
-				return fmt.Errorf("%s: statement %d: parameter :%s was not returned by an earlier statement", x.Name, si+1, a)
+				return k.missing(x, si, a)
 			}
 			k.args = append(k.args, v)
 		}
@@ -392,7 +400,12 @@ func (k *worker) body(ctx context.Context, op int, x *wlfile.Txn) error {
 		if err != nil {
 			return err
 		}
-		if cols := rows.Columns(); len(cols) > 0 && rows.Next() {
+		cols := rows.Columns()
+		switch {
+		case len(cols) == 0:
+		case !rows.Next():
+			k.noRow[si] = true
+		default:
 			vals := make([]any, len(cols))
 			ptrs := make([]any, len(cols))
 			for i := range vals {
@@ -415,6 +428,18 @@ func (k *worker) body(ctx context.Context, op int, x *wlfile.Txn) error {
 		}
 	}
 	return nil
+}
+
+// missing is the error for parameter :name of statement si, which no
+// earlier statement returned: the latest earlier statement that would have
+// returned it but found no row, if there is one, is named.
+func (k *worker) missing(x *wlfile.Txn, si int, name string) error {
+	for j := si - 1; j >= 0; j-- {
+		if k.noRow[j] && x.Statements[j].MayReturn(name) {
+			return fmt.Errorf("%s: statement %d returned no row, so :%s has no value in statement %d", x.Name, j+1, name, si+1)
+		}
+	}
+	return fmt.Errorf("%s: statement %d: parameter :%s was not returned by an earlier statement", x.Name, si+1, name)
 }
 
 // Check implements workload.Checker: every child row's parent exists.
