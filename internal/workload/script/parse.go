@@ -259,14 +259,17 @@ func parseMeta(line string, ln int, errf func(int, string, ...any) error) (*Comm
 	word := strings.ToLower(f[0])
 	switch word {
 	case "\\set":
-		if len(f) < 3 {
+		w := fields(line)
+		if len(w) < 3 {
 			return nil, errf(ln, "\\set needs a variable name and an expression: \\set aid random(1, 100000 * :scale)")
 		}
-		name := f[1]
+		name := w[1].s
 		if !validVar(name) {
 			return nil, errf(ln, "\\set: %q is not a valid variable name", name)
 		}
-		src := strings.TrimSpace(line[strings.Index(line, name)+len(name):])
+		// The expression starts at the third word: the name may also occur
+		// in "\set" itself (\set e ..., \set s ...).
+		src := strings.TrimSpace(line[w[2].at:])
 		e, err := pgbexpr.Parse(src)
 		if err != nil {
 			return nil, errf(ln, "\\set %s: %v", name, err)
@@ -330,6 +333,34 @@ func parseMeta(line string, ln int, errf func(int, string, ...any) error) (*Comm
 		return nil, errf(ln, "%s is not supported by dbharness", word)
 	}
 	return nil, errf(ln, "unknown meta command %q; expected \\set, \\sleep, \\gset, \\aset, \\if, \\elif, \\else or \\endif", f[0])
+}
+
+// field is a blank-separated word of a meta command and its byte offset.
+type field struct {
+	s  string
+	at int
+}
+
+// fields splits a meta command into words, keeping where each starts.
+func fields(line string) []field {
+	var out []field
+	for i := 0; i < len(line); {
+		if isBlank(line[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(line) && !isBlank(line[j]) {
+			j++
+		}
+		out = append(out, field{line[i:j], i})
+		i = j
+	}
+	return out
+}
+
+func isBlank(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
 func validVar(s string) bool {

@@ -139,3 +139,24 @@ func FuzzParseScript(f *testing.F) {
 		}
 	})
 }
+
+func TestSetTakesEveryVariableName(t *testing.T) {
+	// Every one-letter name, and names that occur inside "\set" itself.
+	var names []string
+	for c := 'a'; c <= 'z'; c++ {
+		names = append(names, string(c), strings.ToUpper(string(c)))
+	}
+	names = append(names, "_", "se", "et", "set", "SET", "sets")
+	for _, n := range names {
+		src := "\\set " + n + " 5 + :" + n + "x\n"
+		s, err := Parse("one.sql", src)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", src, err)
+			continue
+		}
+		c := s.Commands[0]
+		if c.name != n || c.expr.String() != "5 + :"+n+"x" {
+			t.Errorf("Parse(%q) = \\set %s %q", src, c.name, c.expr.String())
+		}
+	}
+}
