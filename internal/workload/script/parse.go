@@ -7,13 +7,16 @@ package script
 
 import (
 	"fmt"
-	"github.com/dbharness/dbharness/internal/sqlparams"
+	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dbharness/dbharness/internal/pgbexpr"
+	"github.com/dbharness/dbharness/internal/sqlparams"
 )
 
 // cmdKind is a script command's kind.
@@ -376,17 +379,23 @@ func validVar(s string) bool {
 	return true
 }
 
-// ParseSpec splits FILE[@WEIGHT].
+// ParseSpec splits FILE[@WEIGHT], as pgbench -f does at the last '@'.
+// What follows the '@' must be a weight, unless it holds a '/' (a directory
+// name with an '@') or the whole spec names an existing file.
 func ParseSpec(spec string) (path string, weight float64, err error) {
-	path, weight = spec, 1
-	if i := strings.LastIndexByte(spec, '@'); i > 0 {
-		w, perr := strconv.ParseFloat(spec[i+1:], 64)
-		if perr == nil {
-			if w < 0 {
-				return "", 0, fmt.Errorf("--script %s: the weight must not be negative", spec)
-			}
-			path, weight = spec[:i], w
-		}
+	i := strings.LastIndexByte(spec, '@')
+	if i <= 0 || strings.ContainsRune(spec[i+1:], filepath.Separator) || strings.ContainsRune(spec[i+1:], '/') {
+		return spec, 1, nil
 	}
-	return path, weight, nil
+	w, perr := strconv.ParseFloat(spec[i+1:], 64)
+	switch {
+	case perr != nil || math.IsNaN(w) || math.IsInf(w, 0):
+		if st, serr := os.Stat(spec); serr == nil && !st.IsDir() {
+			return spec, 1, nil
+		}
+		return "", 0, fmt.Errorf("--script %s: the weight %q is not a number; write FILE@WEIGHT, e.g. %s@5", spec, spec[i+1:], spec[:i])
+	case w < 0:
+		return "", 0, fmt.Errorf("--script %s: the weight must not be negative", spec)
+	}
+	return spec[:i], w, nil
 }

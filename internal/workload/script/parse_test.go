@@ -1,6 +1,8 @@
 package script
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -106,18 +108,32 @@ func TestScriptMistakesNameTheLine(t *testing.T) {
 }
 
 func TestScriptSpecsTakeAWeight(t *testing.T) {
+	dir := t.TempDir()
+	odd := filepath.Join(dir, "v@2.sql") // a file whose name has an '@'
+	if err := os.WriteFile(odd, []byte("SELECT 1;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		in   string
 		path string
 		w    float64
-	}{{"a.sql", "a.sql", 1}, {"a.sql@5", "a.sql", 5}, {"we@ird/a.sql", "we@ird/a.sql", 1}, {"a.sql@0.5", "a.sql", 0.5}} {
+	}{{"a.sql", "a.sql", 1}, {"a.sql@5", "a.sql", 5}, {"we@ird/a.sql", "we@ird/a.sql", 1}, {"a.sql@0.5", "a.sql", 0.5},
+		{odd, odd, 1}, {odd + "@3", odd, 3}, {filepath.Join(dir, "v@x.sql@2"), filepath.Join(dir, "v@x.sql"), 2}} {
 		p, w, err := ParseSpec(c.in)
 		if err != nil || p != c.path || w != c.w {
 			t.Errorf("ParseSpec(%q) = %q, %v, %v", c.in, p, w, err)
 		}
 	}
-	if _, _, err := ParseSpec("a.sql@-1"); err == nil {
-		t.Error("a negative weight is accepted")
+	for _, c := range []struct{ in, want string }{
+		{"a.sql@-1", "--script a.sql@-1: the weight must not be negative"},
+		{"tpcb.sql@abc", `--script tpcb.sql@abc: the weight "abc" is not a number; write FILE@WEIGHT, e.g. tpcb.sql@5`},
+		{"tpcb.sql@", `the weight "" is not a number`},
+		{"tpcb.sql@NaN", `the weight "NaN" is not a number`},
+		{"tpcb.sql@inf", `the weight "inf" is not a number`},
+	} {
+		if _, _, err := ParseSpec(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseSpec(%q) = %v, want %q", c.in, err, c.want)
+		}
 	}
 }
 
