@@ -87,23 +87,51 @@ SELECT 3 \aset
 	}
 }
 
-func TestScriptMistakesNameTheLine(t *testing.T) {
+func TestScriptMistakesNameLineAndColumn(t *testing.T) {
 	cases := []struct{ src, want string }{
-		{"\\set aid random(1, \n", "s.sql:1: \\set aid: at column"},
-		{"SELECT 1;\n\\shell ls\n", "s.sql:2: \\shell is not supported"},
-		{"\\frobnicate\n", "s.sql:1: unknown meta command"},
-		{"\\if 1\nSELECT 1;\n", "s.sql:1: \\if without a matching \\endif"},
-		{"\\else\n", "s.sql:1: \\else without a matching \\if"},
-		{"\\sleep 10 weeks\n", "s.sql:1: \\sleep: unknown unit"},
-		{"SELECT 1\n\\sleep 1\n", "s.sql:1: SQL command not terminated"},
-		{"-- nothing\n", "s.sql:1: the script has no commands"},
-		{"\\set x foo(1)\n", "unknown function \"foo\""},
+		{"\\set aid random(1, \n", "s.sql:1:19: \\set aid: unexpected end of expression"},
+		{"\\set aid 1 +* 2\n", "s.sql:1:13: \\set aid: unexpected \"*\""},
+		{"  \\set aid 1 + \\\n     2 +* 3\n", "s.sql:2:9: \\set aid: "},
+		{"\\set 9x 1\n", "s.sql:1:6: \\set: \"9x\" is not a valid variable name"},
+		{"\\set x\n", "s.sql:1:1: \\set needs a variable name and an expression"},
+		{"SELECT 1;\n\\shell ls\n", "s.sql:2:1: \\shell is not supported"},
+		{"\\frobnicate\n", "s.sql:1:1: unknown meta command"},
+		{"SELECT 1;\n   \\if 1\nSELECT 1;\n", "s.sql:2:4: \\if without a matching \\endif"},
+		{"\\if 1 +\n\\endif\n", "s.sql:1:8: \\if: unexpected end of expression"},
+		{"\\else\n", "s.sql:1:1: \\else without a matching \\if"},
+		{"\\if 1\n\\else\n \\else\n\\endif\n", "s.sql:3:2: \\else after \\else"},
+		{"\\if 1\n\\endif x\n", "s.sql:2:8: \\endif takes no arguments"},
+		{"\\sleep 10 weeks\n", "s.sql:1:11: \\sleep: unknown unit"},
+		{"\\sleep -1\n", "s.sql:1:8: \\sleep: \"-1\" is not a non-negative integer"},
+		{"SELECT 1; \n   SELECT 2\n\\sleep 1\n", "s.sql:2:4: SQL command not terminated by ';' before the meta command on line 3"},
+		{"SELECT 1; SELECT 2\n\\sleep 1\n", "s.sql:1:11: SQL command not terminated"},
+		{"SELECT 1\n\\gset a b\n", "s.sql:2:9: \\gset takes at most one argument"},
+		{"\\aset\n", "s.sql:1:1: \\aset must follow an SQL command"},
+		{"\\\n", "s.sql:1:1: a backslash without a meta command"},
+		{"-- nothing\n", "s.sql:1:1: the script has no commands"},
+		{"\\set x foo(1)\n", "s.sql:1:8: \\set x: unknown function \"foo\""},
 	}
 	for _, c := range cases {
 		_, err := Parse("s.sql", c.src)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("Parse(%q) = %v, want %q", c.src, err, c.want)
 		}
+	}
+}
+
+func TestCommandsKnowWhereTheyStart(t *testing.T) {
+	src := "\\set a 1\n  SELECT :a;  UPDATE t\n   SET x = :a;\n\tSELECT 1 \\gset\n"
+	s, err := Parse("w.sql", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range s.Commands {
+		got = append(got, c.where(s))
+	}
+	want := "w.sql:1:1 w.sql:2:3 w.sql:2:15 w.sql:4:2"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("commands start at %v, want %s", got, want)
 	}
 }
 

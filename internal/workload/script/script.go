@@ -177,7 +177,7 @@ func (w *Workload) NewWorker(ctx context.Context, conn db.Conn, id int) (workloa
 			}
 			st, err := conn.Prepare(ctx, c.sql)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: prepare: %w", s.Name, c.line, err)
+				return nil, fmt.Errorf("%s: prepare: %w", c.where(s), err)
 			}
 			k.stmts[c] = st
 		}
@@ -247,7 +247,7 @@ func (k *client) run(ctx context.Context, s *Script) error {
 		case cSet:
 			v, err := c.expr.Eval(k)
 			if err != nil {
-				return fmt.Errorf("%s:%d: \\set %s: %w", s.Name, c.line, c.name, err)
+				return fmt.Errorf("%s: \\set %s: %w", c.where(s), c.name, err)
 			}
 			k.vars[c.name] = variable{val: v}
 			pc++
@@ -262,7 +262,7 @@ func (k *client) run(ctx context.Context, s *Script) error {
 					n, err = v.AsInt()
 				}
 				if err != nil {
-					return fmt.Errorf("%s:%d: \\sleep: %w", s.Name, c.line, err)
+					return fmt.Errorf("%s: \\sleep: %w", c.where(s), err)
 				}
 			}
 			if d := time.Duration(n) * c.unit; d > 0 {
@@ -283,12 +283,12 @@ func (k *client) run(ctx context.Context, s *Script) error {
 			entering = false
 			v, err := c.expr.Eval(k)
 			if err != nil {
-				return fmt.Errorf("%s:%d: condition: %w", s.Name, c.line, err)
+				return fmt.Errorf("%s: condition: %w", c.where(s), err)
 			}
 			b := false
 			if v.Kind != pgbexpr.Null {
 				if b, err = v.AsBool(); err != nil {
-					return fmt.Errorf("%s:%d: condition: %w", s.Name, c.line, err)
+					return fmt.Errorf("%s: condition: %w", c.where(s), err)
 				}
 			}
 			if b {
@@ -321,7 +321,7 @@ func (k *client) sql(ctx context.Context, s *Script, c *Command) error {
 	for _, n := range c.vars {
 		v, ok := k.vars[n]
 		if !ok {
-			return fmt.Errorf("%s:%d: undefined variable :%s", s.Name, c.line, n)
+			return fmt.Errorf("%s: undefined variable :%s", c.where(s), n)
 		}
 		k.args = append(k.args, v.arg())
 	}
@@ -362,7 +362,7 @@ func (k *client) sql(ctx context.Context, s *Script, c *Command) error {
 		}
 		if c.gset {
 			if rows.Next() {
-				return fmt.Errorf("%s:%d: \\gset: the query returned more than one row", s.Name, c.line)
+				return fmt.Errorf("%s: \\gset: the query returned more than one row", c.where(s))
 			}
 			break
 		}
@@ -371,7 +371,7 @@ func (k *client) sql(ctx context.Context, s *Script, c *Command) error {
 		return err
 	}
 	if c.gset && got == 0 {
-		return fmt.Errorf("%s:%d: \\gset: the query returned no row", s.Name, c.line)
+		return fmt.Errorf("%s: \\gset: the query returned no row", c.where(s))
 	}
 	return nil
 }
