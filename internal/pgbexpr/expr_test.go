@@ -3,6 +3,7 @@ package pgbexpr
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -179,4 +180,18 @@ func FuzzParse(f *testing.F) {
 		_, _ = e.Eval(newEnv()) // must not panic
 		_ = e.Vars()
 	})
+}
+
+func TestRefsGiveEveryVariableWithItsColumn(t *testing.T) {
+	e, err := Parse("CASE WHEN :b > 1 THEN random(:lo, :hi) ELSE -:b END")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Ref{{"b", 10}, {"lo", 29}, {"hi", 34}, {"b", 45}}
+	if got := e.Refs(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Refs = %v, want %v", got, want)
+	}
+	if got := e.Vars(); !reflect.DeepEqual(got, []string{"b", "lo", "hi"}) {
+		t.Fatalf("Vars = %v", got)
+	}
 }

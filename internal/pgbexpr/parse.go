@@ -2,6 +2,7 @@ package pgbexpr
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -155,18 +156,34 @@ type Expr struct {
 // String returns the source text.
 func (e *Expr) String() string { return e.src }
 
-// Vars lists the variables the expression reads.
+// Vars lists the variables the expression reads, each once.
 func (e *Expr) Vars() []string {
 	var out []string
 	seen := map[string]bool{}
+	for _, r := range e.Refs() {
+		if !seen[r.Name] {
+			seen[r.Name] = true
+			out = append(out, r.Name)
+		}
+	}
+	return out
+}
+
+// Ref is a variable read by an expression: its name and the byte offset of
+// its colon in the source.
+type Ref struct {
+	Name string
+	Pos  int
+}
+
+// Refs lists every variable the expression reads, in source order.
+func (e *Expr) Refs() []Ref {
+	var out []Ref
 	var walk func(n node)
 	walk = func(n node) {
 		switch x := n.(type) {
 		case *varNode:
-			if !seen[x.name] {
-				seen[x.name] = true
-				out = append(out, x.name)
-			}
+			out = append(out, Ref{x.name, x.pos})
 		case *unaryNode:
 			walk(x.x)
 		case *binNode:
@@ -187,6 +204,7 @@ func (e *Expr) Vars() []string {
 		}
 	}
 	walk(e.root)
+	sort.Slice(out, func(i, j int) bool { return out[i].Pos < out[j].Pos })
 	return out
 }
 

@@ -48,6 +48,8 @@ type Command struct {
 	aset     bool
 	prefix   string
 	noParams bool
+	// uses are the variables the command reads, where they stand.
+	uses []use
 	// \set
 	name string
 	expr *pgbexpr.Expr
@@ -68,7 +70,10 @@ func (c *Command) where(s *Script) string {
 
 // Script is a parsed pgbench script.
 type Script struct {
+	// Name is the transaction type (the file's base name); File is the
+	// file as given, for errors.
 	Name     string
+	File     string
 	Weight   float64
 	Commands []*Command
 }
@@ -82,6 +87,12 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
+
+// use is a variable read by a command and where it stands.
+type use struct {
+	name string
+	at   pos
+}
 
 // pos is a place in a script: line and column, both from 1, the column
 // counted in bytes.
@@ -111,13 +122,27 @@ func (m srcMap) at(off int) pos {
 	return pos{m[i].at.line, m[i].at.col + off - m[i].off}
 }
 
-// exprError places an expression's syntax error at its column in the
-// script; src starts at offset off of the text m maps.
-func exprError(errf errFunc, m srcMap, off int, what string, err error) error {
+// parseExpr parses the expression that starts at offset off of a meta
+// command's text (m maps the text to the script) and places a syntax error
+// at its column.
+func parseExpr(text string, off int, m srcMap, errf errFunc, what string) (*pgbexpr.Expr, error) {
+	e, err := pgbexpr.Parse(strings.TrimRightFunc(text[off:], unicode.IsSpace))
 	if se, ok := err.(*pgbexpr.SyntaxError); ok {
-		return errf(m.at(off+se.Pos), "%s: %s", what, se.Msg)
+		return nil, errf(m.at(off+se.Pos), "%s: %s", what, se.Msg)
 	}
-	return errf(m.at(off), "%s: %v", what, err)
+	if err != nil {
+		return nil, errf(m.at(off), "%s: %v", what, err)
+	}
+	return e, nil
+}
+
+// exprUses places the variables of an expression that starts at offset off.
+func exprUses(e *pgbexpr.Expr, off int, m srcMap) []use {
+	var out []use
+	for _, r := range e.Refs() {
+		out = append(out, use{r.Name, m.at(off + r.Pos)})
+	}
+	return out
 }
 
 type errFunc func(at pos, f string, a ...any) error
@@ -128,7 +153,7 @@ func indent(s string) int { return len(s) - len(strings.TrimLeftFunc(s, unicode.
 
 // Parse parses a pgbench script. name is used in errors.
 func Parse(name, src string) (*Script, error) {
-	s := &Script{Name: name, Weight: 1}
+	s := &Script{Name: name, File: name, Weight: 1}
 	errf := func(at pos, f string, a ...any) error {
 		return &ParseError{File: name, Line: at.line, Col: at.col, Msg: fmt.Sprintf(f, a...)}
 	}
@@ -152,10 +177,11 @@ func Parse(name, src string) (*Script, error) {
 		return sqlMap.at(lead), lead
 	}
 	flushSQL := func(at pos, gset, aset bool, prefix string) error {
-		start, _ := sqlStart()
+		start, lead := sqlStart()
+		m := sqlMap
 		text := strings.TrimSpace(sqlBuf.String())
 		sqlBuf.Reset()
-		sqlMap = sqlMap[:0]
+		sqlMap = nil
 		if text == "" {
 			if gset || aset {
 				return errf(at, "\\gset and \\aset must follow an SQL command")
@@ -165,6 +191,9 @@ func Parse(name, src string) (*Script, error) {
 		c := &Command{kind: cSQL, at: start, orig: text, gset: gset, aset: aset, prefix: prefix}
 		c.sql, c.vars = sqlparams.Number(text)
 		c.noParams = len(c.vars) == 0
+		for _, r := range sqlparams.Find(text) {
+			c.uses = append(c.uses, use{r.Name, m.at(lead + r.Pos)})
+		}
 		s.Commands = append(s.Commands, c)
 		return nil
 	}
@@ -344,11 +373,11 @@ func parseMeta(text string, m srcMap, errf errFunc) (*Command, error) {
 		}
 		// The expression starts at the third word: the name may also occur
 		// in "\set" itself (\set e ..., \set s ...).
-		e, err := pgbexpr.Parse(strings.TrimSpace(text[f[2].at:]))
+		e, err := parseExpr(text, f[2].at, m, errf, "\\set "+name)
 		if err != nil {
-			return nil, exprError(errf, m, f[2].at, "\\set "+name, err)
+			return nil, err
 		}
-		return &Command{kind: cSet, at: at, name: name, expr: e}, nil
+		return &Command{kind: cSet, at: at, name: name, expr: e, uses: exprUses(e, f[2].at, m)}, nil
 	case "\\sleep":
 		if len(f) < 2 || len(f) > 3 {
 			return nil, argErr(3, "\\sleep needs a number or :variable and an optional unit (us, ms, s)")
@@ -359,6 +388,7 @@ func parseMeta(text string, m srcMap, errf errFunc) (*Command, error) {
 			if !validVar(c.sleepVar) {
 				return nil, argErr(1, "\\sleep: %q is not a variable", f[1].s)
 			}
+			c.uses = []use{{c.sleepVar, m.at(f[1].at)}}
 		} else {
 			n, err := strconv.ParseInt(f[1].s, 10, 64)
 			if err != nil || n < 0 {
@@ -383,15 +413,15 @@ func parseMeta(text string, m srcMap, errf errFunc) (*Command, error) {
 		if len(f) < 2 {
 			return nil, errf(at, "%s needs an expression", word)
 		}
-		e, err := pgbexpr.Parse(strings.TrimSpace(text[f[1].at:]))
+		e, err := parseExpr(text, f[1].at, m, errf, word)
 		if err != nil {
-			return nil, exprError(errf, m, f[1].at, word, err)
+			return nil, err
 		}
 		k := cIf
 		if word == "\\elif" {
 			k = cElif
 		}
-		return &Command{kind: k, at: at, expr: e}, nil
+		return &Command{kind: k, at: at, expr: e, uses: exprUses(e, f[1].at, m)}, nil
 	case "\\else", "\\endif":
 		if len(f) > 1 {
 			return nil, argErr(1, "%s takes no arguments", word)

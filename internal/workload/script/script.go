@@ -63,6 +63,14 @@ func (w *Workload) Load() error {
 	if len(w.Scripts) == 0 {
 		return fmt.Errorf("give at least one --script FILE[@WEIGHT]")
 	}
+	w.defines = map[string]string{}
+	for _, d := range w.Defines {
+		k, v, ok := strings.Cut(d, "=")
+		if !ok || !validVar(k) {
+			return fmt.Errorf("--define %q: write NAME=VALUE", d)
+		}
+		w.defines[k] = v
+	}
 	w.parsed = nil
 	names := map[string]int{}
 	weights := make([]float64, 0, len(w.Scripts))
@@ -91,6 +99,9 @@ func (w *Workload) Load() error {
 		w.parsed = append(w.parsed, s)
 		weights = append(weights, weight)
 	}
+	if err := checkVariables(w.parsed, w.defines); err != nil {
+		return err
+	}
 	p, err := datagen.NewWeighted(weights)
 	if err != nil {
 		return fmt.Errorf("--script weights: %w", err)
@@ -103,14 +114,6 @@ func (w *Workload) Load() error {
 			return fmt.Errorf("--scale %q is invalid; give a positive number, or auto to count pgbench_branches", w.Scale)
 		}
 		w.scale = n
-	}
-	w.defines = map[string]string{}
-	for _, d := range w.Defines {
-		k, v, ok := strings.Cut(d, "=")
-		if !ok || !validVar(k) {
-			return fmt.Errorf("--define %q: write NAME=VALUE", d)
-		}
-		w.defines[k] = v
 	}
 	return nil
 }

@@ -1,0 +1,55 @@
+package cli_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbharness/dbharness/internal/testdb"
+)
+
+// writeScript writes a pgbench script into dir and returns its path.
+func writeScript(t *testing.T, dir, name, src string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// pgbenchRun runs pgbench -n on url with args and returns its exit status
+// and output.
+func pgbenchRun(t *testing.T, url string, args ...string) (int, string) {
+	t.Helper()
+	path, err := exec.LookPath("pgbench")
+	if err != nil {
+		t.Fatal("pgbench is not installed; install postgresql-client to run this test")
+	}
+	out, err := exec.Command(path, append(append([]string{"-n"}, args...), url)...).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out)
+}
+
+func TestScriptWithAnUndefinedVariableIsAUsageError(t *testing.T) {
+	home := t.TempDir()
+	url := testdb.Postgres(t, "dbh_sc_undef")
+	script := writeScript(t, home, "undef.sql", "\\set a 1\nSELECT :a, :undefined;\n")
+	r := dbh(t, home, "run", "-f", script, "-t", "1", "--db", url, "--no-save")
+	if r.code != 2 || !strings.Contains(r.stderr, script+":2:12: undefined variable :undefined") {
+		t.Fatalf("run: exit %d, want 2 and FILE:LINE:COLUMN\n%s", r.code, r.all())
+	}
+	if strings.Contains(r.stdout, "run ") {
+		t.Errorf("the run started:\n%s", r.stdout)
+	}
+	// pgbench (simple query mode, its default) aborts the client and exits 2.
+	if code, out := pgbenchRun(t, url, "-t", "1", "-f", script); code != 2 {
+		t.Errorf("pgbench exits %d:\n%s", code, out)
+	}
+}
