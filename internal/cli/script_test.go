@@ -53,3 +53,29 @@ func TestScriptWithAnUndefinedVariableIsAUsageError(t *testing.T) {
 		t.Errorf("pgbench exits %d:\n%s", code, out)
 	}
 }
+
+func TestScriptRunWhoseTransactionsAllFailExitsOne(t *testing.T) {
+	home := t.TempDir()
+	url := testdb.Postgres(t, "dbh_sc_allfail")
+	script := writeScript(t, home, "zero.sql", "\\set z 0\nSELECT 1 / :z;\n")
+	r := dbh(t, home, "run", "-f", script, "-c", "2", "-t", "5", "--db", url, "--json", filepath.Join(home, "run.json"))
+	if r.code != 1 {
+		t.Fatalf("run: exit %d, want 1\n%s", r.code, r.all())
+	}
+	for _, want := range []string{"no transaction succeeded: all 10 failed", "division by zero", "every transaction failed (10 errors, none succeeded)"} {
+		if !strings.Contains(r.all(), want) {
+			t.Errorf("output lacks %q:\n%s", want, r.all())
+		}
+	}
+	// The run is kept, with its errors, and --json is written.
+	if _, err := os.Stat(filepath.Join(home, "run.json")); err != nil {
+		t.Errorf("--json: %v", err)
+	}
+	if s := dbh(t, home, "runs"); s.code != 0 || !strings.Contains(s.stdout, "script") {
+		t.Errorf("runs: exit %d\n%s", s.code, s.all())
+	}
+	// pgbench aborts the client and exits 2.
+	if code, out := pgbenchRun(t, url, "-t", "5", "-f", script); code != 2 {
+		t.Errorf("pgbench exits %d:\n%s", code, out)
+	}
+}
