@@ -61,6 +61,15 @@ func TestEvaluatesLikePgbench(t *testing.T) {
 		{"NULL IS NULL", "true"},
 		{"5 IS NOT NULL", "true"},
 		{"1 = 1 IS TRUE", "true"},
+		// Values as pgbench 15 writes them into SQL (pgbench -d shows
+		// "sending SELECT 0.3, 1e+21, ...").
+		{"0.1 + 0.2", "0.3"},
+		{"1e20 * 10.0", "1e+21"},
+		{"123456789012345.678", "123456789012346"},
+		{"1e15 * 1.0", "1e+15"},
+		{"0.00001", "1e-05"},
+		{"100.0", "100"},
+		{"NULL", "NULL"},
 	}
 	for _, c := range cases {
 		t.Run(c.src, func(t *testing.T) {

@@ -48,6 +48,8 @@ type Command struct {
 	aset     bool
 	prefix   string
 	noParams bool
+	// pieces are the text as --query-mode simple writes values into it.
+	pieces []piece
 	// uses are the variables the command reads, where they stand.
 	uses []use
 	// \set
@@ -191,9 +193,11 @@ func Parse(name, src string) (*Script, error) {
 		c := &Command{kind: cSQL, at: start, orig: text, gset: gset, aset: aset, prefix: prefix}
 		c.sql, c.vars = sqlparams.Number(text)
 		c.noParams = len(c.vars) == 0
-		for _, r := range sqlparams.Find(text) {
+		refs := sqlparams.Find(text)
+		for _, r := range refs {
 			c.uses = append(c.uses, use{r.Name, m.at(lead + r.Pos)})
 		}
+		c.pieces = simplePieces(text, refs)
 		s.Commands = append(s.Commands, c)
 		return nil
 	}
@@ -323,6 +327,45 @@ func Parse(name, src string) (*Script, error) {
 		return nil, errf(pos{1, 1}, "the script has no commands")
 	}
 	return s, nil
+}
+
+// piece is SQL text followed by a variable (name is "" for the last
+// piece). A required variable is one that is a parameter in the other
+// query modes (outside quotes and comments): it must be set.
+type piece struct {
+	text, name string
+	required   bool
+}
+
+// simplePieces splits an SQL command as pgbench -M simple substitutes into
+// it (assignVariables): at every :name, inside quotes too, where a
+// variable of that name is set; a run of colons (a cast) is left alone, as
+// is a :name no variable has. refs are the command's parameters.
+func simplePieces(text string, refs []sqlparams.Ref) []piece {
+	required := map[int]bool{}
+	for _, r := range refs {
+		required[r.Pos] = true
+	}
+	var out []piece
+	last := 0
+	for i := 0; i < len(text); i++ {
+		if text[i] != ':' {
+			continue
+		}
+		if i+1 < len(text) && identStart(text[i+1]) {
+			j := i + 1
+			for j < len(text) && (identStart(text[j]) || text[j] >= '0' && text[j] <= '9') {
+				j++
+			}
+			out = append(out, piece{text: text[last:i], name: text[i+1 : j], required: required[i]})
+			last, i = j, j-1
+			continue
+		}
+		for i+1 < len(text) && text[i+1] == ':' {
+			i++
+		}
+	}
+	return append(out, piece{text: text[last:]})
 }
 
 // gsetRE finds \gset or \aset (with an optional prefix) ending an SQL line.

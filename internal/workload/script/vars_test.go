@@ -7,18 +7,20 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
-
-	"github.com/dbharness/dbharness/internal/testdb"
 )
 
 // load writes the scripts into a directory and loads them as --script
 // would, with -D defines.
 func load(t *testing.T, defines []string, scripts ...string) (*Workload, error) {
 	t.Helper()
-	dir := t.TempDir()
 	w := &Workload{Defines: defines}
+	return w, loadInto(t, w, scripts...)
+}
+
+// loadInto writes the scripts into a directory and loads them into w.
+func loadInto(t *testing.T, w *Workload, scripts ...string) error {
+	t.Helper()
+	dir := t.TempDir()
 	for i, src := range scripts {
 		p := filepath.Join(dir, string(rune('a'+i))+".sql")
 		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
@@ -26,7 +28,7 @@ func load(t *testing.T, defines []string, scripts ...string) (*Workload, error) 
 		}
 		w.Scripts = append(w.Scripts, p)
 	}
-	return w, w.Load()
+	return w.Load()
 }
 
 func TestVariablesNothingSetsAreCaughtBeforeTheRun(t *testing.T) {
@@ -75,16 +77,8 @@ func TestVariablesNothingSetsAreCaughtBeforeTheRun(t *testing.T) {
 // Names the \gset of a statement sets must be PostgreSQL's own column
 // names, or the check above would reject good scripts.
 func TestOutputNamesAreThoseOfPostgreSQL(t *testing.T) {
-	url := testdb.Postgres(t, "dbh_sc_columns")
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `CREATE TABLE t (aid int, "Mixed" int, abalance int, note text)`); err != nil {
-		t.Fatal(err)
-	}
+	_, conn := pgWith(t, "dbh_sc_columns", `CREATE TABLE t (aid int, "Mixed" int, abalance int, note text)`)
 	for _, c := range []struct {
 		sql   string
 		named bool // outputNames must name the columns
