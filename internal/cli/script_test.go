@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,5 +78,54 @@ func TestScriptRunWhoseTransactionsAllFailExitsOne(t *testing.T) {
 	// pgbench aborts the client and exits 2.
 	if code, out := pgbenchRun(t, url, "-t", "5", "-f", script); code != 2 {
 		t.Errorf("pgbench exits %d:\n%s", code, out)
+	}
+}
+
+func TestScriptStatementsHaveTheirPlansChecked(t *testing.T) {
+	home := t.TempDir()
+	url := testdb.Postgres(t, "dbh_sc_plans")
+	if r := dbh(t, home, "init", "tpcb", "--db", url); r.code != 0 {
+		t.Fatalf("init: exit %d\n%s", r.code, r.all())
+	}
+	script := writeScript(t, home, "tpcb-like.sql", pgbenchTPCB)
+	r := dbh(t, home, "run", "-f", script, "-t", "5", "--collect", "plans", "--db", url, "--no-save", "--json", "-")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.all())
+	}
+	var run struct {
+		Plans []struct {
+			Statement string `json:"statement"`
+			SQL       string `json:"sql"`
+			Error     string `json:"error"`
+			Plans     []struct {
+				Shape string `json:"shape"`
+			} `json:"plans"`
+		} `json:"plans"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &run); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, r.stdout)
+	}
+	if len(run.Plans) != 5 || run.Plans[1].Statement != "tpcb-like:8:1" || run.Plans[1].SQL != "SELECT abalance FROM pgbench_accounts WHERE aid = $1" {
+		t.Fatalf("plans: %+v", run.Plans)
+	}
+	for _, p := range run.Plans {
+		if p.Error != "" || len(p.Plans) == 0 {
+			t.Errorf("%s: %+v", p.Statement, p)
+		}
+	}
+	if !strings.Contains(run.Plans[1].Plans[0].Shape, "pgbench_accounts_pkey") {
+		t.Errorf("the account read does not use the primary key: %+v", run.Plans[1])
+	}
+	if !strings.Contains(r.stderr, "plans: 5 statements") {
+		t.Errorf("the summary lacks the plans line:\n%s", r.stderr)
+	}
+
+	// A script whose only explainable statement reads a \gset value:
+	// nothing to check, and the summary says why instead of printing an
+	// empty "evidence:".
+	only := writeScript(t, home, "only.sql", "SHOW max_connections \\gset\nBEGIN;\nSELECT :max_connections + 1;\nEND;\n")
+	r = dbh(t, home, "run", "-f", only, "-t", "2", "--collect", "plans", "--db", url, "--no-save")
+	if r.code != 0 || !strings.Contains(r.stdout, "evidence:\n  plans: not checked (workload script gave no statement whose parameters the check can draw)") {
+		t.Errorf("run: exit %d\n%s", r.code, r.all())
 	}
 }

@@ -204,3 +204,46 @@ func TestRefsGiveEveryVariableWithItsColumn(t *testing.T) {
 		t.Fatalf("Vars = %v", got)
 	}
 }
+
+func TestRandomCallFindsAPlainDraw(t *testing.T) {
+	for _, c := range []struct {
+		src   string
+		fn    string // "" when it is not a plain random call
+		draws bool
+		args  string // the arguments evaluated, with :scale = 10
+	}{
+		{"random(1, 100000 * :scale)", "random", true, "1 1000000"},
+		{"Random_Zipfian(1, 10, 1.5)", "random_zipfian", true, "1 10 1.5"},
+		{"random_gaussian(:scale, 2 * :scale, 2.5)", "random_gaussian", true, "10 20 2.5"},
+		{"random_exponential(0, 9, 3)", "random_exponential", true, "0 9 3"},
+		{"random(1, 10) + 1", "", true, ""},
+		{"random(1, random(2, 3))", "", true, ""},
+		{"hash(random(1, 10))", "", true, ""},
+		{"5 * :scale", "", false, ""},
+		{"hash(:scale)", "", false, ""},
+	} {
+		e, err := Parse(c.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Draws() != c.draws {
+			t.Errorf("%s: Draws() = %v", c.src, e.Draws())
+		}
+		fn, args, ok := e.RandomCall()
+		if ok != (c.fn != "") || fn != c.fn {
+			t.Errorf("%s: RandomCall() = %q, %v", c.src, fn, ok)
+			continue
+		}
+		var vals []string
+		for _, a := range args {
+			v, err := a.Eval(newEnv())
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals = append(vals, v.String())
+		}
+		if got := strings.Join(vals, " "); got != c.args {
+			t.Errorf("%s: arguments %q, want %q", c.src, got, c.args)
+		}
+	}
+}

@@ -179,33 +179,70 @@ type Ref struct {
 // Refs lists every variable the expression reads, in source order.
 func (e *Expr) Refs() []Ref {
 	var out []Ref
-	var walk func(n node)
-	walk = func(n node) {
-		switch x := n.(type) {
-		case *varNode:
+	walk(e.root, func(n node) {
+		if x, ok := n.(*varNode); ok {
 			out = append(out, Ref{x.name, x.pos})
-		case *unaryNode:
-			walk(x.x)
-		case *binNode:
-			walk(x.l)
-			walk(x.r)
-		case *callNode:
-			for _, a := range x.args {
-				walk(a)
-			}
-		case *caseNode:
-			for i := range x.conds {
-				walk(x.conds[i])
-				walk(x.vals[i])
-			}
-			if x.els != nil {
-				walk(x.els)
-			}
 		}
-	}
-	walk(e.root)
+	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Pos < out[j].Pos })
 	return out
+}
+
+// randomFuncs are the functions that draw random numbers.
+var randomFuncs = map[string]bool{"random": true, "random_exponential": true, "random_gaussian": true, "random_zipfian": true}
+
+// Draws reports whether evaluating the expression draws random numbers.
+func (e *Expr) Draws() bool {
+	draws := false
+	walk(e.root, func(n node) {
+		if x, ok := n.(*callNode); ok && randomFuncs[x.name] {
+			draws = true
+		}
+	})
+	return draws
+}
+
+// RandomCall returns, for an expression that is a single call of random,
+// random_exponential, random_gaussian or random_zipfian whose arguments
+// draw nothing, the function's name and its arguments (bounds, then the
+// parameter).
+func (e *Expr) RandomCall() (fn string, args []*Expr, ok bool) {
+	x, isCall := e.root.(*callNode)
+	if !isCall || !randomFuncs[x.name] {
+		return "", nil, false
+	}
+	for _, a := range x.args {
+		arg := &Expr{root: a}
+		if arg.Draws() {
+			return "", nil, false
+		}
+		args = append(args, arg)
+	}
+	return x.name, args, true
+}
+
+// walk calls f on n and every node below it.
+func walk(n node, f func(node)) {
+	f(n)
+	switch x := n.(type) {
+	case *unaryNode:
+		walk(x.x, f)
+	case *binNode:
+		walk(x.l, f)
+		walk(x.r, f)
+	case *callNode:
+		for _, a := range x.args {
+			walk(a, f)
+		}
+	case *caseNode:
+		for i := range x.conds {
+			walk(x.conds[i], f)
+			walk(x.vals[i], f)
+		}
+		if x.els != nil {
+			walk(x.els, f)
+		}
+	}
 }
 
 // maxDepth bounds nesting so that hostile input cannot exhaust the stack.

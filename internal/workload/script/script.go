@@ -186,8 +186,7 @@ func (w *Workload) NewWorker(ctx context.Context, conn db.Conn, id int) (workloa
 	k.vars["client_id"] = variable{val: pgbexpr.IntValue(int64(id))}
 	k.vars["random_seed"] = variable{val: pgbexpr.IntValue(int64(w.seed))}
 	if _, ok := k.vars["default_seed"]; !ok {
-		// pgbench draws default_seed from its random seed.
-		k.vars["default_seed"] = variable{val: pgbexpr.IntValue(int64(datagen.NewRand(w.seed, 1<<42).Uint64()))}
+		k.vars["default_seed"] = variable{val: pgbexpr.IntValue(w.defaultSeed())}
 	}
 	for _, s := range w.parsed {
 		for _, c := range s.Commands {
@@ -203,6 +202,10 @@ func (w *Workload) NewWorker(ctx context.Context, conn db.Conn, id int) (workloa
 	}
 	return k, nil
 }
+
+// defaultSeed is :default_seed, the seed of hash() and permute() without
+// one: pgbench draws it from its random seed.
+func (w *Workload) defaultSeed() int64 { return int64(datagen.NewRand(w.seed, 1<<42).Uint64()) }
 
 // variable is a script variable: a value, and the text it was given as
 // (-D, \gset), if any.

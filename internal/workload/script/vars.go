@@ -2,6 +2,7 @@ package script
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -57,21 +58,22 @@ func (a *assignments) mayFetch(name string) bool {
 	return false
 }
 
-// checkVariables reports the first variable a script reads that neither a
-// script (\set, \gset, \aset), -D nor pgbench's built-ins set: pgbench
-// would abort the client (\set, \if, \sleep) or send the statement without
-// a value, so every run of the script would fail.
+// mayBeSet reports whether a script (\set, \gset, \aset), -D or pgbench's
+// built-ins may set name.
+func (a *assignments) mayBeSet(name string, defines map[string]string) bool {
+	_, defined := defines[name]
+	return defined || slices.Contains(builtins, name) || len(a.sets[name]) > 0 || a.mayFetch(name)
+}
+
+// checkVariables reports the first variable a script reads that nothing
+// sets: pgbench would abort the client (\set, \if, \sleep) or send the
+// statement without a value, so every run of the script would fail.
 func checkVariables(scripts []*Script, defines map[string]string) error {
 	a := assigned(scripts)
-	known := map[string]bool{}
-	for _, b := range builtins {
-		known[b] = true
-	}
 	for _, s := range scripts {
 		for _, c := range s.Commands {
 			for _, u := range c.uses {
-				_, defined := defines[u.name]
-				if known[u.name] || defined || len(a.sets[u.name]) > 0 || a.mayFetch(u.name) {
+				if a.mayBeSet(u.name, defines) {
 					continue
 				}
 				return &ParseError{File: s.File, Line: u.at.line, Col: u.at.col, Msg: fmt.Sprintf(
