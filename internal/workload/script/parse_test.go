@@ -167,6 +167,7 @@ func TestScriptSpecsTakeAWeight(t *testing.T) {
 
 func FuzzParseScript(f *testing.F) {
 	f.Add(tpcbLike)
+	f.Add("SELECT E'a\\\\'' AS \"x\"\"\", $t$;$t$ b, f(1) /* c */ FROM t RETURNING $$ \\gset p\n")
 	f.Add("\\set a random_zipfian(1, 10, 1.5)\n\\if :a > 3\nSELECT :a \\gset\n\\elif :a = 2\n\\sleep 1 ms\n\\else\nSELECT 1;\n\\endif\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		s, err := Parse("fuzz.sql", src)
@@ -179,6 +180,9 @@ func FuzzParseScript(f *testing.F) {
 		for _, c := range s.Commands {
 			if (c.kind == cIf || c.kind == cElif) && (c.jump <= 0 || c.jump >= len(s.Commands)) {
 				t.Fatalf("jump %d out of range", c.jump)
+			}
+			if c.kind == cSQL {
+				outputNames(c.orig) // must not panic on any text
 			}
 		}
 	})
