@@ -40,7 +40,7 @@ printf "%-12s %12s %12s %8s\n" script pgbench_tps dbharness_tps ratio
 for s in select-only tpcb-like; do
   p=$(pgbench -n -M prepared -s 10 -f "$TMP/$s.sql" -c "$CLIENTS" -j "$CLIENTS" -T "$SECS" "$URL" 2>/dev/null \
       | awk '/^tps = /{print $3; exit}')
-  d=$("$TMP/dbharness" run --script "$TMP/$s.sql" -s 10 -c "$CLIENTS" -T "$SECS" -P 0 --no-save --db "$URL" --json - 2>/dev/null \
+  d=$("$TMP/dbharness" run --script "$TMP/$s.sql" --query-mode prepared -s 10 -c "$CLIENTS" -T "$SECS" -P 0 --no-save --db "$URL" --json - 2>/dev/null \
       | python3 -c 'import json,sys; print(json.load(sys.stdin)["summary"]["tps"])')
   printf "%-12s %12.1f %12.1f %8.2f\n" "$s" "$p" "$d" "$(python3 -c "print($d/$p)")"
 done

@@ -43,10 +43,21 @@ func (a *app) startEvidence(ctx context.Context, kinds map[string]bool, d db.DB,
 		appName = tg.Tag("dbharness-" + run.RunID)
 	}
 	if kinds[collect.KindPlans] {
-		if st, ok := runner.(workload.Statementer); ok {
-			ev.plans = &collect.PlanCheck{DB: d, Stmts: st.Statements(), Seed: run.Config.Seed}
+		st, ok := runner.(workload.Statementer)
+		var stmts []workload.Statement
+		if ok {
+			stmts = st.Statements()
+		}
+		switch {
+		case !ok:
+			run.Collect.PlansNotChecked = fmt.Sprintf("workload %s describes no statements", run.Workload)
+		case len(stmts) == 0:
+			run.Collect.PlansNotChecked = fmt.Sprintf("workload %s gave no statement whose parameters the check can draw", run.Workload)
+		default:
+			ev.plans = &collect.PlanCheck{DB: d, Stmts: stmts, Seed: run.Config.Seed}
 			if conn, err := connect(ctx, d); err != nil {
 				a.warnf("plan check: %v", err)
+				run.Collect.PlansNotChecked = oneLine(err.Error())
 				ev.plans = nil
 			} else {
 				run.Plans = ev.plans.Before(ctx, conn)

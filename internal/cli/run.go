@@ -192,6 +192,12 @@ func (a *app) cmdRun(args []string) error {
 	if run.Status == results.StatusInterrupted {
 		return exitError{ExitInterrupted, "run interrupted; the summary covers what was measured"}
 	}
+	// Failed transactions are counted and the run goes on, for every
+	// workload; but a run in which none succeeded measured nothing, so it
+	// must not pass for a successful one in a script that checks $?.
+	if s := run.Summary; s.Transactions == 0 && s.Errors > 0 {
+		return exitError{ExitFail, fmt.Sprintf("run %s: every transaction failed (%d errors, none succeeded); the first error of each class is shown above", run.RunID, s.Errors)}
+	}
 	return nil
 }
 

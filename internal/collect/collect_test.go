@@ -355,8 +355,12 @@ func checkMySQLWaits(t *testing.T, d db.DB, c db.Conn, g *GlobalStatus, want int
 		t.Fatal(err)
 	}
 	exec(t, c, "SELECT SLEEP(0.3)")
-	for i := 100; i < 130; i++ {
-		exec(t, c, "INSERT INTO t VALUES ("+strconv.Itoa(i)+", repeat('x', 150))")
+	if on == 1 {
+		// Table I/O waits for performance_schema (between these
+		// statements c is idle, which the session list would count).
+		for i := 100; i < 130; i++ {
+			exec(t, c, "INSERT INTO t VALUES ("+strconv.Itoa(i)+", repeat('x', 150))")
+		}
 	}
 	cut, err := w.Cut(ctx)
 	if err != nil {

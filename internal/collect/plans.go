@@ -174,7 +174,7 @@ func (pc *PlanCheck) Before(ctx context.Context, conn db.Conn) []results.Stateme
 		if len(sp.Plans) > 1 {
 			sp.Flags = append(sp.Flags, FlagParameterSensitive)
 		}
-		if sp.Error == "" && pc.DB.Caps().GenericPlans && len(st.Params) > 0 {
+		if sp.Error == "" && pc.DB.Caps().GenericPlans && len(st.Params) > 0 && !st.OneShot {
 			g, err := genericPlan(ctx, pc.DB, conn, st, i, rng)
 			if err != nil {
 				sp.Error = "generic plan: " + oneLine(err.Error())

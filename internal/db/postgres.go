@@ -382,12 +382,20 @@ func plainDest(dest []any) bool {
 	return true
 }
 
-// scanText parses text-format values into plain destinations.
+// scanText parses text-format values into plain destinations; an *any
+// receives the text as a string, or nil for NULL.
 func scanText(vals [][]byte, dest []any) error {
 	if len(vals) != len(dest) {
 		return fmt.Errorf("query returned %d columns, %d destinations given", len(vals), len(dest))
 	}
 	for i, v := range vals {
+		if p, ok := dest[i].(*any); ok {
+			*p = nil
+			if v != nil {
+				*p = string(v)
+			}
+			continue
+		}
 		if v == nil {
 			return fmt.Errorf("column %d is NULL", i+1)
 		}

@@ -3,6 +3,7 @@ package pgbexpr
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -60,6 +61,15 @@ func TestEvaluatesLikePgbench(t *testing.T) {
 		{"NULL IS NULL", "true"},
 		{"5 IS NOT NULL", "true"},
 		{"1 = 1 IS TRUE", "true"},
+		// Values as pgbench 15 writes them into SQL (pgbench -d shows
+		// "sending SELECT 0.3, 1e+21, ...").
+		{"0.1 + 0.2", "0.3"},
+		{"1e20 * 10.0", "1e+21"},
+		{"123456789012345.678", "123456789012346"},
+		{"1e15 * 1.0", "1e+15"},
+		{"0.00001", "1e-05"},
+		{"100.0", "100"},
+		{"NULL", "NULL"},
 	}
 	for _, c := range cases {
 		t.Run(c.src, func(t *testing.T) {
@@ -179,4 +189,61 @@ func FuzzParse(f *testing.F) {
 		_, _ = e.Eval(newEnv()) // must not panic
 		_ = e.Vars()
 	})
+}
+
+func TestRefsGiveEveryVariableWithItsColumn(t *testing.T) {
+	e, err := Parse("CASE WHEN :b > 1 THEN random(:lo, :hi) ELSE -:b END")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Ref{{"b", 10}, {"lo", 29}, {"hi", 34}, {"b", 45}}
+	if got := e.Refs(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Refs = %v, want %v", got, want)
+	}
+	if got := e.Vars(); !reflect.DeepEqual(got, []string{"b", "lo", "hi"}) {
+		t.Fatalf("Vars = %v", got)
+	}
+}
+
+func TestRandomCallFindsAPlainDraw(t *testing.T) {
+	for _, c := range []struct {
+		src   string
+		fn    string // "" when it is not a plain random call
+		draws bool
+		args  string // the arguments evaluated, with :scale = 10
+	}{
+		{"random(1, 100000 * :scale)", "random", true, "1 1000000"},
+		{"Random_Zipfian(1, 10, 1.5)", "random_zipfian", true, "1 10 1.5"},
+		{"random_gaussian(:scale, 2 * :scale, 2.5)", "random_gaussian", true, "10 20 2.5"},
+		{"random_exponential(0, 9, 3)", "random_exponential", true, "0 9 3"},
+		{"random(1, 10) + 1", "", true, ""},
+		{"random(1, random(2, 3))", "", true, ""},
+		{"hash(random(1, 10))", "", true, ""},
+		{"5 * :scale", "", false, ""},
+		{"hash(:scale)", "", false, ""},
+	} {
+		e, err := Parse(c.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Draws() != c.draws {
+			t.Errorf("%s: Draws() = %v", c.src, e.Draws())
+		}
+		fn, args, ok := e.RandomCall()
+		if ok != (c.fn != "") || fn != c.fn {
+			t.Errorf("%s: RandomCall() = %q, %v", c.src, fn, ok)
+			continue
+		}
+		var vals []string
+		for _, a := range args {
+			v, err := a.Eval(newEnv())
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals = append(vals, v.String())
+		}
+		if got := strings.Join(vals, " "); got != c.args {
+			t.Errorf("%s: arguments %q, want %q", c.src, got, c.args)
+		}
+	}
 }

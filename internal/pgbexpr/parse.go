@@ -2,6 +2,7 @@ package pgbexpr
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -155,39 +156,93 @@ type Expr struct {
 // String returns the source text.
 func (e *Expr) String() string { return e.src }
 
-// Vars lists the variables the expression reads.
+// Vars lists the variables the expression reads, each once.
 func (e *Expr) Vars() []string {
 	var out []string
 	seen := map[string]bool{}
-	var walk func(n node)
-	walk = func(n node) {
-		switch x := n.(type) {
-		case *varNode:
-			if !seen[x.name] {
-				seen[x.name] = true
-				out = append(out, x.name)
-			}
-		case *unaryNode:
-			walk(x.x)
-		case *binNode:
-			walk(x.l)
-			walk(x.r)
-		case *callNode:
-			for _, a := range x.args {
-				walk(a)
-			}
-		case *caseNode:
-			for i := range x.conds {
-				walk(x.conds[i])
-				walk(x.vals[i])
-			}
-			if x.els != nil {
-				walk(x.els)
-			}
+	for _, r := range e.Refs() {
+		if !seen[r.Name] {
+			seen[r.Name] = true
+			out = append(out, r.Name)
 		}
 	}
-	walk(e.root)
 	return out
+}
+
+// Ref is a variable read by an expression: its name and the byte offset of
+// its colon in the source.
+type Ref struct {
+	Name string
+	Pos  int
+}
+
+// Refs lists every variable the expression reads, in source order.
+func (e *Expr) Refs() []Ref {
+	var out []Ref
+	walk(e.root, func(n node) {
+		if x, ok := n.(*varNode); ok {
+			out = append(out, Ref{x.name, x.pos})
+		}
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Pos < out[j].Pos })
+	return out
+}
+
+// randomFuncs are the functions that draw random numbers.
+var randomFuncs = map[string]bool{"random": true, "random_exponential": true, "random_gaussian": true, "random_zipfian": true}
+
+// Draws reports whether evaluating the expression draws random numbers.
+func (e *Expr) Draws() bool {
+	draws := false
+	walk(e.root, func(n node) {
+		if x, ok := n.(*callNode); ok && randomFuncs[x.name] {
+			draws = true
+		}
+	})
+	return draws
+}
+
+// RandomCall returns, for an expression that is a single call of random,
+// random_exponential, random_gaussian or random_zipfian whose arguments
+// draw nothing, the function's name and its arguments (bounds, then the
+// parameter).
+func (e *Expr) RandomCall() (fn string, args []*Expr, ok bool) {
+	x, isCall := e.root.(*callNode)
+	if !isCall || !randomFuncs[x.name] {
+		return "", nil, false
+	}
+	for _, a := range x.args {
+		arg := &Expr{root: a}
+		if arg.Draws() {
+			return "", nil, false
+		}
+		args = append(args, arg)
+	}
+	return x.name, args, true
+}
+
+// walk calls f on n and every node below it.
+func walk(n node, f func(node)) {
+	f(n)
+	switch x := n.(type) {
+	case *unaryNode:
+		walk(x.x, f)
+	case *binNode:
+		walk(x.l, f)
+		walk(x.r, f)
+	case *callNode:
+		for _, a := range x.args {
+			walk(a, f)
+		}
+	case *caseNode:
+		for i := range x.conds {
+			walk(x.conds[i], f)
+			walk(x.vals[i], f)
+		}
+		if x.els != nil {
+			walk(x.els, f)
+		}
+	}
 }
 
 // maxDepth bounds nesting so that hostile input cannot exhaust the stack.

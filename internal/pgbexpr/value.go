@@ -43,20 +43,21 @@ func IntValue(i int64) Value      { return Value{Kind: Int, I: i} }
 func DoubleValue(f float64) Value { return Value{Kind: Double, F: f} }
 func BoolValue(b bool) Value      { return Value{Kind: Bool, B: b} }
 
-// String renders the value as pgbench substitutes it into SQL.
+// String renders the value as pgbench writes it into SQL (getVariable):
+// doubles with 15 significant digits (%.*g with DBL_DIG), NULL as NULL.
 func (v Value) String() string {
 	switch v.Kind {
 	case Int:
 		return strconv.FormatInt(v.I, 10)
 	case Double:
-		return strconv.FormatFloat(v.F, 'g', -1, 64)
+		return strconv.FormatFloat(v.F, 'g', 15, 64)
 	case Bool:
 		if v.B {
 			return "true"
 		}
 		return "false"
 	}
-	return ""
+	return "NULL"
 }
 
 // Any returns the value as a Go value for a statement parameter.

@@ -12,22 +12,30 @@ import (
 
 // Evidence prints the short evidence block of a run: the CPU split of the
 // client host, the top waits, the server's log bytes per transaction and
-// the plan flags. It prints nothing for a run without evidence.
+// the plan flags, or why the plans were not checked. It prints nothing for
+// a run without evidence, never a header alone.
 func Evidence(w io.Writer, r *results.Run) {
-	if r.Collect == nil && r.Waits == nil && len(r.Plans) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "evidence:")
+	var b strings.Builder
 	if r.Collect != nil && r.Collect.OS != nil {
-		osLine(w, r.Collect.OS)
+		osLine(&b, r.Collect.OS)
 	}
 	if r.Waits != nil {
-		waitLine(w, r.Waits)
+		waitLine(&b, r.Waits)
 	}
 	if r.Collect != nil && r.Collect.Server != nil {
-		serverLine(w, r, r.Collect.Server)
+		serverLine(&b, r, r.Collect.Server)
 	}
-	planLines(w, r.Plans)
+	planLines(&b, r.Plans)
+	if c := r.Collect; c != nil && len(r.Plans) == 0 && slices.Contains(c.Enabled, "plans") {
+		why := c.PlansNotChecked
+		if why == "" {
+			why = "no statement of the workload was explained"
+		}
+		fmt.Fprintf(&b, "  plans: not checked (%s)\n", why)
+	}
+	if b.Len() > 0 {
+		fmt.Fprint(w, "evidence:\n", b.String())
+	}
 }
 
 // measureMean is the time-weighted mean of a value over the measured

@@ -51,3 +51,25 @@ func TestTheEvidenceBlockShowsCPUWaitsLogBytesAndPlanFlags(t *testing.T) {
 		t.Errorf("a run without evidence prints %q", b.String())
 	}
 }
+
+func TestTheEvidenceBlockNeverPrintsAHeaderAlone(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		collect *results.Collect
+		want    string
+	}{
+		{"plans asked for, none checked, with the reason", &results.Collect{Enabled: []string{"plans"}, PlansNotChecked: "workload script gave no statement whose parameters the check can draw"},
+			"evidence:\n  plans: not checked (workload script gave no statement whose parameters the check can draw)\n"},
+		{"plans asked for, none checked, an older run without a reason", &results.Collect{Enabled: []string{"os", "plans"}},
+			"evidence:\n  plans: not checked (no statement of the workload was explained)\n"},
+		{"collectors that gathered nothing", &results.Collect{Enabled: []string{"os", "server"}}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var b bytes.Buffer
+			Evidence(&b, &results.Run{Collect: c.collect})
+			if b.String() != c.want {
+				t.Fatalf("Evidence printed %q, want %q", b.String(), c.want)
+			}
+		})
+	}
+}

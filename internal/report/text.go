@@ -93,6 +93,9 @@ func Summary(w io.Writer, r *results.Run) {
 		fmt.Fprintf(w, ", %d over the latency limit", s.Late)
 	}
 	fmt.Fprintln(w)
+	if s.Transactions == 0 && s.Errors > 0 {
+		fmt.Fprintf(w, "no transaction succeeded: all %d failed; see the errors by class below\n", s.Errors)
+	}
 	if len(r.Warmup) > 0 {
 		var n, errs int64
 		for _, o := range r.Warmup {

@@ -27,3 +27,23 @@ func TestOpenLoopSummaryShowsTargetAndAchievedRate(t *testing.T) {
 		t.Errorf("a closed-loop run mentions the open loop:\n%s", b.String())
 	}
 }
+
+func TestSummarySaysWhenNoTransactionSucceeded(t *testing.T) {
+	r := &results.Run{RunID: "r", Workload: "script", Status: results.StatusCompleted,
+		Config:       results.Config{Clients: 2, Percentiles: []float64{50}},
+		Summary:      results.Summary{Errors: 40, Seconds: 1},
+		ErrorClasses: map[string]int64{"sqlstate:22": 40}, ErrorSamples: map[string]string{"sqlstate:22": "division by zero (22012)"}}
+	var b bytes.Buffer
+	Summary(&b, r)
+	if !strings.Contains(b.String(), "no transaction succeeded: all 40 failed") {
+		t.Errorf("summary of a run without a success:\n%s", b.String())
+	}
+	for _, ok := range []results.Summary{{Transactions: 1, Errors: 40}, {}} {
+		b.Reset()
+		r.Summary = ok
+		Summary(&b, r)
+		if strings.Contains(b.String(), "no transaction succeeded") {
+			t.Errorf("summary of %+v says no transaction succeeded:\n%s", ok, b.String())
+		}
+	}
+}

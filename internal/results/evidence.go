@@ -14,6 +14,9 @@ type Collect struct {
 	Enabled []string `json:"enabled"`
 	OS      *Series  `json:"os,omitempty"`
 	Server  *Series  `json:"server,omitempty"`
+	// PlansNotChecked says why plans were asked for but no statement was
+	// explained (the workload describes none, say).
+	PlansNotChecked string `json:"plans_not_checked,omitempty"`
 }
 
 // Series is one collector's samples, one point per interval of the run.

@@ -7,14 +7,20 @@ import (
 	"strings"
 )
 
-// Number replaces :name parameters outside quotes, -- comments and
-// PostgreSQL casts (::type) with $1, $2, ... (one per occurrence) and
-// returns the names in order. A name starts with a letter, _ or a non-ASCII
-// byte (pgbench allows those) and goes on with digits too; a colon right
-// after an identifier (as in a:b) is left alone.
-func Number(sql string) (string, []string) {
-	var b strings.Builder
-	var names []string
+// Ref is one :name parameter in SQL text: the name and the byte offset of
+// its colon.
+type Ref struct {
+	Name string
+	Pos  int
+}
+
+// Find returns the :name parameters of sql, in order, one per occurrence:
+// those outside quotes, -- comments and PostgreSQL casts (::type). A name
+// starts with a letter, _ or a non-ASCII byte (pgbench allows those) and
+// goes on with digits too; a colon right after an identifier (as in a:b) is
+// not a parameter.
+func Find(sql string) []Ref {
+	var refs []Ref
 	for i := 0; i < len(sql); i++ {
 		c := sql[i]
 		switch {
@@ -23,34 +29,45 @@ func Number(sql string) (string, []string) {
 			for j < len(sql) && sql[j] != c {
 				j++
 			}
-			if j >= len(sql) {
-				j = len(sql) - 1
-			}
-			b.WriteString(sql[i : j+1])
 			i = j
 		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
 			j := strings.IndexByte(sql[i:], '\n')
 			if j < 0 {
-				j = len(sql) - i - 1
+				return refs
 			}
-			b.WriteString(sql[i : i+j+1])
 			i += j
 		case c == ':' && i+1 < len(sql) && sql[i+1] == ':':
-			b.WriteString("::")
 			i++
 		case c == ':' && i+1 < len(sql) && nameStart(sql[i+1]) && (i == 0 || !nameByte(sql[i-1])):
 			j := i + 1
 			for j < len(sql) && nameByte(sql[j]) {
 				j++
 			}
-			names = append(names, sql[i+1:j])
-			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(len(names)))
+			refs = append(refs, Ref{Name: sql[i+1 : j], Pos: i})
 			i = j - 1
-		default:
-			b.WriteByte(c)
 		}
 	}
+	return refs
+}
+
+// Number replaces the parameters Find finds with $1, $2, ... (one per
+// occurrence) and returns their names in order.
+func Number(sql string) (string, []string) {
+	refs := Find(sql)
+	if len(refs) == 0 {
+		return sql, nil
+	}
+	var b strings.Builder
+	names := make([]string, len(refs))
+	last := 0
+	for i, r := range refs {
+		b.WriteString(sql[last:r.Pos])
+		b.WriteByte('$')
+		b.WriteString(strconv.Itoa(i + 1))
+		names[i] = r.Name
+		last = r.Pos + 1 + len(r.Name)
+	}
+	b.WriteString(sql[last:])
 	return b.String(), names
 }
 

@@ -25,3 +25,11 @@ func TestNumber(t *testing.T) {
 		})
 	}
 }
+
+func TestFindGivesWhereEachParameterStands(t *testing.T) {
+	got := Find("SELECT :a, ':b' -- :c\n  , x::int, :dd2 FROM t WHERE y=:a")
+	want := []Ref{{"a", 7}, {"dd2", 34}, {"a", 54}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Find = %v, want %v", got, want)
+	}
+}

@@ -15,6 +15,8 @@ import (
 
 	_ "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/dbharness/dbharness/internal/db"
 )
 
 // PostgresBase is the server used by tests: $DBHARNESS_TEST_PG or the local
@@ -95,4 +97,27 @@ func Engines(t testing.TB, name string) []Engine {
 		{"mysql", MySQL(t, name)},
 		{"sqlite", SQLite(t)},
 	}
+}
+
+// Connect opens url with dbharness's own engine layer and one connection;
+// both are closed when the test ends.
+func Connect(t testing.TB, url string) (db.DB, db.Conn) {
+	t.Helper()
+	tg, err := db.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := db.Open(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return d, c
 }

@@ -22,6 +22,11 @@ type Statement struct {
 	// check runs them on its session before explaining, so that it sees
 	// the plans the clients get.
 	Session []string
+	// OneShot: the clients send the statement afresh each time (its values
+	// written into the text, or an unnamed statement), never prepared, so
+	// the server plans it for its values every time and never runs a
+	// generic plan; the plan check does not look for one.
+	OneShot bool
 }
 
 // ParamDomain is the distribution a parameter is drawn from.

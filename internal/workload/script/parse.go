@@ -7,13 +7,17 @@ package script
 
 import (
 	"fmt"
-	"github.com/dbharness/dbharness/internal/sqlparams"
+	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/dbharness/dbharness/internal/pgbexpr"
+	"github.com/dbharness/dbharness/internal/sqlparams"
 )
 
 // cmdKind is a script command's kind.
@@ -32,7 +36,9 @@ const (
 // Command is one step of a script.
 type Command struct {
 	kind cmdKind
-	line int
+	// at is where the command starts: its first SQL character or the
+	// backslash of a meta command.
+	at pos
 	// SQL: the text with $n placeholders, the variable of each, and what to
 	// do with the first row (\gset) or all rows (\aset).
 	sql      string
@@ -42,6 +48,10 @@ type Command struct {
 	aset     bool
 	prefix   string
 	noParams bool
+	// pieces are the text as --query-mode simple writes values into it.
+	pieces []piece
+	// uses are the variables the command reads, where they stand.
+	uses []use
 	// \set
 	name string
 	expr *pgbexpr.Expr
@@ -55,50 +65,139 @@ type Command struct {
 	jump, end int
 }
 
+// where names the command's place in script s for errors at run time.
+func (c *Command) where(s *Script) string {
+	return fmt.Sprintf("%s:%d:%d", s.Name, c.at.line, c.at.col)
+}
+
 // Script is a parsed pgbench script.
 type Script struct {
+	// Name is the transaction type (the file's base name); File is the
+	// file as given, for errors.
 	Name     string
+	File     string
 	Weight   float64
 	Commands []*Command
 }
 
-// ParseError names the script, line and what is wrong.
+// ParseError names the script, line and column and what is wrong, as
+// FILE:LINE:COLUMN: message (as workload files do).
 type ParseError struct {
-	File string
-	Line int
-	Msg  string
+	File      string
+	Line, Col int
+	Msg       string
 }
 
-func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
+
+// use is a variable read by a command and where it stands.
+type use struct {
+	name string
+	at   pos
+}
+
+// pos is a place in a script: line and column, both from 1, the column
+// counted in bytes.
+type pos struct{ line, col int }
+
+// srcMap maps byte offsets of a text assembled from pieces of lines (an SQL
+// command spanning lines, a meta command continued by backslashes) back to
+// their places in the script.
+type srcMap []seg
+
+type seg struct {
+	off int // where the piece starts in the assembled text
+	at  pos // where it starts in the script
+}
+
+func (m *srcMap) add(off int, at pos) { *m = append(*m, seg{off, at}) }
+
+// at returns the place of the byte at offset off.
+func (m srcMap) at(off int) pos {
+	i := len(m) - 1
+	for i > 0 && m[i].off > off {
+		i--
+	}
+	if i < 0 {
+		return pos{1, 1}
+	}
+	return pos{m[i].at.line, m[i].at.col + off - m[i].off}
+}
+
+// parseExpr parses the expression that starts at offset off of a meta
+// command's text (m maps the text to the script) and places a syntax error
+// at its column.
+func parseExpr(text string, off int, m srcMap, errf errFunc, what string) (*pgbexpr.Expr, error) {
+	e, err := pgbexpr.Parse(strings.TrimRightFunc(text[off:], unicode.IsSpace))
+	if se, ok := err.(*pgbexpr.SyntaxError); ok {
+		return nil, errf(m.at(off+se.Pos), "%s: %s", what, se.Msg)
+	}
+	if err != nil {
+		return nil, errf(m.at(off), "%s: %v", what, err)
+	}
+	return e, nil
+}
+
+// exprUses places the variables of an expression that starts at offset off.
+func exprUses(e *pgbexpr.Expr, off int, m srcMap) []use {
+	var out []use
+	for _, r := range e.Refs() {
+		out = append(out, use{r.Name, m.at(off + r.Pos)})
+	}
+	return out
+}
+
+type errFunc func(at pos, f string, a ...any) error
+
+// indent is the length of the blanks starting s, as strings.TrimSpace
+// counts them.
+func indent(s string) int { return len(s) - len(strings.TrimLeftFunc(s, unicode.IsSpace)) }
 
 // Parse parses a pgbench script. name is used in errors.
 func Parse(name, src string) (*Script, error) {
-	s := &Script{Name: name, Weight: 1}
-	errf := func(line int, f string, a ...any) error {
-		return &ParseError{File: name, Line: line, Msg: fmt.Sprintf(f, a...)}
+	s := &Script{Name: name, File: name, Weight: 1}
+	errf := func(at pos, f string, a ...any) error {
+		return &ParseError{File: name, Line: at.line, Col: at.col, Msg: fmt.Sprintf(f, a...)}
 	}
 	lines := strings.Split(strings.ReplaceAll(src, "\r\n", "\n"), "\n")
 	var sqlBuf strings.Builder
-	sqlLine := 0
+	var sqlMap srcMap
 	type ifFrame struct {
 		pending []int // commands whose jump goes to the next branch
 		ends    []int // commands whose jump goes to \endif
 		hasElse bool
-		line    int
+		at      pos
 	}
 	var stack []*ifFrame
-	flushSQL := func(line int, gset, aset bool, prefix string) error {
+	addSQL := func(piece string, at pos) {
+		sqlMap.add(sqlBuf.Len(), at)
+		sqlBuf.WriteString(piece)
+	}
+	// sqlStart is where the pending SQL text starts, and its offset.
+	sqlStart := func() (pos, int) {
+		lead := indent(sqlBuf.String())
+		return sqlMap.at(lead), lead
+	}
+	flushSQL := func(at pos, gset, aset bool, prefix string) error {
+		start, lead := sqlStart()
+		m := sqlMap
 		text := strings.TrimSpace(sqlBuf.String())
 		sqlBuf.Reset()
+		sqlMap = nil
 		if text == "" {
 			if gset || aset {
-				return errf(line, "\\gset and \\aset must follow an SQL command")
+				return errf(at, "\\gset and \\aset must follow an SQL command")
 			}
 			return nil
 		}
-		c := &Command{kind: cSQL, line: sqlLine, orig: text, gset: gset, aset: aset, prefix: prefix}
+		c := &Command{kind: cSQL, at: start, orig: text, gset: gset, aset: aset, prefix: prefix}
 		c.sql, c.vars = sqlparams.Number(text)
 		c.noParams = len(c.vars) == 0
+		refs := sqlparams.Find(text)
+		for _, r := range refs {
+			c.uses = append(c.uses, use{r.Name, m.at(lead + r.Pos)})
+		}
+		c.pieces = simplePieces(text, refs)
 		s.Commands = append(s.Commands, c)
 		return nil
 	}
@@ -108,69 +207,74 @@ func Parse(name, src string) (*Script, error) {
 		trim := strings.TrimSpace(line)
 		if strings.HasPrefix(trim, "\\") {
 			// A meta command, continued by a trailing backslash.
+			m := srcMap{{0, pos{ln, indent(line) + 1}}}
 			for strings.HasSuffix(trim, "\\") && i+1 < len(lines) {
 				i++
-				trim = strings.TrimSuffix(trim, "\\") + " " + strings.TrimSpace(lines[i])
+				trim = strings.TrimSuffix(trim, "\\") + " "
+				m.add(len(trim), pos{i + 1, indent(lines[i]) + 1})
+				trim += strings.TrimSpace(lines[i])
 			}
-			if len(strings.Fields(trim)) == 0 || strings.TrimSpace(trim) == "\\" {
-				return nil, errf(ln, "a backslash without a meta command; expected \\set, \\sleep, \\gset, \\if ...")
+			at := m.at(0)
+			f := fields(trim)
+			if len(f) == 0 || !strings.HasPrefix(trim, "\\") || f[0].s == "\\" {
+				return nil, errf(at, "a backslash without a meta command; expected \\set, \\sleep, \\gset, \\if ...")
 			}
-			if sqlBuf.Len() > 0 && strings.TrimSpace(sqlBuf.String()) != "" {
-				word := strings.Fields(trim)[0]
+			word := f[0].s
+			if strings.TrimSpace(sqlBuf.String()) != "" {
 				if word == "\\gset" || word == "\\aset" {
-					f := strings.Fields(trim)
 					prefix := ""
 					if len(f) > 2 {
-						return nil, errf(ln, "%s takes at most one argument, a prefix", word)
+						return nil, errf(m.at(f[2].at), "%s takes at most one argument, a prefix", word)
 					}
 					if len(f) == 2 {
-						prefix = f[1]
+						prefix = f[1].s
 					}
-					if err := flushSQL(ln, word == "\\gset", word == "\\aset", prefix); err != nil {
+					if err := flushSQL(at, word == "\\gset", word == "\\aset", prefix); err != nil {
 						return nil, err
 					}
 					continue
 				}
-				return nil, errf(sqlLine, "SQL command not terminated by ';' before the meta command on line %d", ln)
+				start, _ := sqlStart()
+				return nil, errf(start, "SQL command not terminated by ';' before the meta command on line %d", ln)
 			}
-			c, err := parseMeta(trim, ln, errf)
+			c, err := parseMeta(trim, m, errf)
 			if err != nil {
 				return nil, err
 			}
 			idx := len(s.Commands)
 			switch c.kind {
 			case cIf:
-				stack = append(stack, &ifFrame{pending: []int{idx}, line: ln})
+				stack = append(stack, &ifFrame{pending: []int{idx}, at: at})
 			case cElif, cElse:
 				if len(stack) == 0 {
-					return nil, errf(ln, "%s without a matching \\if", strings.Fields(trim)[0])
+					return nil, errf(at, "%s without a matching \\if", word)
 				}
-				f := stack[len(stack)-1]
-				if f.hasElse {
-					return nil, errf(ln, "%s after \\else", strings.Fields(trim)[0])
+				fr := stack[len(stack)-1]
+				if fr.hasElse {
+					return nil, errf(at, "%s after \\else", word)
 				}
 				// The previous branch ends by jumping to \endif: this command
 				// itself does that jump when reached by falling through.
-				f.ends = append(f.ends, idx)
-				for _, p := range f.pending {
+				fr.ends = append(fr.ends, idx)
+				for _, p := range fr.pending {
 					s.Commands[p].jump = idx
 				}
-				f.pending = nil
+				fr.pending = nil
 				if c.kind == cElif {
-					f.pending = []int{idx}
+					fr.pending = []int{idx}
 				} else {
-					f.hasElse = true
+					fr.hasElse = true
 				}
 			case cEndif:
 				if len(stack) == 0 {
-					return nil, errf(ln, "\\endif without a matching \\if")
+					return nil, errf(at, "\\endif without a matching \\if")
 				}
-				f := stack[len(stack)-1]
+				fr := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
-				for _, p := range f.pending {
+				for _, p := range fr.pending {
 					s.Commands[p].jump = idx
 				}
-				for _, p := range f.ends {
+				for _, p := range fr.ends {
 					s.Commands[p].end = idx + 1
 				}
 			}
@@ -180,54 +284,88 @@ func Parse(name, src string) (*Script, error) {
 		if trim == "" || strings.HasPrefix(trim, "--") && sqlBuf.Len() == 0 {
 			continue
 		}
-		if sqlBuf.Len() == 0 {
-			sqlLine = ln
-		}
 		if m := gsetRE.FindStringSubmatchIndex(line); m != nil && semicolon(line[:m[0]]) < 0 {
-			sqlBuf.WriteString(line[:m[0]])
+			addSQL(line[:m[0]], pos{ln, 1})
 			word := line[m[2]:m[3]]
 			prefix := ""
 			if m[4] >= 0 {
 				prefix = line[m[4]:m[5]]
 			}
-			if err := flushSQL(ln, word == "gset", word == "aset", prefix); err != nil {
+			if err := flushSQL(pos{ln, m[0] + 1}, word == "gset", word == "aset", prefix); err != nil {
 				return nil, err
 			}
 			continue
 		}
 		// SQL ends at a semicolon outside quotes; several may share a line.
-		rest := line
-		for rest != "" {
-			end := semicolon(rest)
+		for start := 0; start < len(line); {
+			end := semicolon(line[start:])
 			if end < 0 {
-				sqlBuf.WriteString(rest)
-				sqlBuf.WriteByte('\n')
+				addSQL(line[start:]+"\n", pos{ln, start + 1})
 				break
 			}
-			sqlBuf.WriteString(rest[:end])
-			if err := flushSQL(ln, false, false, ""); err != nil {
+			addSQL(line[start:start+end], pos{ln, start + 1})
+			if err := flushSQL(pos{ln, start + end + 1}, false, false, ""); err != nil {
 				return nil, err
 			}
-			rest = strings.TrimSpace(rest[end+1:])
-			sqlLine = ln
-			if strings.HasPrefix(rest, "--") {
+			start += end + 1
+			start += indent(line[start:])
+			if strings.HasPrefix(line[start:], "--") {
 				break
 			}
 		}
 	}
 	if strings.TrimSpace(sqlBuf.String()) != "" {
 		// pgbench accepts a last command without a semicolon.
-		if err := flushSQL(len(lines), false, false, ""); err != nil {
+		if err := flushSQL(pos{len(lines), 1}, false, false, ""); err != nil {
 			return nil, err
 		}
 	}
 	if len(stack) > 0 {
-		return nil, errf(stack[len(stack)-1].line, "\\if without a matching \\endif")
+		return nil, errf(stack[len(stack)-1].at, "\\if without a matching \\endif")
 	}
 	if len(s.Commands) == 0 {
-		return nil, errf(1, "the script has no commands")
+		return nil, errf(pos{1, 1}, "the script has no commands")
 	}
 	return s, nil
+}
+
+// piece is SQL text followed by a variable (name is "" for the last
+// piece). A required variable is one that is a parameter in the other
+// query modes (outside quotes and comments): it must be set.
+type piece struct {
+	text, name string
+	required   bool
+}
+
+// simplePieces splits an SQL command as pgbench -M simple substitutes into
+// it (assignVariables): at every :name, inside quotes too, where a
+// variable of that name is set; a run of colons (a cast) is left alone, as
+// is a :name no variable has. refs are the command's parameters.
+func simplePieces(text string, refs []sqlparams.Ref) []piece {
+	required := map[int]bool{}
+	for _, r := range refs {
+		required[r.Pos] = true
+	}
+	var out []piece
+	last := 0
+	for i := 0; i < len(text); i++ {
+		if text[i] != ':' {
+			continue
+		}
+		if i+1 < len(text) && identStart(text[i+1]) {
+			j := i + 1
+			for j < len(text) && (identStart(text[j]) || text[j] >= '0' && text[j] <= '9') {
+				j++
+			}
+			out = append(out, piece{text: text[last:i], name: text[i+1 : j], required: required[i]})
+			last, i = j, j-1
+			continue
+		}
+		for i+1 < len(text) && text[i+1] == ':' {
+			i++
+		}
+	}
+	return append(out, piece{text: text[last:]})
 }
 
 // gsetRE finds \gset or \aset (with an optional prefix) ending an SQL line.
@@ -254,43 +392,55 @@ func semicolon(s string) int {
 	return -1
 }
 
-func parseMeta(line string, ln int, errf func(int, string, ...any) error) (*Command, error) {
-	f := strings.Fields(line)
-	word := strings.ToLower(f[0])
+// parseMeta parses the meta command text (joined across continued lines);
+// m maps its offsets to places in the script.
+func parseMeta(text string, m srcMap, errf errFunc) (*Command, error) {
+	f := fields(text)
+	at := m.at(0)
+	word := strings.ToLower(f[0].s)
+	// argErr places an error at argument i (or at the command if absent).
+	argErr := func(i int, format string, a ...any) error {
+		if i < len(f) {
+			return errf(m.at(f[i].at), format, a...)
+		}
+		return errf(at, format, a...)
+	}
 	switch word {
 	case "\\set":
 		if len(f) < 3 {
-			return nil, errf(ln, "\\set needs a variable name and an expression: \\set aid random(1, 100000 * :scale)")
+			return nil, argErr(len(f), "\\set needs a variable name and an expression: \\set aid random(1, 100000 * :scale)")
 		}
-		name := f[1]
+		name := f[1].s
 		if !validVar(name) {
-			return nil, errf(ln, "\\set: %q is not a valid variable name", name)
+			return nil, argErr(1, "\\set: %q is not a valid variable name", name)
 		}
-		src := strings.TrimSpace(line[strings.Index(line, name)+len(name):])
-		e, err := pgbexpr.Parse(src)
+		// The expression starts at the third word: the name may also occur
+		// in "\set" itself (\set e ..., \set s ...).
+		e, err := parseExpr(text, f[2].at, m, errf, "\\set "+name)
 		if err != nil {
-			return nil, errf(ln, "\\set %s: %v", name, err)
+			return nil, err
 		}
-		return &Command{kind: cSet, line: ln, name: name, expr: e}, nil
+		return &Command{kind: cSet, at: at, name: name, expr: e, uses: exprUses(e, f[2].at, m)}, nil
 	case "\\sleep":
 		if len(f) < 2 || len(f) > 3 {
-			return nil, errf(ln, "\\sleep needs a number or :variable and an optional unit (us, ms, s)")
+			return nil, argErr(3, "\\sleep needs a number or :variable and an optional unit (us, ms, s)")
 		}
-		c := &Command{kind: cSleep, line: ln, unit: time.Second}
-		if strings.HasPrefix(f[1], ":") {
-			c.sleepVar = f[1][1:]
+		c := &Command{kind: cSleep, at: at, unit: time.Second}
+		if strings.HasPrefix(f[1].s, ":") {
+			c.sleepVar = f[1].s[1:]
 			if !validVar(c.sleepVar) {
-				return nil, errf(ln, "\\sleep: %q is not a variable", f[1])
+				return nil, argErr(1, "\\sleep: %q is not a variable", f[1].s)
 			}
+			c.uses = []use{{c.sleepVar, m.at(f[1].at)}}
 		} else {
-			n, err := strconv.ParseInt(f[1], 10, 64)
+			n, err := strconv.ParseInt(f[1].s, 10, 64)
 			if err != nil || n < 0 {
-				return nil, errf(ln, "\\sleep: %q is not a non-negative integer", f[1])
+				return nil, argErr(1, "\\sleep: %q is not a non-negative integer", f[1].s)
 			}
 			c.sleepN = n
 		}
 		if len(f) == 3 {
-			switch strings.ToLower(f[2]) {
+			switch strings.ToLower(f[2].s) {
 			case "us":
 				c.unit = time.Microsecond
 			case "ms":
@@ -298,38 +448,65 @@ func parseMeta(line string, ln int, errf func(int, string, ...any) error) (*Comm
 			case "s":
 				c.unit = time.Second
 			default:
-				return nil, errf(ln, "\\sleep: unknown unit %q; use us, ms or s", f[2])
+				return nil, argErr(2, "\\sleep: unknown unit %q; use us, ms or s", f[2].s)
 			}
 		}
 		return c, nil
 	case "\\if", "\\elif":
-		src := strings.TrimSpace(line[len(f[0]):])
-		if src == "" {
-			return nil, errf(ln, "%s needs an expression", word)
+		if len(f) < 2 {
+			return nil, errf(at, "%s needs an expression", word)
 		}
-		e, err := pgbexpr.Parse(src)
+		e, err := parseExpr(text, f[1].at, m, errf, word)
 		if err != nil {
-			return nil, errf(ln, "%s: %v", word, err)
+			return nil, err
 		}
 		k := cIf
 		if word == "\\elif" {
 			k = cElif
 		}
-		return &Command{kind: k, line: ln, expr: e}, nil
+		return &Command{kind: k, at: at, expr: e, uses: exprUses(e, f[1].at, m)}, nil
 	case "\\else", "\\endif":
 		if len(f) > 1 {
-			return nil, errf(ln, "%s takes no arguments", word)
+			return nil, argErr(1, "%s takes no arguments", word)
 		}
 		if word == "\\else" {
-			return &Command{kind: cElse, line: ln}, nil
+			return &Command{kind: cElse, at: at}, nil
 		}
-		return &Command{kind: cEndif, line: ln}, nil
+		return &Command{kind: cEndif, at: at}, nil
 	case "\\gset", "\\aset":
-		return nil, errf(ln, "%s must follow an SQL command", word)
+		return nil, errf(at, "%s must follow an SQL command", word)
 	case "\\setshell", "\\shell", "\\startpipeline", "\\endpipeline", "\\syncpipeline":
-		return nil, errf(ln, "%s is not supported by dbharness", word)
+		return nil, errf(at, "%s is not supported by dbharness", word)
 	}
-	return nil, errf(ln, "unknown meta command %q; expected \\set, \\sleep, \\gset, \\aset, \\if, \\elif, \\else or \\endif", f[0])
+	return nil, errf(at, "unknown meta command %q; expected \\set, \\sleep, \\gset, \\aset, \\if, \\elif, \\else or \\endif", f[0].s)
+}
+
+// field is a blank-separated word of a meta command and its byte offset.
+type field struct {
+	s  string
+	at int
+}
+
+// fields splits a meta command into words, keeping where each starts.
+func fields(line string) []field {
+	var out []field
+	for i := 0; i < len(line); {
+		if isBlank(line[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(line) && !isBlank(line[j]) {
+			j++
+		}
+		out = append(out, field{line[i:j], i})
+		i = j
+	}
+	return out
+}
+
+func isBlank(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
 func validVar(s string) bool {
@@ -345,17 +522,23 @@ func validVar(s string) bool {
 	return true
 }
 
-// ParseSpec splits FILE[@WEIGHT].
+// ParseSpec splits FILE[@WEIGHT], as pgbench -f does at the last '@'.
+// What follows the '@' must be a weight, unless it holds a '/' (a directory
+// name with an '@') or the whole spec names an existing file.
 func ParseSpec(spec string) (path string, weight float64, err error) {
-	path, weight = spec, 1
-	if i := strings.LastIndexByte(spec, '@'); i > 0 {
-		w, perr := strconv.ParseFloat(spec[i+1:], 64)
-		if perr == nil {
-			if w < 0 {
-				return "", 0, fmt.Errorf("--script %s: the weight must not be negative", spec)
-			}
-			path, weight = spec[:i], w
-		}
+	i := strings.LastIndexByte(spec, '@')
+	if i <= 0 || strings.ContainsRune(spec[i+1:], filepath.Separator) || strings.ContainsRune(spec[i+1:], '/') {
+		return spec, 1, nil
 	}
-	return path, weight, nil
+	w, perr := strconv.ParseFloat(spec[i+1:], 64)
+	switch {
+	case perr != nil || math.IsNaN(w) || math.IsInf(w, 0):
+		if st, serr := os.Stat(spec); serr == nil && !st.IsDir() {
+			return spec, 1, nil
+		}
+		return "", 0, fmt.Errorf("--script %s: the weight %q is not a number; write FILE@WEIGHT, e.g. %s@5", spec, spec[i+1:], spec[:i])
+	case w < 0:
+		return "", 0, fmt.Errorf("--script %s: the weight must not be negative", spec)
+	}
+	return spec[:i], w, nil
 }

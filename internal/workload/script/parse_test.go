@@ -1,6 +1,8 @@
 package script
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -85,44 +87,87 @@ SELECT 3 \aset
 	}
 }
 
-func TestScriptMistakesNameTheLine(t *testing.T) {
+func TestScriptMistakesNameLineAndColumn(t *testing.T) {
 	cases := []struct{ src, want string }{
-		{"\\set aid random(1, \n", "s.sql:1: \\set aid: at column"},
-		{"SELECT 1;\n\\shell ls\n", "s.sql:2: \\shell is not supported"},
-		{"\\frobnicate\n", "s.sql:1: unknown meta command"},
-		{"\\if 1\nSELECT 1;\n", "s.sql:1: \\if without a matching \\endif"},
-		{"\\else\n", "s.sql:1: \\else without a matching \\if"},
-		{"\\sleep 10 weeks\n", "s.sql:1: \\sleep: unknown unit"},
-		{"SELECT 1\n\\sleep 1\n", "s.sql:1: SQL command not terminated"},
-		{"-- nothing\n", "s.sql:1: the script has no commands"},
-		{"\\set x foo(1)\n", "unknown function \"foo\""},
+		{"\\set aid random(1, \n", "s.sql:1:19: \\set aid: unexpected end of expression"},
+		{"\\set aid 1 +* 2\n", "s.sql:1:13: \\set aid: unexpected \"*\""},
+		{"  \\set aid 1 + \\\n     2 +* 3\n", "s.sql:2:9: \\set aid: "},
+		{"\\set 9x 1\n", "s.sql:1:6: \\set: \"9x\" is not a valid variable name"},
+		{"\\set x\n", "s.sql:1:1: \\set needs a variable name and an expression"},
+		{"SELECT 1;\n\\shell ls\n", "s.sql:2:1: \\shell is not supported"},
+		{"\\frobnicate\n", "s.sql:1:1: unknown meta command"},
+		{"SELECT 1;\n   \\if 1\nSELECT 1;\n", "s.sql:2:4: \\if without a matching \\endif"},
+		{"\\if 1 +\n\\endif\n", "s.sql:1:8: \\if: unexpected end of expression"},
+		{"\\else\n", "s.sql:1:1: \\else without a matching \\if"},
+		{"\\if 1\n\\else\n \\else\n\\endif\n", "s.sql:3:2: \\else after \\else"},
+		{"\\if 1\n\\endif x\n", "s.sql:2:8: \\endif takes no arguments"},
+		{"\\sleep 10 weeks\n", "s.sql:1:11: \\sleep: unknown unit"},
+		{"\\sleep -1\n", "s.sql:1:8: \\sleep: \"-1\" is not a non-negative integer"},
+		{"SELECT 1; \n   SELECT 2\n\\sleep 1\n", "s.sql:2:4: SQL command not terminated by ';' before the meta command on line 3"},
+		{"SELECT 1; SELECT 2\n\\sleep 1\n", "s.sql:1:11: SQL command not terminated"},
+		{"SELECT 1\n\\gset a b\n", "s.sql:2:9: \\gset takes at most one argument"},
+		{"\\aset\n", "s.sql:1:1: \\aset must follow an SQL command"},
+		{"\\\n", "s.sql:1:1: a backslash without a meta command"},
+		{"-- nothing\n", "s.sql:1:1: the script has no commands"},
+		{"\\set x foo(1)\n", "s.sql:1:8: \\set x: unknown function \"foo\""},
 	}
 	for _, c := range cases {
 		_, err := Parse("s.sql", c.src)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("Parse(%q) = %v, want %q", c.src, err, c.want)
 		}
 	}
 }
 
+func TestCommandsKnowWhereTheyStart(t *testing.T) {
+	src := "\\set a 1\n  SELECT :a;  UPDATE t\n   SET x = :a;\n\tSELECT 1 \\gset\n"
+	s, err := Parse("w.sql", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range s.Commands {
+		got = append(got, c.where(s))
+	}
+	want := "w.sql:1:1 w.sql:2:3 w.sql:2:15 w.sql:4:2"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("commands start at %v, want %s", got, want)
+	}
+}
+
 func TestScriptSpecsTakeAWeight(t *testing.T) {
+	dir := t.TempDir()
+	odd := filepath.Join(dir, "v@2.sql") // a file whose name has an '@'
+	if err := os.WriteFile(odd, []byte("SELECT 1;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		in   string
 		path string
 		w    float64
-	}{{"a.sql", "a.sql", 1}, {"a.sql@5", "a.sql", 5}, {"we@ird/a.sql", "we@ird/a.sql", 1}, {"a.sql@0.5", "a.sql", 0.5}} {
+	}{{"a.sql", "a.sql", 1}, {"a.sql@5", "a.sql", 5}, {"we@ird/a.sql", "we@ird/a.sql", 1}, {"a.sql@0.5", "a.sql", 0.5},
+		{odd, odd, 1}, {odd + "@3", odd, 3}, {filepath.Join(dir, "v@x.sql@2"), filepath.Join(dir, "v@x.sql"), 2}} {
 		p, w, err := ParseSpec(c.in)
 		if err != nil || p != c.path || w != c.w {
 			t.Errorf("ParseSpec(%q) = %q, %v, %v", c.in, p, w, err)
 		}
 	}
-	if _, _, err := ParseSpec("a.sql@-1"); err == nil {
-		t.Error("a negative weight is accepted")
+	for _, c := range []struct{ in, want string }{
+		{"a.sql@-1", "--script a.sql@-1: the weight must not be negative"},
+		{"tpcb.sql@abc", `--script tpcb.sql@abc: the weight "abc" is not a number; write FILE@WEIGHT, e.g. tpcb.sql@5`},
+		{"tpcb.sql@", `the weight "" is not a number`},
+		{"tpcb.sql@NaN", `the weight "NaN" is not a number`},
+		{"tpcb.sql@inf", `the weight "inf" is not a number`},
+	} {
+		if _, _, err := ParseSpec(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseSpec(%q) = %v, want %q", c.in, err, c.want)
+		}
 	}
 }
 
 func FuzzParseScript(f *testing.F) {
 	f.Add(tpcbLike)
+	f.Add("SELECT E'a\\\\'' AS \"x\"\"\", $t$;$t$ b, f(1) /* c */ FROM t RETURNING $$ \\gset p\n")
 	f.Add("\\set a random_zipfian(1, 10, 1.5)\n\\if :a > 3\nSELECT :a \\gset\n\\elif :a = 2\n\\sleep 1 ms\n\\else\nSELECT 1;\n\\endif\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		s, err := Parse("fuzz.sql", src)
@@ -136,6 +181,30 @@ func FuzzParseScript(f *testing.F) {
 			if (c.kind == cIf || c.kind == cElif) && (c.jump <= 0 || c.jump >= len(s.Commands)) {
 				t.Fatalf("jump %d out of range", c.jump)
 			}
+			if c.kind == cSQL {
+				outputNames(c.orig) // must not panic on any text
+			}
 		}
 	})
+}
+
+func TestSetTakesEveryVariableName(t *testing.T) {
+	// Every one-letter name, and names that occur inside "\set" itself.
+	var names []string
+	for c := 'a'; c <= 'z'; c++ {
+		names = append(names, string(c), strings.ToUpper(string(c)))
+	}
+	names = append(names, "_", "se", "et", "set", "SET", "sets")
+	for _, n := range names {
+		src := "\\set " + n + " 5 + :" + n + "x\n"
+		s, err := Parse("one.sql", src)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", src, err)
+			continue
+		}
+		c := s.Commands[0]
+		if c.name != n || c.expr.String() != "5 + :"+n+"x" {
+			t.Errorf("Parse(%q) = \\set %s %q", src, c.name, c.expr.String())
+		}
+	}
 }

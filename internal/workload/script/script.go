@@ -22,15 +22,23 @@ import (
 // implicitly.
 const Name = "script"
 
+// The query modes of --query-mode, pgbench's -M.
+const (
+	ModeSimple   = "simple"
+	ModeExtended = "extended"
+	ModePrepared = "prepared"
+)
+
 func init() {
 	workload.Register(Name, func() workload.Generator { return &Workload{} })
 }
 
 // Workload runs pgbench scripts.
 type Workload struct {
-	Scripts []string // FILE[@WEIGHT]
-	Defines []string // NAME=VALUE
-	Scale   string
+	Scripts   []string // FILE[@WEIGHT]
+	Defines   []string // NAME=VALUE
+	Scale     string
+	QueryMode string // simple, extended or prepared (pgbench -M)
 
 	parsed  []*Script
 	picker  *datagen.Weighted
@@ -55,6 +63,7 @@ func (w *Workload) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&w.Scripts, "script", "f", nil, "pgbench script FILE[@WEIGHT]; repeat for a weighted mix (pgbench -f)")
 	fs.StringArrayVarP(&w.Defines, "define", "D", nil, "set a script variable NAME=VALUE (pgbench -D)")
 	fs.StringVarP(&w.Scale, "scale", "s", "", "value of :scale: a number, or auto for the row count of pgbench_branches (default 1, as pgbench with -f)")
+	fs.StringVarP(&w.QueryMode, "query-mode", "M", ModeSimple, "how SQL commands are sent, as pgbench -M: simple (values written into the text), extended (an unnamed statement with parameters each time) or prepared (prepared once per connection)")
 }
 
 // Load parses the scripts; it is called by Setup and may be called earlier
@@ -62,6 +71,21 @@ func (w *Workload) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 func (w *Workload) Load() error {
 	if len(w.Scripts) == 0 {
 		return fmt.Errorf("give at least one --script FILE[@WEIGHT]")
+	}
+	switch w.QueryMode {
+	case "":
+		w.QueryMode = ModeSimple
+	case ModeSimple, ModeExtended, ModePrepared:
+	default:
+		return fmt.Errorf("--query-mode %q is not a query mode; use simple, extended or prepared (as pgbench -M)", w.QueryMode)
+	}
+	w.defines = map[string]string{}
+	for _, d := range w.Defines {
+		k, v, ok := strings.Cut(d, "=")
+		if !ok || !validVar(k) {
+			return fmt.Errorf("--define %q: write NAME=VALUE", d)
+		}
+		w.defines[k] = v
 	}
 	w.parsed = nil
 	names := map[string]int{}
@@ -91,6 +115,9 @@ func (w *Workload) Load() error {
 		w.parsed = append(w.parsed, s)
 		weights = append(weights, weight)
 	}
+	if err := checkVariables(w.parsed, w.defines); err != nil {
+		return err
+	}
 	p, err := datagen.NewWeighted(weights)
 	if err != nil {
 		return fmt.Errorf("--script weights: %w", err)
@@ -103,14 +130,6 @@ func (w *Workload) Load() error {
 			return fmt.Errorf("--scale %q is invalid; give a positive number, or auto to count pgbench_branches", w.Scale)
 		}
 		w.scale = n
-	}
-	w.defines = map[string]string{}
-	for _, d := range w.Defines {
-		k, v, ok := strings.Cut(d, "=")
-		if !ok || !validVar(k) {
-			return fmt.Errorf("--define %q: write NAME=VALUE", d)
-		}
-		w.defines[k] = v
 	}
 	return nil
 }
@@ -159,7 +178,7 @@ func (w *Workload) NewWorker(ctx context.Context, conn db.Conn, id int) (workloa
 		vars: map[string]variable{}, cache: map[pgbexpr.DistKey]datagen.IntDist{},
 		stmts: map[*Command]db.Stmt{}}
 	for n, v := range w.defines {
-		k.vars[n] = variable{text: v, val: pgbexpr.FromString(v), isText: pgbexpr.FromString(v).Kind == pgbexpr.Null}
+		k.vars[n] = textVariable(v)
 	}
 	if _, ok := k.vars["scale"]; !ok {
 		k.vars["scale"] = variable{val: pgbexpr.IntValue(w.scale)}
@@ -167,17 +186,16 @@ func (w *Workload) NewWorker(ctx context.Context, conn db.Conn, id int) (workloa
 	k.vars["client_id"] = variable{val: pgbexpr.IntValue(int64(id))}
 	k.vars["random_seed"] = variable{val: pgbexpr.IntValue(int64(w.seed))}
 	if _, ok := k.vars["default_seed"]; !ok {
-		// pgbench draws default_seed from its random seed.
-		k.vars["default_seed"] = variable{val: pgbexpr.IntValue(int64(datagen.NewRand(w.seed, 1<<42).Uint64()))}
+		k.vars["default_seed"] = variable{val: pgbexpr.IntValue(w.defaultSeed())}
 	}
 	for _, s := range w.parsed {
 		for _, c := range s.Commands {
-			if c.kind != cSQL || c.noParams {
+			if c.kind != cSQL || c.noParams || w.QueryMode != ModePrepared {
 				continue
 			}
 			st, err := conn.Prepare(ctx, c.sql)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: prepare: %w", s.Name, c.line, err)
+				return nil, fmt.Errorf("%s: prepare: %w", c.where(s), err)
 			}
 			k.stmts[c] = st
 		}
@@ -185,18 +203,41 @@ func (w *Workload) NewWorker(ctx context.Context, conn db.Conn, id int) (workloa
 	return k, nil
 }
 
-// variable is a script variable: a number or text.
+// defaultSeed is :default_seed, the seed of hash() and permute() without
+// one: pgbench draws it from its random seed.
+func (w *Workload) defaultSeed() int64 { return int64(datagen.NewRand(w.seed, 1<<42).Uint64()) }
+
+// variable is a script variable: a value, and the text it was given as
+// (-D, \gset), if any.
 type variable struct {
-	val    pgbexpr.Value
-	text   string
+	val     pgbexpr.Value
+	text    string
+	hasText bool
+	// isText: the text is not a number, so expressions cannot use it.
 	isText bool
 }
 
+// textVariable is a variable given as text: a number if it reads as one.
+func textVariable(s string) variable {
+	val := pgbexpr.FromString(s)
+	return variable{val: val, text: s, hasText: true, isText: val.Kind == pgbexpr.Null}
+}
+
+// arg is the variable as a statement parameter.
 func (v variable) arg() any {
 	if v.isText {
 		return v.text
 	}
 	return v.val.Any()
+}
+
+// sqlText is the variable as pgbench writes it into SQL: the text it was
+// given, else its value in pgbench's format.
+func (v variable) sqlText() string {
+	if v.hasText {
+		return v.text
+	}
+	return v.val.String()
 }
 
 type client struct {
@@ -207,6 +248,7 @@ type client struct {
 	cache map[pgbexpr.DistKey]datagen.IntDist
 	stmts map[*Command]db.Stmt
 	args  []any
+	buf   []byte
 	inTx  bool
 }
 
@@ -247,7 +289,7 @@ func (k *client) run(ctx context.Context, s *Script) error {
 		case cSet:
 			v, err := c.expr.Eval(k)
 			if err != nil {
-				return fmt.Errorf("%s:%d: \\set %s: %w", s.Name, c.line, c.name, err)
+				return fmt.Errorf("%s: \\set %s: %w", c.where(s), c.name, err)
 			}
 			k.vars[c.name] = variable{val: v}
 			pc++
@@ -262,7 +304,7 @@ func (k *client) run(ctx context.Context, s *Script) error {
 					n, err = v.AsInt()
 				}
 				if err != nil {
-					return fmt.Errorf("%s:%d: \\sleep: %w", s.Name, c.line, err)
+					return fmt.Errorf("%s: \\sleep: %w", c.where(s), err)
 				}
 			}
 			if d := time.Duration(n) * c.unit; d > 0 {
@@ -283,12 +325,12 @@ func (k *client) run(ctx context.Context, s *Script) error {
 			entering = false
 			v, err := c.expr.Eval(k)
 			if err != nil {
-				return fmt.Errorf("%s:%d: condition: %w", s.Name, c.line, err)
+				return fmt.Errorf("%s: condition: %w", c.where(s), err)
 			}
 			b := false
 			if v.Kind != pgbexpr.Null {
 				if b, err = v.AsBool(); err != nil {
-					return fmt.Errorf("%s:%d: condition: %w", s.Name, c.line, err)
+					return fmt.Errorf("%s: condition: %w", c.where(s), err)
 				}
 			}
 			if b {
@@ -317,34 +359,16 @@ func (k *client) run(ctx context.Context, s *Script) error {
 }
 
 func (k *client) sql(ctx context.Context, s *Script, c *Command) error {
-	k.args = k.args[:0]
-	for _, n := range c.vars {
-		v, ok := k.vars[n]
-		if !ok {
-			return fmt.Errorf("%s:%d: undefined variable :%s", s.Name, c.line, n)
-		}
-		k.args = append(k.args, v.arg())
-	}
-	if !c.gset && !c.aset {
-		if c.noParams {
-			return k.conn.Exec(ctx, c.sql)
-		}
-		_, err := k.stmts[c].Exec(ctx, k.args...)
-		return err
-	}
-	var (
-		rows db.Rows
-		err  error
-	)
-	if c.noParams {
-		rows, err = k.conn.Query(ctx, c.sql)
-	} else {
-		rows, err = k.stmts[c].Query(ctx, k.args...)
-	}
-	if err != nil {
+	rows, err := k.send(ctx, s, c)
+	if err != nil || rows == nil {
 		return err
 	}
 	defer rows.Close()
+	if !c.gset && !c.aset {
+		for rows.Next() {
+		}
+		return rows.Err()
+	}
 	cols := rows.Columns()
 	got := 0
 	for rows.Next() {
@@ -362,7 +386,7 @@ func (k *client) sql(ctx context.Context, s *Script, c *Command) error {
 		}
 		if c.gset {
 			if rows.Next() {
-				return fmt.Errorf("%s:%d: \\gset: the query returned more than one row", s.Name, c.line)
+				return fmt.Errorf("%s: \\gset: the query returned more than one row", c.where(s))
 			}
 			break
 		}
@@ -371,16 +395,78 @@ func (k *client) sql(ctx context.Context, s *Script, c *Command) error {
 		return err
 	}
 	if c.gset && got == 0 {
-		return fmt.Errorf("%s:%d: \\gset: the query returned no row", s.Name, c.line)
+		return fmt.Errorf("%s: \\gset: the query returned no row", c.where(s))
 	}
 	return nil
+}
+
+// send runs an SQL command in the run's query mode. It returns no rows
+// for a command whose rows are not wanted, where the mode lets it skip
+// them.
+func (k *client) send(ctx context.Context, s *Script, c *Command) (db.Rows, error) {
+	wantRows := c.gset || c.aset
+	if k.w.QueryMode == ModeSimple {
+		text, err := k.simpleText(s, c)
+		if err != nil {
+			return nil, err
+		}
+		if !wantRows {
+			return nil, k.conn.Exec(ctx, text)
+		}
+		return db.QueryOnce(ctx, k.conn, db.Simple, text)
+	}
+	k.args = k.args[:0]
+	for _, n := range c.vars {
+		v, ok := k.vars[n]
+		if !ok {
+			return nil, fmt.Errorf("%s: undefined variable :%s", c.where(s), n)
+		}
+		k.args = append(k.args, v.arg())
+	}
+	switch {
+	case k.w.QueryMode == ModeExtended:
+		return db.QueryOnce(ctx, k.conn, db.Unnamed, c.sql, k.args...)
+	case c.noParams && !wantRows:
+		return nil, k.conn.Exec(ctx, c.sql)
+	case c.noParams:
+		return k.conn.Query(ctx, c.sql)
+	case !wantRows:
+		_, err := k.stmts[c].Exec(ctx, k.args...)
+		return nil, err
+	}
+	return k.stmts[c].Query(ctx, k.args...)
+}
+
+// simpleText writes the variables' text into the command, as pgbench -M
+// simple does.
+func (k *client) simpleText(s *Script, c *Command) (string, error) {
+	if len(c.pieces) == 1 {
+		return c.pieces[0].text, nil
+	}
+	b := k.buf[:0]
+	for _, p := range c.pieces {
+		b = append(b, p.text...)
+		if p.name == "" {
+			continue
+		}
+		v, ok := k.vars[p.name]
+		switch {
+		case ok:
+			b = append(b, v.sqlText()...)
+		case p.required:
+			return "", fmt.Errorf("%s: undefined variable :%s", c.where(s), p.name)
+		default:
+			b = append(append(b, ':'), p.name...)
+		}
+	}
+	k.buf = b
+	return string(b), nil
 }
 
 func toVariable(x any) variable {
 	switch v := x.(type) {
 	case string:
-		val := pgbexpr.FromString(v)
-		return variable{val: val, text: v, isText: val.Kind == pgbexpr.Null}
+		return textVariable(v)
 	case []byte:
 		return toVariable(string(v))
 	case nil:
@@ -388,8 +474,7 @@ func toVariable(x any) variable {
 	}
 	val := pgbexpr.FromAny(x)
 	if val.Kind == pgbexpr.Null {
-		s := fmt.Sprint(x)
-		return variable{text: s, isText: true}
+		return textVariable(fmt.Sprint(x))
 	}
 	return variable{val: val}
 }

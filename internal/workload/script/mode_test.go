@@ -1,0 +1,174 @@
+package script
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/dbharness/dbharness/internal/testdb"
+	"github.com/dbharness/dbharness/internal/workload"
+)
+
+// runScript runs the first script of w once as client 0 on url.
+func runScript(t *testing.T, url string, w *Workload) error {
+	t.Helper()
+	ctx := context.Background()
+	d, conn := testdb.Connect(t, url)
+	if err := w.Setup(ctx, &workload.Env{DB: d, Seed: 1}, conn); err != nil {
+		t.Fatal(err)
+	}
+	wk, err := w.NewWorker(ctx, conn, 0)
+	if err != nil {
+		return err
+	}
+	return wk.Do(ctx, 0)
+}
+
+// pgWith creates PostgreSQL database name, runs stmts in it and returns
+// its URL and a connection to it.
+func pgWith(t *testing.T, name string, stmts ...string) (string, *pgx.Conn) {
+	t.Helper()
+	url := testdb.Postgres(t, name)
+	ctx := context.Background()
+	pc, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close(ctx) })
+	for _, q := range stmts {
+		if _, err := pc.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return url, pc
+}
+
+// pgbench runs script once with pgbench -n and the given flags; it
+// returns pgbench's exit status.
+func pgbench(t *testing.T, url, script string, flags ...string) (int, string) {
+	t.Helper()
+	bin, err := exec.LookPath("pgbench")
+	if err != nil {
+		t.Fatal("pgbench is not installed; install postgresql-client to run this test")
+	}
+	p := filepath.Join(t.TempDir(), "s.sql")
+	if err := os.WriteFile(p, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, append(append([]string{"-n", "-t", "1", "-f", p}, flags...), url)...).CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), string(out)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out)
+}
+
+func TestQueryModesBehaveAsPgbenchs(t *testing.T) {
+	url := testdb.Postgres(t, "dbh_sc_modes")
+	// pgbench's default (simple) writes 3 and 0 into the text; extended and
+	// prepared send two parameters of unknown type, which the server
+	// cannot add.
+	const src = "\\set a 3\nSELECT :a + :client_id;\n"
+	for _, c := range []struct {
+		mode     string
+		flags    []string
+		ambiguos bool
+	}{
+		{"", nil, false}, // the default is pgbench's: simple
+		{ModeSimple, []string{"-M", "simple"}, false},
+		{ModeExtended, []string{"-M", "extended"}, true},
+		{ModePrepared, []string{"-M", "prepared"}, true},
+	} {
+		t.Run("mode "+c.mode, func(t *testing.T) {
+			w := &Workload{QueryMode: c.mode}
+			if err := loadInto(t, w, src); err != nil {
+				t.Fatal(err)
+			}
+			err := runScript(t, url, w)
+			var pe *pgconn.PgError
+			if c.ambiguos {
+				if !errors.As(err, &pe) || pe.Code != "42725" {
+					t.Errorf("dbharness: %v, want operator is not unique (42725)", err)
+				}
+			} else if err != nil {
+				t.Errorf("dbharness: %v", err)
+			}
+			code, out := pgbench(t, url, src, c.flags...)
+			if want := map[bool]int{false: 0, true: 2}[c.ambiguos]; code != want {
+				t.Errorf("pgbench %v exits %d, want %d:\n%s", c.flags, code, want, out)
+			}
+		})
+	}
+	t.Run("an unknown mode is a mistake", func(t *testing.T) {
+		w := &Workload{QueryMode: "fast"}
+		if err := loadInto(t, w, src); err == nil || !strings.Contains(err.Error(), `--query-mode "fast"`) {
+			t.Fatalf("Load: %v", err)
+		}
+	})
+}
+
+// The simple mode writes the same SQL as pgbench -M simple: each value in
+// pgbench's format, -D and \gset text as given, inside quotes too, and a
+// :name no variable has left alone.
+func TestSimpleModeWritesValuesAsPgbenchDoes(t *testing.T) {
+	ctx := context.Background()
+	url, pc := pgWith(t, "dbh_sc_simple", "CREATE TABLE log (who text, a text, b text, c text, d text, e text, f text, g numeric)")
+	const src = `\set x 0.1 + 0.2
+\set big 1e20 * 10.0
+\set yes 1 = 1
+SELECT 1.50::numeric AS price, 'it''s' AS q \gset
+INSERT INTO log VALUES (:who, ':x', '[:name]', ':big/:yes', 'a:nope', :q, ':price', :price::numeric);
+`
+	defines := []string{"name=007", "who='dbharness'"}
+	w := &Workload{QueryMode: ModeSimple, Defines: defines}
+	if err := loadInto(t, w, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := runScript(t, url, w); err == nil || !strings.Contains(err.Error(), "syntax error") {
+		// :q is it's: written as it is, it breaks the statement, as in pgbench.
+		t.Fatalf("dbharness: %v, want the syntax error pgbench gets too", err)
+	}
+	if code, out := pgbench(t, url, src, "-D", defines[0], "-D", defines[1]); code != 2 || !strings.Contains(out, "syntax error") {
+		t.Fatalf("pgbench exits %d:\n%s", code, out)
+	}
+	fixed := strings.Replace(src, ":q,", "'x',", 1)
+	w = &Workload{QueryMode: ModeSimple, Defines: defines}
+	if err := loadInto(t, w, fixed); err != nil {
+		t.Fatal(err)
+	}
+	if err := runScript(t, url, w); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := pgbench(t, url, strings.Replace(fixed, ":who", "'pgbench'", 1), "-D", defines[0]); code != 0 {
+		t.Fatalf("pgbench exits %d:\n%s", code, out)
+	}
+	rows, err := pc.Query(ctx, "SELECT who, a, b, c, d, e, f, g::text FROM log ORDER BY who")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowToAddrOfStructByPos[struct{ Who, A, B, C, D, E, F, G string }])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d rows", len(got))
+	}
+	ours, theirs := *got[0], *got[1]
+	theirs.Who = ours.Who
+	if !reflect.DeepEqual(ours, theirs) {
+		t.Fatalf("dbharness wrote %+v, pgbench %+v", ours, theirs)
+	}
+	if ours.A != "0.3" || ours.B != "[007]" || ours.C != "1e+21/true" || ours.D != "a:nope" || ours.F != "1.50" || ours.G != "1.50" {
+		t.Fatalf("dbharness wrote %+v", ours)
+	}
+}
