@@ -172,19 +172,10 @@ func openAll(t *testing.T) []struct {
 		d    db.DB
 	}
 	for _, e := range testdb.Engines(t, "dbh_db") {
-		tg, err := db.ParseURL(e.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := db.Open(tg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { d.Close() })
 		out = append(out, struct {
 			name string
 			d    db.DB
-		}{e.Name, d})
+		}{e.Name, testdb.Open(t, e.URL)})
 	}
 	return out
 }

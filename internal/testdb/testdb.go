@@ -99,9 +99,9 @@ func Engines(t testing.TB, name string) []Engine {
 	}
 }
 
-// Connect opens url with dbharness's own engine layer and one connection;
-// both are closed when the test ends.
-func Connect(t testing.TB, url string) (db.DB, db.Conn) {
+// Open opens url with dbharness's own engine layer; it is closed when the
+// test ends.
+func Open(t testing.TB, url string) db.DB {
 	t.Helper()
 	tg, err := db.ParseURL(url)
 	if err != nil {
@@ -112,6 +112,14 @@ func Connect(t testing.TB, url string) (db.DB, db.Conn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// Connect opens url with dbharness's own engine layer and one connection;
+// both are closed when the test ends.
+func Connect(t testing.TB, url string) (db.DB, db.Conn) {
+	t.Helper()
+	d := Open(t, url)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c, err := d.Connect(ctx)

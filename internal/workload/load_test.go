@@ -45,15 +45,7 @@ func (f *flakyDB) Classify(err error) db.ErrorClass {
 
 func TestALoadBatchThatDeadlocksBeforeWritingIsTriedAgain(t *testing.T) {
 	ctx := context.Background()
-	tg, err := db.ParseURL(testdb.SQLite(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	real, err := db.Open(tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer real.Close()
+	real := testdb.Open(t, testdb.SQLite(t))
 	table := func() Table {
 		return Table{Name: "t", Columns: []string{"id", "v"}, Rows: 100, Batches: 10,
 			Batch: func(i int, dst [][]any) [][]any {

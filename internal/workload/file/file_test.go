@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
 )
@@ -38,24 +37,9 @@ func openFile(t *testing.T, src string) *Workload {
 	return g.(*Workload)
 }
 
-// openDB opens url for the test and closes it after.
-func openDB(t *testing.T, url string) db.DB {
-	t.Helper()
-	tg, err := db.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := db.Open(tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
-}
-
 func initAndProfile(t *testing.T, url string, w *Workload) *Profile {
 	t.Helper()
-	d := openDB(t, url)
+	d := testdb.Open(t, url)
 	ctx := context.Background()
 	if err := w.Init(ctx, &workload.Env{DB: d, Seed: 1, Loaders: 2, Progress: workload.NopProgress{}}); err != nil {
 		t.Fatal(err)

@@ -25,7 +25,7 @@ type runner struct {
 func loadAndPrepare(t *testing.T, url, src string) *runner {
 	t.Helper()
 	w := openFile(t, src)
-	d := openDB(t, url)
+	d := testdb.Open(t, url)
 	ctx := context.Background()
 	env := &workload.Env{DB: d, Seed: 1, Loaders: 2, Progress: workload.NopProgress{}, Note: func(string) {}}
 	if err := w.Init(ctx, env); err != nil {

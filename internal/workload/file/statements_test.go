@@ -28,7 +28,7 @@ func TestAFileWorkloadsSkewedParameterIsFlaggedParameterSensitive(t *testing.T) 
 	w := openFile(t, src)
 	url := testdb.Postgres(t, "dbh_cus_plans")
 	initAndProfile(t, url, w)
-	d := openDB(t, url)
+	d := testdb.Open(t, url)
 	ctx := context.Background()
 	conn, err := d.Connect(ctx)
 	if err != nil {

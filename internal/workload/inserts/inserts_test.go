@@ -14,20 +14,6 @@ import (
 	"github.com/dbharness/dbharness/internal/workload/inserts"
 )
 
-func open(t *testing.T, url string) db.DB {
-	t.Helper()
-	tg, err := db.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := db.Open(tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
-}
-
 func env(d db.DB) *workload.Env {
 	return &workload.Env{DB: d, Seed: 5, Loaders: 3, Progress: workload.NopProgress{}}
 }
@@ -93,7 +79,7 @@ func passes(t *testing.T, d db.DB) {
 func TestEveryKeyStrategyOnEveryEngine(t *testing.T) {
 	for _, e := range testdb.Engines(t, "dbh_classic_inserts") {
 		t.Run(e.Name, func(t *testing.T) {
-			d := open(t, e.URL)
+			d := testdb.Open(t, e.URL)
 			ctx := context.Background()
 			for _, key := range inserts.Keys {
 				t.Run(key, func(t *testing.T) {
@@ -135,7 +121,7 @@ func TestEveryKeyStrategyOnEveryEngine(t *testing.T) {
 func TestFixedWorkCheckAndConflicts(t *testing.T) {
 	for _, e := range testdb.Engines(t, "dbh_classic_inserts_fw") {
 		t.Run(e.Name, func(t *testing.T) {
-			d := open(t, e.URL)
+			d := testdb.Open(t, e.URL)
 			ctx := context.Background()
 			in := inserts.New()
 			in.Key, in.Prefill = inserts.KeyPartitioned, 1000
@@ -159,7 +145,7 @@ func TestFixedWorkCheckAndConflicts(t *testing.T) {
 				if len(res.ClientSeconds) != 3 || m["elapsed_s"] <= 0 || m["client_spread_s"] < 0 || m["client_spread_s"] > m["elapsed_s"] {
 					t.Errorf("client times %v, elapsed %g, spread %g", res.ClientSeconds, m["elapsed_s"], m["client_spread_s"])
 				}
-				c := open(t, e.URL)
+				c := testdb.Open(t, e.URL)
 				conn, err := c.Connect(ctx)
 				if err != nil {
 					t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
@@ -15,15 +14,7 @@ import (
 func TestNullOnEveryEngine(t *testing.T) {
 	for _, e := range testdb.Engines(t, "dbh_classic_null") {
 		t.Run(e.Name, func(t *testing.T) {
-			tg, err := db.ParseURL(e.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, err := db.Open(tg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
+			d := testdb.Open(t, e.URL)
 			ctx := context.Background()
 			env := &workload.Env{DB: d, Progress: workload.NopProgress{}}
 			for _, mix := range []string{null.MixAlternate, null.MixOneConstant, null.MixOneRow} {

@@ -13,7 +13,7 @@ import (
 )
 
 func TestTheMixesDescribeTheirStatementsAndParameterRanges(t *testing.T) {
-	d := open(t, testdb.SQLite(t))
+	d := testdb.Open(t, testdb.SQLite(t))
 	ctx := context.Background()
 	c, err := d.Connect(ctx)
 	if err != nil {

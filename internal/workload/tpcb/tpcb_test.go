@@ -15,20 +15,6 @@ import (
 	"github.com/dbharness/dbharness/internal/workload/tpcb"
 )
 
-func open(t *testing.T, url string) db.DB {
-	t.Helper()
-	tg, err := db.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := db.Open(tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
-}
-
 func run(t *testing.T, d db.DB, mix string, cfg engine.Config, during func(), obs engine.Observer) *engine.Result {
 	t.Helper()
 	ctx := context.Background()
@@ -94,7 +80,7 @@ func counts(t *testing.T, d db.DB) string {
 func TestTPCBOnEveryEngine(t *testing.T) {
 	for _, e := range testdb.Engines(t, "dbh_tpcb") {
 		t.Run(e.Name, func(t *testing.T) {
-			d := open(t, e.URL)
+			d := testdb.Open(t, e.URL)
 			ctx := context.Background()
 			init := &tpcb.TPCB{Scale: 2}
 			if err := init.Init(ctx, &workload.Env{DB: d, Seed: 1, Loaders: 3, Progress: workload.NopProgress{}}); err != nil {
@@ -208,7 +194,7 @@ func TestARunSurvivesItsConnectionsBeingKilled(t *testing.T) {
 		{"mysql", db.MySQL, testdb.MySQL(t, "dbh_tpcb_kill")},
 	} {
 		t.Run(e.name, func(t *testing.T) {
-			d := open(t, e.url)
+			d := testdb.Open(t, e.url)
 			ctx := context.Background()
 			if err := (&tpcb.TPCB{Scale: 1}).Init(ctx, &workload.Env{DB: d, Seed: 1, Loaders: 2, Progress: workload.NopProgress{}}); err != nil {
 				t.Fatal(err)
@@ -257,7 +243,7 @@ func TestPgbenchAndDbharnessRunOnEachOthersDatabases(t *testing.T) {
 	t.Run("dbharness runs and checks a database pgbench loaded", func(t *testing.T) {
 		url := testdb.Postgres(t, "dbh_tpcb_pgbench_i")
 		pgbench(t, url, "-i", "-q", "-s", "1")
-		d := open(t, url)
+		d := testdb.Open(t, url)
 		res := run(t, d, tpcb.MixTPCB, engine.Config{Clients: 2, Duration: 500 * time.Millisecond, MaxTries: 3, Interval: 100 * time.Millisecond, Seed: 1}, nil, nil)
 		if res.Ops[0].Hist.TotalCount() == 0 || res.Ops[0].Errors > 0 {
 			t.Fatalf("%d transactions, %d errors %v", res.Ops[0].Hist.TotalCount(), res.Ops[0].Errors, res.ErrorSamples)
@@ -270,7 +256,7 @@ func TestPgbenchAndDbharnessRunOnEachOthersDatabases(t *testing.T) {
 	})
 	t.Run("pgbench runs on a database dbharness loaded", func(t *testing.T) {
 		url := testdb.Postgres(t, "dbh_tpcb_dbh_i")
-		d := open(t, url)
+		d := testdb.Open(t, url)
 		if err := (&tpcb.TPCB{Scale: 1}).Init(ctx, &workload.Env{DB: d, Seed: 1, Loaders: 2, Progress: workload.NopProgress{}}); err != nil {
 			t.Fatal(err)
 		}

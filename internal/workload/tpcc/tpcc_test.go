@@ -16,20 +16,6 @@ import (
 	"github.com/dbharness/dbharness/internal/workload/tpcc"
 )
 
-func open(t *testing.T, url string) db.DB {
-	t.Helper()
-	tg, err := db.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := db.Open(tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
-}
-
 func env(d db.DB, seed uint64) *workload.Env {
 	return &workload.Env{DB: d, Seed: seed, Loaders: 2, Progress: workload.NopProgress{}}
 }
@@ -118,7 +104,7 @@ var smallPopulation = tpcc.Population{Items: 1000, Customers: 30, Undelivered: 9
 const wantSmallFingerprint = "1/10/300/300/300/90/2829/1000/1000/55886/4972471/2829/1116/1429608/71469/48/96/109/30/0/119947/5025748/433538172/7505"
 
 func TestSmallPopulationFingerprint(t *testing.T) {
-	d := open(t, testdb.SQLite(t))
+	d := testdb.Open(t, testdb.SQLite(t))
 	if err := (&tpcc.TPCC{Warehouses: 1, Population: smallPopulation}).Init(context.Background(), env(d, 1)); err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +117,7 @@ func TestSmallPopulationFingerprint(t *testing.T) {
 func TestTPCCOnEveryEngine(t *testing.T) {
 	for _, e := range testdb.Engines(t, "dbh_tpcc_it") {
 		t.Run(e.Name, func(t *testing.T) {
-			d := open(t, e.URL)
+			d := testdb.Open(t, e.URL)
 			ctx := context.Background()
 			pop, want := tpcc.Spec, wantFingerprint
 			if raceEnabled && e.Name == "sqlite" {

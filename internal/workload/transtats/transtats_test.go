@@ -14,20 +14,6 @@ import (
 	"github.com/dbharness/dbharness/internal/workload/transtats"
 )
 
-func open(t *testing.T, url string) db.DB {
-	t.Helper()
-	tg, err := db.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := db.Open(tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
-}
-
 func run(t *testing.T, d db.DB, w *transtats.TransStats, notes *[]string) (*engine.Result, map[string]float64) {
 	t.Helper()
 	ctx := context.Background()
@@ -58,7 +44,7 @@ func run(t *testing.T, d db.DB, w *transtats.TransStats, notes *[]string) (*engi
 func TestTransStatsOnEveryEngine(t *testing.T) {
 	for _, e := range testdb.Engines(t, "dbh_classic_transtats") {
 		t.Run(e.Name, func(t *testing.T) {
-			d := open(t, e.URL)
+			d := testdb.Open(t, e.URL)
 			ctx := context.Background()
 			// 10 rows: one window, and small dimensions (10 server
 			// configs and thread names, so 36,000 rows in dimensions);
