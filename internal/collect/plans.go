@@ -260,8 +260,8 @@ func genericPlan(ctx context.Context, d db.DB, conn db.Conn, st workload.Stateme
 		derive(st, v)
 		return v
 	}
-	var mode string
-	if err := scanOne(ctx, conn, "SELECT current_setting('plan_cache_mode')", &mode); err != nil {
+	mode, err := db.QueryString(ctx, conn, "SELECT current_setting('plan_cache_mode')")
+	if err != nil {
 		return nil, err
 	}
 	if mode != "auto" {
@@ -274,8 +274,8 @@ func genericPlan(ctx context.Context, d db.DB, conn db.Conn, st workload.Stateme
 			return nil, err
 		}
 	}
-	var generics int64
-	if err := scanOne(ctx, conn, "SELECT generic_plans FROM pg_prepared_statements WHERE name = '"+name+"'", &generics); err != nil {
+	generics, err := db.QueryInt64(ctx, conn, "SELECT generic_plans FROM pg_prepared_statements WHERE name = $1", name)
+	if err != nil {
 		return nil, err
 	}
 	if err := conn.Exec(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
@@ -303,25 +303,6 @@ func literal(v any) string {
 		return "'\\x" + hex.EncodeToString(x) + "'"
 	}
 	return "'" + strings.ReplaceAll(fmt.Sprint(v), "'", "''") + "'"
-}
-
-// scanOne reads one value of the first row of q.
-func scanOne(ctx context.Context, conn db.Conn, q string, dst any) error {
-	rows, err := conn.Query(ctx, q)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return fmt.Errorf("%s returned no row", q)
-	}
-	if err := rows.Scan(dst); err != nil {
-		return err
-	}
-	return rows.Err()
 }
 
 // session runs the statement's session settings on conn.

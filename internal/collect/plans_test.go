@@ -97,12 +97,10 @@ func TestASkewedColumnIsFlaggedParameterSensitiveOnPostgres(t *testing.T) {
 	if ro[0].Generic != nil || has(ro[0].Flags, FlagGenericDiffers) || !has(ro[0].Flags, FlagParameterSensitive) {
 		t.Errorf("a one-shot statement: generic plan %+v, flags %v", ro[0].Generic, ro[0].Flags)
 	}
-	var left int64
-	if err := scanOne(ctx, c, "SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'dbharness_plan_check%'", &left); err != nil || left != 0 {
+	if left, err := db.QueryInt64(ctx, c, "SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'dbharness_plan_check%'"); err != nil || left != 0 {
 		t.Errorf("%d plan-check statements left prepared (%v)", left, err)
 	}
-	var mode string
-	if err := scanOne(ctx, c, "SELECT current_setting('plan_cache_mode')", &mode); err != nil || mode != "auto" {
+	if mode, err := db.QueryString(ctx, c, "SELECT current_setting('plan_cache_mode')"); err != nil || mode != "auto" {
 		t.Errorf("plan_cache_mode left at %q (%v)", mode, err)
 	}
 	// Nothing changed: no flag. Then the index goes away: the rare values'
