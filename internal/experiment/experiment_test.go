@@ -246,11 +246,15 @@ func TestCompareListsEveryConfigurationDifference(t *testing.T) {
 	b.Config.WorkloadFlags = map[string]string{"scale": "10"}
 	b.Host.Hostname = "other"
 	b.Target = "postgres://x@h/db"
+	a.Config.Percentiles, b.Config.Percentiles = []float64{50, 99}, []float64{50, 99, 99.9}
+	b.Collect = &results.Collect{Enabled: []string{"os", "server"}}
+	a.Config.Terminals, b.Config.Terminals, b.Config.KeyingThink = 100, 100, true
 	var keys []string
 	for _, d := range CompareRuns(a, b).ConfigDifferences {
 		keys = append(keys, d.Key+"="+d.A+">"+d.B)
 	}
-	want := "engine.settings.jit=(unset)>off engine.settings.shared_buffers=128MB>1GB engine.version=16.4>17.1 " +
+	want := "collect.enabled=none>os,server config.keying_think=false>true config.percentiles=50,99>50,99,99.9 " +
+		"engine.settings.jit=(unset)>off engine.settings.shared_buffers=128MB>1GB engine.version=16.4>17.1 " +
 		"host.hostname=>other target=>postgres://x@h/db workload.scale=1>10"
 	if got := strings.Join(keys, " "); got != want {
 		t.Errorf("differences:\n got %s\nwant %s", got, want)

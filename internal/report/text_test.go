@@ -47,3 +47,21 @@ func TestSummarySaysWhenNoTransactionSucceeded(t *testing.T) {
 		}
 	}
 }
+
+func TestSummaryShowsTheWarmUpApart(t *testing.T) {
+	r := &results.Run{RunID: "r", Workload: "tpcb", Status: results.StatusCompleted,
+		Config:  results.Config{Clients: 2, WarmupSeconds: 5, Percentiles: []float64{50}},
+		Summary: results.Summary{TPS: 100, Transactions: 1000, Seconds: 10},
+		Warmup:  []results.Op{{Name: "a", Count: 300, Errors: 2}, {Name: "b", Count: 20}}}
+	var b bytes.Buffer
+	Summary(&b, r)
+	if !strings.Contains(b.String(), "warm-up 5.0s (not in the figures below): 320 transactions, 2 errors") {
+		t.Errorf("summary lacks the warm-up line:\n%s", b.String())
+	}
+	b.Reset()
+	r.Warmup = nil
+	Summary(&b, r)
+	if strings.Contains(b.String(), "warm-up") {
+		t.Errorf("a run without warm-up mentions one:\n%s", b.String())
+	}
+}
