@@ -37,9 +37,15 @@ func MySQLBase() string {
 	return "mysql://root@127.0.0.1:3306"
 }
 
+// dbName is a test database's name: name, after $DBHARNESS_TEST_DB_PREFIX
+// when it is set, so that test runs of two checkouts on one server keep out
+// of each other's databases.
+func dbName(name string) string { return os.Getenv("DBHARNESS_TEST_DB_PREFIX") + name }
+
 // Postgres creates (or recreates) database name and returns its URL.
 func Postgres(t testing.TB, name string) string {
 	t.Helper()
+	name = dbName(name)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, err := pgx.Connect(ctx, PostgresBase()+"/postgres")
@@ -59,6 +65,7 @@ func Postgres(t testing.TB, name string) string {
 // MySQL creates (or recreates) database name and returns its URL.
 func MySQL(t testing.TB, name string) string {
 	t.Helper()
+	name = dbName(name)
 	base := strings.TrimPrefix(MySQLBase(), "mysql://")
 	user, host, _ := strings.Cut(base, "@")
 	d, err := sql.Open("mysql", fmt.Sprintf("%s@tcp(%s)/", user, host))
