@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/dbharness/dbharness/internal/evloop"
 )
 
 // Kind names a database engine family.
@@ -528,4 +530,22 @@ func scanSettings(ctx context.Context, c Conn, m map[string]string, sql string, 
 		m[k] = v
 	}
 	return rows.Err()
+}
+
+// LoopDB is a DB whose connections an event loop can drive (package
+// evloop): the driver's loop mode, many connections on one OS thread.
+type LoopDB interface {
+	// ConnectLoop opens a connection whose socket is off Go's network
+	// poller. It can be used on any goroutine (its waits block in poll(2))
+	// until Attach hands it to a loop task.
+	ConnectLoop(ctx context.Context) (LoopConn, error)
+}
+
+// LoopConn is a Conn that a loop task can own. Once attached, it is used
+// only from its task, and never blocks the loop: it yields while it waits.
+type LoopConn interface {
+	Conn
+	// Attach hands the connection's socket to task t; it must be called
+	// from t.
+	Attach(t *evloop.Task) error
 }
