@@ -103,6 +103,15 @@ type Worker interface {
 	Do(ctx context.Context, op int) error
 }
 
+// Thinker is a Worker whose transactions are followed by a pause (a
+// workload file's think time). The driver waits it after the transaction
+// of type op, outside the measured latency, and ends it early when the run
+// stops; a worker never sleeps itself, since on the event-loop driver a
+// sleeping worker would stall every client of its loop.
+type Thinker interface {
+	ThinkTime(op int) time.Duration
+}
+
 // Checker verifies the workload's invariants on the database.
 type Checker interface {
 	Check(ctx context.Context, env *Env) ([]CheckResult, error)
