@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,8 +24,8 @@ import (
 )
 
 func init() {
-	workload.Register("tpcc", func() workload.Generator { return &TPCC{Warehouses: 1, Affinity: true} })
-	workload.Register("tpcc-ro", func() workload.Generator { return &TPCC{RO: true, Warehouses: 1, Affinity: true} })
+	workload.Register("tpcc", func() workload.Generator { return &TPCC{Warehouses: 1, Affinity: true, Mode: ModeServer} })
+	workload.Register("tpcc-ro", func() workload.Generator { return &TPCC{RO: true, Warehouses: 1, Affinity: true, Mode: ModeServer} })
 }
 
 // Transaction types, in the order of Ops for tpcc.
@@ -75,6 +76,14 @@ type TPCC struct {
 	Affinity bool
 	// Augmented adds the average item price read to tpcc-ro's transactions.
 	Augmented bool
+	// Mode is how a run sends its transactions: ModeServer, one call of a
+	// server-side routine per transaction (HammerDB's way), or ModeClient,
+	// each statement from the client. Setup turns server into client where
+	// the engine has no routines (SQLite).
+	Mode string
+	// RoutinesOnly makes init create the server-side routines on tables
+	// already loaded, without reloading them.
+	RoutinesOnly bool
 	// Population is what Init loads; the zero value is the specification's
 	// (clause 4.3.3.1). Tests load a smaller one. Setup reads the loaded
 	// size back from the database.
@@ -88,6 +97,18 @@ type TPCC struct {
 	cID        int64 // C for NURand(1023, 1, 3000)
 	cItem      int64 // C for NURand(8191, 1, 100000)
 	rb         rollbacks
+	routines   *routineSet // server mode's routines; nil in client mode
+	phase      phaseCounts
+}
+
+// phaseCounts are what MeasureStart and MeasureEnd read: sum(D_NEXT_O_ID)
+// and the engine's transaction counters, at each bound of the measured
+// phase.
+type phaseCounts struct {
+	started, ended       bool
+	nextOID              [2]int64
+	server, database     [2]int64
+	hasServer, hasDBXact bool
 }
 
 // rollbacks records when New-Orders rolled back by design (clause 2.4.1.4),
@@ -136,8 +157,10 @@ func (w *TPCC) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 	switch cmd {
 	case workload.CmdInit:
 		fs.IntVarP(&w.Warehouses, "warehouses", "w", 1, "warehouses to load (each: 10 districts, 30,000 customers, 100,000 stock rows; ~100 MB)")
+		fs.BoolVar(&w.RoutinesOnly, "routines-only", false, "only (re)create the server-side functions or procedures of --mode server, on tables already loaded")
 	case workload.CmdRun:
 		fs.BoolVar(&w.Affinity, "warehouse-affinity", true, "bind each client to a home warehouse (client mod warehouses + 1), as HammerDB; false draws a random home warehouse for every transaction")
+		fs.StringVar(&w.Mode, "mode", ModeServer, "server: each transaction is one call of a server-side function or procedure (HammerDB's way; engines without them run client); client: the client sends each statement")
 		if w.RO {
 			fs.BoolVar(&w.Augmented, "augmented", false, "add to both transactions a read of the average price of the items with id below 15,000")
 		}
@@ -147,11 +170,14 @@ func (w *TPCC) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 // maxWarehouses bounds --warehouses (about 10 TB of data).
 const maxWarehouses = 100_000
 
-// Validate implements workload.Validator: --warehouses for init; the run
-// flags are booleans.
+// Validate implements workload.Validator: --warehouses for init, --mode
+// for run.
 func (w *TPCC) Validate(cmd workload.Command) error {
 	if cmd == workload.CmdInit && (w.Warehouses < 1 || w.Warehouses > maxWarehouses) {
 		return fmt.Errorf("--warehouses %d is out of range; use 1 to %d", w.Warehouses, maxWarehouses)
+	}
+	if cmd == workload.CmdRun && w.Mode != ModeServer && w.Mode != ModeClient {
+		return fmt.Errorf("--mode %q is not a mode; use server (one server-side call per transaction) or client (the client sends each statement)", w.Mode)
 	}
 	return nil
 }
@@ -168,6 +194,23 @@ func (w *TPCC) Init(ctx context.Context, env *workload.Env) error {
 		return err
 	}
 	defer conn.Close()
+	set := routineSets[caps.Routines]
+	if w.RoutinesOnly {
+		if set == nil {
+			return fmt.Errorf("%s has no server-side functions or procedures to create; tpcc runs there in --mode client", env.DB.Target().Kind)
+		}
+		if err := workload.RequireTables(ctx, env, conn, w.Name(), Tables...); err != nil {
+			return err
+		}
+		return createRoutines(ctx, env, conn, set)
+	}
+	if set != nil {
+		// A database whose init stops half way has no version marker, so
+		// --mode server refuses it.
+		if err := conn.Exec(ctx, set.drop); err != nil {
+			return fmt.Errorf("drop the tpcc routines: %w", err)
+		}
+	}
 	create := make([]string, len(schema))
 	for i := range schema {
 		create[i] = schema[i].createStatement(caps)
@@ -209,7 +252,29 @@ func (w *TPCC) Init(ctx context.Context, env *workload.Env) error {
 			return err
 		}
 	}
+	if set != nil {
+		return createRoutines(ctx, env, conn, set)
+	}
 	return nil
+}
+
+// createRoutines (re)creates the server-side transactions of --mode server.
+func createRoutines(ctx context.Context, env *workload.Env, conn db.Conn, set *routineSet) error {
+	env.Progress.Phase("server-side routines")
+	for _, s := range set.create {
+		if err := conn.Exec(ctx, s); err != nil {
+			return fmt.Errorf("create the tpcc routines (%s): %w", firstLine(s), err)
+		}
+	}
+	return nil
+}
+
+// firstLine is the first line of s, to name a statement in an error.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // execParallel runs independent statements, each on its own connection.
@@ -251,6 +316,32 @@ func (w *TPCC) Setup(ctx context.Context, env *workload.Env, conn db.Conn) error
 	w.warehouses, w.seed, w.caps = int(n), env.Seed, env.DB.Caps()
 	w.cLast, w.cID, w.cItem = runConstants(datagen.NewRand(env.Seed, 0xc0c0))
 	w.rb = rollbacks{}
+	w.phase = phaseCounts{}
+	w.routines = nil
+	if w.Mode == "" {
+		w.Mode = ModeServer
+	}
+	if w.Mode == ModeServer {
+		set := routineSets[w.caps.Routines]
+		if set == nil {
+			env.Notef("%s has no server-side functions or procedures; running --mode client", env.DB.Target().Kind)
+			w.Mode = ModeClient
+			return nil
+		}
+		v, err := db.QueryInt64(ctx, conn, set.version)
+		if err != nil && env.DB.Classify(err).ConnLost {
+			return err
+		}
+		if err != nil || v != routinesVersion {
+			what := "are missing from"
+			if err == nil {
+				what = "are of another dbharness version in"
+			}
+			return fmt.Errorf("the server-side routines of --mode server %s this database; run `%s` to create them (or run with --mode client)",
+				what, workload.InitCommand(env.DB.Target(), w.Name(), "--routines-only"))
+		}
+		w.routines = set
+	}
 	return nil
 }
 
