@@ -256,6 +256,11 @@ type Caps struct {
 	// DatabaseXacts is ServerXacts for the current database alone; empty
 	// where the engine counts transactions only server-wide (MySQL).
 	DatabaseXacts string
+	// XactsDelay is how late those counters may show a session's
+	// transactions: PostgreSQL publishes a session's counts at most once a
+	// second, and when the session ends (shortly after its client has
+	// gone); 0 where they are counted as they happen.
+	XactsDelay time.Duration
 }
 
 // Languages of server-side routines (Caps.Routines).

@@ -81,6 +81,7 @@ func (d *pgDB) Caps() Caps {
 		Routines:              RoutinesPLpgSQL,
 		ServerXacts:           "SELECT sum(xact_commit + xact_rollback)::bigint FROM pg_stat_database",
 		DatabaseXacts:         "SELECT (xact_commit + xact_rollback)::bigint FROM pg_stat_database WHERE datname = current_database()",
+		XactsDelay:            time.Second,
 	}
 }
 

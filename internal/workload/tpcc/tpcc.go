@@ -429,12 +429,88 @@ func ThinkTime(mean time.Duration, r float64) time.Duration {
 // BeforeRun implements workload.RunHooks.
 func (w *TPCC) BeforeRun(context.Context, *workload.Env, db.Conn) error { return nil }
 
+// MeasureStart implements workload.PhaseReader: sum(D_NEXT_O_ID) and the
+// engine's transaction counters as the measured phase starts.
+func (w *TPCC) MeasureStart(ctx context.Context, conn db.Conn) error {
+	w.phase.started = true
+	return w.readPhase(ctx, conn, 0)
+}
+
+// MeasureEnd implements workload.PhaseReader: the same readings at the end.
+func (w *TPCC) MeasureEnd(ctx context.Context, conn db.Conn) error {
+	w.phase.ended = true
+	return w.readPhase(ctx, conn, 1)
+}
+
+// readPhase reads the counters into bound i (0 start, 1 end). On
+// PostgreSQL each reading is itself a transaction: sum(D_NEXT_O_ID) is read
+// before the transaction counters at the start and after them at the end,
+// so that it stays out of the phase's count.
+func (w *TPCC) readPhase(ctx context.Context, conn db.Conn, i int) error {
+	ph := &w.phase
+	nextOID := func() error {
+		if w.RO {
+			return nil
+		}
+		var err error
+		if ph.nextOID[i], err = db.QueryInt64(ctx, conn, "SELECT sum(d_next_o_id) FROM district"); err != nil {
+			return fmt.Errorf("read sum(d_next_o_id): %w", err)
+		}
+		return nil
+	}
+	if i == 0 {
+		if err := nextOID(); err != nil {
+			return err
+		}
+	}
+	var err error
+	if q := w.caps.DatabaseXacts; q != "" {
+		if ph.database[i], err = db.QuerySum(ctx, conn, q); err != nil {
+			return fmt.Errorf("read the database's transaction counters: %w", err)
+		}
+		if i == 1 && w.caps.XactsDelay > 0 {
+			// The clients have stopped: wait until the counters show all
+			// their transactions, that is until they stop moving, for as
+			// long as the engine may be late.
+			for deadline := time.Now().Add(w.caps.XactsDelay); time.Now().Before(deadline); {
+				time.Sleep(w.caps.XactsDelay / 20)
+				n, err := db.QuerySum(ctx, conn, q)
+				if err != nil {
+					return fmt.Errorf("read the database's transaction counters: %w", err)
+				}
+				if n == ph.database[i] {
+					break
+				}
+				ph.database[i] = n
+			}
+		}
+		ph.hasDBXact = true
+	}
+	if q := w.caps.ServerXacts; q != "" {
+		if ph.server[i], err = db.QuerySum(ctx, conn, q); err != nil {
+			return fmt.Errorf("read the server's transaction counters: %w", err)
+		}
+		ph.hasServer = true
+	}
+	if i == 1 {
+		return nextOID()
+	}
+	return nil
+}
+
 // AfterRun implements workload.RunHooks: NOPM (New-Orders committed per
 // minute, without the 1% rolled back by design, as HammerDB counts them in
 // the database), TPM (every completed transaction per minute, as HammerDB's
 // transaction counter) and tpmC (New-Order transactions completed per
 // minute, as go-tpc reports its new_order rate; clause 5.4.1 counts the
-// rolled-back ones as completed).
+// rolled-back ones as completed), all counted by the harness; and, from
+// the readings at the bounds of the measured phase, HammerDB's own
+// figures: hammerdb_nopm (the change of sum(D_NEXT_O_ID)), hammerdb_tpm (the
+// change of the engine's server-wide commit and rollback counters, every
+// database and session included) and server_tpm (the same counters of the
+// target database alone, where the engine keeps them), per minute of the
+// measured phase. A counter that went down (reset during the run) gives no
+// figure and an error saying so.
 func (w *TPCC) AfterRun(_ context.Context, _ *workload.Env, _ db.Conn, t workload.Totals) (map[string]float64, error) {
 	if t.Seconds <= 0 {
 		return nil, nil
@@ -450,6 +526,30 @@ func (w *TPCC) AfterRun(_ context.Context, _ *workload.Env, _ db.Conn, t workloa
 		rb := w.rb.between(t.MeasureStart, t.End)
 		m["nopm"] = round1(float64(max(no-rb, 0)) / mins)
 		m["tpmc"] = round1(float64(no) / mins)
+	}
+	ph := &w.phase
+	if !ph.started || !ph.ended {
+		return m, nil
+	}
+	var reset []string
+	figure := func(name string, v [2]int64) {
+		if d := v[1] - v[0]; d >= 0 {
+			m[name] = round1(float64(d) / mins)
+		} else {
+			reset = append(reset, name)
+		}
+	}
+	if !w.RO {
+		figure("hammerdb_nopm", ph.nextOID)
+	}
+	if ph.hasServer {
+		figure("hammerdb_tpm", ph.server)
+	}
+	if ph.hasDBXact {
+		figure("server_tpm", ph.database)
+	}
+	if len(reset) > 0 {
+		return m, fmt.Errorf("%s left out: its counter went down during the run (reset by another session, or init run meanwhile)", strings.Join(reset, ", "))
 	}
 	return m, nil
 }
