@@ -186,6 +186,13 @@ func TestServerModeMakesTheChangesOfClientMode(t *testing.T) {
 			if rbS != rbC || nameS != nameC {
 				t.Fatalf("server mode drew %d rollbacks and %d by name, client mode %d and %d", rbS, nameS, rbC, nameC)
 			}
+			// Items ordered twice in one order are added up on one stock
+			// row by the routines: the sequence must have some.
+			dup := fmt.Sprintf("SELECT count(*) FROM (SELECT ol_o_id FROM order_line WHERE ol_o_id > %d "+
+				"GROUP BY ol_w_id, ol_d_id, ol_o_id, ol_supply_w_id, ol_i_id HAVING count(*) > 1) AS x", namedPopulation.Customers)
+			if n := query(t, connect(t, ds), dup); n == 0 {
+				t.Errorf("no New-Order of the sequence ordered an item twice: the stock update of repeated items is untested")
+			}
 			if delC != 30 || delS != 30 {
 				t.Errorf("3 Deliveries delivered %d orders in client mode, %d in server mode; want 30 (all ten districts each)", delC, delS)
 			}
