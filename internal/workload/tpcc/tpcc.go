@@ -1,10 +1,12 @@
 // Package tpcc is TPC-C (TPC Benchmark C, standard specification revision
 // 5.11), comparable with HammerDB's TPROC-C and go-tpc: the nine standard
 // tables populated per clause 4.3, the five transactions of clause 2 in the
-// mix of clause 5.2.3, NOPM/TPM/tpmC, a terminal mode with the keying and
-// think times of clause 5.2.5, and the consistency conditions of clause
-// 3.3.2. It also registers tpcc-ro, the read-only variant (Order-Status and
-// Stock-Level only) on the same tables.
+// mix of clause 5.2.3, run either as one call of a server-side routine each
+// (server mode, HammerDB's way; routines.go) or statement by statement from
+// the client (client mode; tx.go), NOPM/TPM/tpmC and HammerDB's own figures,
+// a terminal mode with the keying and think times of clause 5.2.5, and the
+// consistency conditions of clause 3.3.2. It also registers tpcc-ro, the
+// read-only variant (Order-Status and Stock-Level only) on the same tables.
 package tpcc
 
 import (
@@ -149,7 +151,7 @@ func (w *TPCC) Description() string {
 	if w.RO {
 		return "TPC-C's read-only pair: Order-Status and Stock-Level 50/50, no wait (--augmented adds an item price scan); tables of init tpcc"
 	}
-	return "TPC-C (clause 2 transactions, 45/43/4/4/4 mix, NOPM/TPM/tpmC, terminal mode, clause 3.3.2 checks), comparable with HammerDB TPROC-C and go-tpc"
+	return "TPC-C (clause 2 transactions, 45/43/4/4/4 mix, one server-side call per transaction or statements from the client, NOPM/TPM/tpmC and HammerDB's, terminal mode, clause 3.3.2 checks), comparable with HammerDB TPROC-C and go-tpc"
 }
 
 // Flags implements workload.Generator.
