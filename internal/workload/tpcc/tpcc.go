@@ -501,9 +501,8 @@ func (w *TPCC) readPhase(ctx context.Context, conn db.Conn, i int) error {
 }
 
 // AfterRun implements workload.RunHooks: NOPM (New-Orders committed per
-// minute, without the 1% rolled back by design, as HammerDB counts them in
-// the database), TPM (every completed transaction per minute, as HammerDB's
-// transaction counter) and tpmC (New-Order transactions completed per
+// minute, without the 1% rolled back by design), TPM (every completed
+// transaction per minute) and tpmC (New-Order transactions completed per
 // minute, as go-tpc reports its new_order rate; clause 5.4.1 counts the
 // rolled-back ones as completed), all counted by the harness; and, from
 // the readings at the bounds of the measured phase, HammerDB's own
