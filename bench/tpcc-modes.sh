@@ -14,8 +14,8 @@
 #
 #   ENGINES="postgres mysql" PAIRS=3 DURATION=60 CLIENTS=4 WAREHOUSES=1 bench/tpcc-modes.sh
 #
-# The database ($DB, default dbh_tpcc_modes) is loaded once per engine and
-# grows with every run; the pairs alternate which mode goes first, so the
+# The database ($DB, default dbh_tpcc_modes) is loaded once per engine
+# (RELOAD=0 reuses one already loaded) and grows with every run; the pairs alternate which mode goes first, so the
 # growth weighs on both alike. Evidence collection is off (--collect none):
 # the CPU is the driver's. The machine may be shared and noisy: read the
 # spread before trusting a ratio.
