@@ -252,17 +252,19 @@ func TestPasswordsNeverReachOutputJSONOrTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	dbName := url[strings.LastIndex(url, "/")+1:]
+	// The database and the user carry $DBHARNESS_TEST_DB_PREFIX, as every
+	// test database does, so that two checkouts' runs keep apart.
+	dbName, pwUser := url[strings.LastIndex(url, "/")+1:], os.Getenv("DBHARNESS_TEST_DB_PREFIX")+"dbh_pw"
 	for _, s := range []string{
-		"DROP USER IF EXISTS 'dbh_pw'@'%'", "DROP USER IF EXISTS 'dbh_pw'@'localhost'",
-		"CREATE USER 'dbh_pw'@'%' IDENTIFIED BY 'S3cretPw9'", "CREATE USER 'dbh_pw'@'localhost' IDENTIFIED BY 'S3cretPw9'",
-		"GRANT ALL ON " + dbName + ".* TO 'dbh_pw'@'%'", "GRANT ALL ON " + dbName + ".* TO 'dbh_pw'@'localhost'",
+		"DROP USER IF EXISTS '" + pwUser + "'@'%'", "DROP USER IF EXISTS '" + pwUser + "'@'localhost'",
+		"CREATE USER '" + pwUser + "'@'%' IDENTIFIED BY 'S3cretPw9'", "CREATE USER '" + pwUser + "'@'localhost' IDENTIFIED BY 'S3cretPw9'",
+		"GRANT ALL ON " + dbName + ".* TO '" + pwUser + "'@'%'", "GRANT ALL ON " + dbName + ".* TO '" + pwUser + "'@'localhost'",
 	} {
 		if _, err := admin.Exec(s); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
 	}
-	pwURL := strings.Replace(url, "mysql://"+user+"@", "mysql://dbh_pw:S3cretPw9@", 1)
+	pwURL := strings.Replace(url, "mysql://"+user+"@", "mysql://"+pwUser+":S3cretPw9@", 1)
 	home := t.TempDir()
 	jsonPath := filepath.Join(home, "r.json")
 	var all string

@@ -297,7 +297,14 @@ func (a *app) execRun(ctx context.Context, sp *runSpec, stop <-chan struct{}) (*
 			store.addInterval(run.RunID, &iv, hists)
 		}
 	})
+	var phases *phaseReads
+	if pr, ok := wl.(workload.PhaseReader); ok {
+		if phases = a.startPhaseReads(ctx, d, pr, o.cfg.Warmup, obs); phases != nil {
+			obs = phases
+		}
+	}
 	res, err := engine.Run(ctx, d, runner, o.cfg, obs, stop)
+	phases.end()
 	ev.finish(ctx, run)
 	if err != nil {
 		// The engine fails only before its clock starts (clients that

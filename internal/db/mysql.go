@@ -96,6 +96,8 @@ func (d *myDB) Caps() Caps {
 		StorageStats:     "information_schema",
 		ColumnStats:      "column_stats",
 		ForUpdate:        " FOR UPDATE",
+		Routines:         RoutinesMySQL,
+		ServerXacts:      "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback')",
 	}
 }
 

@@ -78,6 +78,10 @@ func (d *pgDB) Caps() Caps {
 		StorageStats:          "pg_class",
 		ColumnStats:           "pg_stats",
 		ForUpdate:             " FOR UPDATE",
+		Routines:              RoutinesPLpgSQL,
+		ServerXacts:           "SELECT sum(xact_commit + xact_rollback)::bigint FROM pg_stat_database",
+		DatabaseXacts:         "SELECT (xact_commit + xact_rollback)::bigint FROM pg_stat_database WHERE datname = current_database()",
+		XactsDelay:            time.Second,
 	}
 }
 

@@ -243,6 +243,22 @@ type RunHooks interface {
 	AfterRun(ctx context.Context, env *Env, conn db.Conn, t Totals) (map[string]float64, error)
 }
 
+// PhaseReader is a RunHooks that reads the database at the bounds of the
+// measured phase: counters whose change over the phase makes a figure, as
+// HammerDB's TPM and NOPM are made. The harness calls MeasureStart as the
+// measured phase starts (before the clients start when there is no
+// warm-up) and MeasureEnd as soon as the clients have stopped, before any
+// statement of its own, both on one connection opened before the run;
+// MeasureStart is not called when the run ends before its measured phase.
+// AfterRun then turns the readings into figures.
+type PhaseReader interface {
+	RunHooks
+	// MeasureStart reads the counters at the start of the measured phase.
+	MeasureStart(ctx context.Context, conn db.Conn) error
+	// MeasureEnd reads them at its end.
+	MeasureEnd(ctx context.Context, conn db.Conn) error
+}
+
 // FixedWorker is a Runner whose own flags can set a fixed amount of work
 // per client (e.g. inserts' --rows-per-client), which the harness turns into
 // the driver's transactions per client.
