@@ -274,8 +274,8 @@ func TestTheMixRunsInBothModes(t *testing.T) {
 					if err := w.MeasureStart(ctx, pc); err != nil {
 						t.Fatal(err)
 					}
-					res, err := engine.Run(ctx, d, w, engine.Config{Clients: 3, Transactions: 300, MaxTries: 10,
-						Interval: 200 * time.Millisecond, Seed: 23}, nil, nil)
+					res, err := engine.Run(ctx, d, w, resolved(t, d, engine.Config{Clients: 3, Transactions: 300, MaxTries: 10,
+						Interval: 200 * time.Millisecond, Seed: 23}), nil, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -332,8 +332,8 @@ func TestTheMixRunsInBothModes(t *testing.T) {
 				t.Run(mode+" mode: tpcc-ro augmented runs both read-only transactions", func(t *testing.T) {
 					w := &tpcc.TPCC{RO: true, Augmented: true, Affinity: true, Mode: mode}
 					setup(t, d, w)
-					res, err := engine.Run(ctx, d, w, engine.Config{Clients: 2, Transactions: 50, MaxTries: 1,
-						Interval: 100 * time.Millisecond, Seed: 8}, nil, nil)
+					res, err := engine.Run(ctx, d, w, resolved(t, d, engine.Config{Clients: 2, Transactions: 50, MaxTries: 1,
+						Interval: 100 * time.Millisecond, Seed: 8}), nil, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -415,8 +415,8 @@ func TestDeadlocksAreRetriedInBothModes(t *testing.T) {
 					}
 					done := make(chan out, 1)
 					go func() {
-						res, err := engine.Run(ctx, d, w, engine.Config{Clients: 1, Transactions: 1, MaxTries: 5,
-							Interval: 100 * time.Millisecond, Seed: 3}, nil, nil)
+						res, err := engine.Run(ctx, d, w, resolved(t, d, engine.Config{Clients: 1, Transactions: 1, MaxTries: 5,
+							Interval: 100 * time.Millisecond, Seed: 3}), nil, nil)
 						done <- out{res, err}
 					}()
 					for deadline := time.Now().Add(60 * time.Second); query(t, probe, lockWaiters[e.Name]) == 0; {
@@ -539,4 +539,14 @@ func everyTransactionOf(t *testing.T, d db.DB, w *tpcc.TPCC) {
 			t.Fatalf("%s: %v", w.Ops()[op], err)
 		}
 	}
+}
+
+// resolved is cfg with the driver `dbharness run` picks for d: the event
+// loop on PostgreSQL.
+func resolved(t *testing.T, d db.DB, cfg engine.Config) engine.Config {
+	t.Helper()
+	if err := engine.ResolveDriver(d, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
