@@ -1,68 +1,79 @@
 #!/usr/bin/env bash
-# dbharness vs pgbench on the local PostgreSQL, side by side in one run:
-#   1. select-only tps: pgbench -S -M prepared -c 8 -j 2 against
-#      dbharness run tpcb --mix select-only --clients 8, alternately, three
-#      pairs of equal duration, over TCP and again over the Unix socket;
-#      prints the ratio of median tps (target >= 1.0x).
-#   2. init time: dbharness init tpcb --scale 20 vs pgbench -i -s 20.
-#   3. peak RSS of a 64-client run and RSS over time (target < 100 MB, flat).
-# Usage: bench/vs-pgbench.sh [seconds per run, default 20]
+# dbharness against pgbench on the local PostgreSQL, side by side in one run.
+#
+# Fixed work, so that wall time is throughput: 8 clients x $TX transactions
+# each (pgbench -c 8 -j 2 -t $TX -M prepared against dbharness run tpcb
+# --clients 8 --transactions $TX), in $PAIRS alternating pairs (bench/pairs),
+# for select-only and tpcb-like, over three transports with the same
+# setting on both sides:
+#   tcp    127.0.0.1, TLS off (sslmode=disable)
+#   tls    127.0.0.1, TLS on  (sslmode=require)
+#   socket the Unix socket
+# CPU is the OS's: the rusage of each child (user + system). Each line
+# prints the median ratio dbharness/pgbench of wall time and of CPU time,
+# and their spread over the pairs; below 1 means dbharness is faster or
+# cheaper. dbharness runs with --collect none (the evidence's cost is
+# bench/collect-overhead.sh's subject) and its default driver.
+#
+# Then: init time (dbharness init tpcb --scale 20 against pgbench -i -s 20)
+# and the RSS of a 64-client run.
+#
+# Usage: bench/vs-pgbench.sh            (TX=20000 PAIRS=5 by default)
+#        TRANSPORTS="socket tcp" MIXES=select-only DRIVER=goroutine bench/vs-pgbench.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DUR=${1:-20}
-PAIRS=${PAIRS:-3}
-DB=dbh_bench
+TX=${TX:-20000}
+PAIRS=${PAIRS:-5}
+CLIENTS=${CLIENTS:-8}
+TRANSPORTS=${TRANSPORTS:-"tcp tls socket"}
+MIXES=${MIXES:-"select-only tpcb-like"}
+DRIVER=${DRIVER:-}
+DB=dbh_vs_pgbench
 PGUSER=${PGUSER:-postgres}
 SOCK=${SOCK:-/var/run/postgresql}
-BIN=${BIN:-./dbharness}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+BIN=$TMP/dbharness
 go build -o "$BIN" ./cmd/dbharness
+go build -o "$TMP/pairs" ./bench/pairs
 
-psql -q -h 127.0.0.1 -U "$PGUSER" -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB"
-TCP_URL="postgres://$PGUSER@127.0.0.1:5432/$DB"
-SOCK_URL="postgres://$PGUSER@/$DB?host=$SOCK"
+echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, $(awk -F': ' '/model name/{print $2; exit}' /proc/cpuinfo)"
+echo "   $(pgbench --version), $(psql -h 127.0.0.1 -U "$PGUSER" -d postgres -Atc 'select version()' | cut -d, -f1), dbharness $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+psql -q -h 127.0.0.1 -U "$PGUSER" -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" 2>/dev/null
+"$BIN" init tpcb --db "postgres://$PGUSER@127.0.0.1:5432/$DB?sslmode=disable" --scale 10 >/dev/null 2>&1
 
-median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a/b}'; }
-
-echo "== init: dbharness init tpcb --scale 20 vs pgbench -i -s 20 (2 each, alternating)"
-di=(); pi=()
-for i in 1 2; do
-  s=$(date +%s.%N); "$BIN" init tpcb --db "$TCP_URL" --scale 20 >/dev/null 2>&1; e=$(date +%s.%N)
-  di+=("$(awk -v s="$s" -v e="$e" 'BEGIN{print e-s}')")
-  s=$(date +%s.%N); pgbench -q -i -s 20 -h 127.0.0.1 -U "$PGUSER" "$DB" >/dev/null 2>&1; e=$(date +%s.%N)
-  pi+=("$(awk -v s="$s" -v e="$e" 'BEGIN{print e-s}')")
-done
-dmed=$(printf '%s\n' "${di[@]}" | median); pmed=$(printf '%s\n' "${pi[@]}" | median)
-printf "init seconds  dbharness: %s  pgbench: %s  -> dbharness takes %sx pgbench's time (target < 1)\n" \
-  "$(echo "${di[@]}")" "$(echo "${pi[@]}")" "$(ratio "$dmed" "$pmed")"
-
-echo "== loading scale 10 for select-only (dbharness loads, pgbench runs on it)"
-"$BIN" init tpcb --db "$TCP_URL" --scale 10 >/dev/null 2>&1
-
-pg_tps() { pgbench -S -M prepared -c 8 -j 2 -T "$DUR" -n "$@" "$DB" 2>/dev/null | awk '/^tps = /{print $3}'; }
-dbh_tps() {
-  "$BIN" run tpcb --db "$1" --mix select-only --clients 8 --duration "$DUR" --progress 0 --no-save --json - 2>/dev/null |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["summary"]["tps"])'
-}
-compare() { # name pgbench-args... -- dbharness-url
-  local name=$1; shift
-  local url=${!#}; local args=("${@:1:$#-2}")
-  local p=() d=()
-  for i in $(seq 1 "$PAIRS"); do
-    p+=("$(pg_tps "${args[@]}")")
-    d+=("$(dbh_tps "$url")")
-    printf "  pair %d: pgbench %.0f tps, dbharness %.0f tps\n" "$i" "${p[-1]}" "${d[-1]}"
+drv=()
+[ -n "$DRIVER" ] && drv=(--driver "$DRIVER")
+for mix in $MIXES; do
+  for tr in $TRANSPORTS; do
+    case $tr in
+      tcp) pg_conn="-h 127.0.0.1"; pg_env="PGSSLMODE=disable"; url="postgres://$PGUSER@127.0.0.1:5432/$DB?sslmode=disable" ;;
+      tls) pg_conn="-h 127.0.0.1"; pg_env="PGSSLMODE=require"; url="postgres://$PGUSER@127.0.0.1:5432/$DB?sslmode=require" ;;
+      socket) pg_conn="-h $SOCK"; pg_env=""; url="postgres://$PGUSER@/$DB?host=$SOCK" ;;
+      *) echo "unknown transport $tr" >&2; exit 2 ;;
+    esac
+    case $mix in
+      select-only) pg_mix="-S" ;;
+      tpcb-like) pg_mix="" ;;
+      *) echo "unknown mix $mix" >&2; exit 2 ;;
+    esac
+    "$TMP/pairs" -n "$PAIRS" -name-a pgbench -name-b dbharness \
+      -title "== $mix over $tr: $CLIENTS clients x $TX transactions, $PAIRS pairs" \
+      -a "$pg_env pgbench -n $pg_mix -M prepared -c $CLIENTS -j 2 -t $TX $pg_conn -U $PGUSER $DB" \
+      -b "$BIN run tpcb --db '$url' --mix $mix -c $CLIENTS -t $TX --collect none --no-save --progress 0 ${drv[*]}"
+    # pgbench's tpcb-like writes history: keep the table small between mixes.
+    psql -q -h 127.0.0.1 -U "$PGUSER" -d "$DB" -c "TRUNCATE pgbench_history" >/dev/null
   done
-  local pm dm; pm=$(printf '%s\n' "${p[@]}" | median); dm=$(printf '%s\n' "${d[@]}" | median)
-  printf "%s: median pgbench %.0f tps, dbharness %.0f tps -> ratio %s (target >= 1.0)\n" "$name" "$pm" "$dm" "$(ratio "$dm" "$pm")"
-}
-echo "== select-only over TCP, $PAIRS pairs of ${DUR}s"
-compare TCP -h 127.0.0.1 -U "$PGUSER" -- "$TCP_URL"
-echo "== select-only over the Unix socket, $PAIRS pairs of ${DUR}s"
-compare socket -U "$PGUSER" -- "$SOCK_URL"
+done
 
-echo "== memory: 64 clients, select-only, ${DUR}s"
-"$BIN" run tpcb --db "$TCP_URL" --mix select-only --clients 64 --duration "$DUR" --progress 0 --no-save >/dev/null 2>&1 &
+echo "== init: dbharness init tpcb --scale 20 against pgbench -i -s 20"
+"$TMP/pairs" -n 3 -name-a pgbench -name-b dbharness \
+  -a "PGSSLMODE=disable pgbench -q -i -s 20 -h 127.0.0.1 -U $PGUSER $DB" \
+  -b "$BIN init tpcb --db 'postgres://$PGUSER@127.0.0.1:5432/$DB?sslmode=disable' --scale 20"
+
+echo "== memory: 64 clients, select-only, 20 s"
+"$BIN" init tpcb --db "postgres://$PGUSER@127.0.0.1:5432/$DB?sslmode=disable" --scale 10 >/dev/null 2>&1
+"$BIN" run tpcb --db "postgres://$PGUSER@/$DB?host=$SOCK" --mix select-only --clients 64 --duration 20 --progress 0 --no-save ${drv[*]} >/dev/null 2>&1 &
 pid=$!
 rss=()
 while kill -0 "$pid" 2>/dev/null; do
@@ -71,11 +82,5 @@ while kill -0 "$pid" 2>/dev/null; do
   sleep 1
 done
 wait "$pid" || true
-n=${#rss[@]}
-peak=$(printf '%s\n' "${rss[@]}" | sort -n | tail -1)
-q=$(( n / 4 ))
-printf "RSS MB over the run (every 1 s): %s\n" "$(printf '%s\n' "${rss[@]}" | awk '{printf "%.0f ", $1/1024}')"
-printf "peak RSS %.1f MB (target < 100); first-quarter max %.1f MB, last-quarter max %.1f MB\n" \
-  "$(awk -v p="$peak" 'BEGIN{print p/1024}')" \
-  "$(printf '%s\n' "${rss[@]:0:$((q>0?q:1))}" | sort -n | tail -1 | awk '{print $1/1024}')" \
-  "$(printf '%s\n' "${rss[@]:$((n-q))}" | sort -n | tail -1 | awk '{print $1/1024}')"
+printf "RSS MB every second: %s\n" "$(printf '%s\n' "${rss[@]}" | awk '{printf "%.0f ", $1/1024}')"
+printf "peak RSS %.1f MB (target < 50)\n" "$(printf '%s\n' "${rss[@]}" | sort -n | tail -1 | awk '{print $1/1024}')"

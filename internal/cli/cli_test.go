@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,6 +21,10 @@ import (
 )
 
 var bin string
+
+// stackTrace matches what Go prints of a panic or a crash ("goroutine 1
+// [running]:"), not the words "goroutine driver".
+var stackTrace = regexp.MustCompile(`goroutine \d+ \[|panic:|runtime error`)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "dbh-cli")
@@ -48,7 +53,13 @@ func (r result) all() string { return r.stdout + r.stderr }
 // dbh runs the binary with a private data directory and results store.
 func dbh(t *testing.T, home string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	// A command that hangs is stopped with SIGQUIT after 5 minutes, which
+	// makes Go print every goroutine's stack for the failure.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGQUIT) }
+	cmd.WaitDelay = 10 * time.Second
 	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home, "DBHARNESS_RESULTS="+filepath.Join(home, "results.db"))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -60,10 +71,11 @@ func dbh(t *testing.T, home string, args ...string) result {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []string{"goroutine ", "panic:", "runtime error"} {
-		if strings.Contains(r.all(), bad) {
-			t.Fatalf("output has a stack trace:\n%s", r.all())
-		}
+	if ctx.Err() != nil {
+		t.Fatalf("%v did not end within 5 minutes:\n%s", args, r.all())
+	}
+	if stackTrace.MatchString(r.all()) {
+		t.Fatalf("output has a stack trace:\n%s", r.all())
 	}
 	return r
 }
@@ -204,6 +216,10 @@ func TestBadInputGetsOneClearSentence(t *testing.T) {
 		{"terminals on a workload without them", []string{"run", "tpcb", "--terminals", "5"}, 2, "--terminals is for workloads with emulated terminals"},
 		{"terminals without a home warehouse", []string{"run", "tpcc", "--terminals", "10", "--warehouse-affinity=false"}, 2, "--warehouse-affinity=false cannot be used with --terminals"},
 		{"tpcc without its tables", []string{"run", "tpcc", "--db", testdb.SQLite(t)}, 1, "run `dbharness init tpcc"},
+		{"a driver that does not exist", []string{"run", "tpcb", "--driver", "fast"}, 2, `--driver "fast" is not a driver`},
+		{"the loop driver on an engine without it", []string{"run", "tpcb", "--driver", "loop", "--db", "mysql://root@127.0.0.1:3306/test"}, 2, "the mysql engine does not have"},
+		{"loops on the goroutine driver", []string{"run", "tpcb", "--driver", "goroutine", "--loops", "2"}, 2, "--loops is for --driver loop"},
+		{"the loop driver with terminals", []string{"run", "tpcc", "--driver", "loop", "--terminals", "10"}, 2, "--terminals runs on the goroutine driver"},
 	} {
 		t.Run(tc.name+" is refused clearly", func(t *testing.T) {
 			r := dbh(t, home, tc.args...)
@@ -236,16 +252,19 @@ func TestPasswordsNeverReachOutputJSONOrTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close()
+	// The database and the user carry $DBHARNESS_TEST_DB_PREFIX, as every
+	// test database does, so that two checkouts' runs keep apart.
+	dbName, pwUser := url[strings.LastIndex(url, "/")+1:], os.Getenv("DBHARNESS_TEST_DB_PREFIX")+"dbh_pw"
 	for _, s := range []string{
-		"DROP USER IF EXISTS 'dbh_pw'@'%'", "DROP USER IF EXISTS 'dbh_pw'@'localhost'",
-		"CREATE USER 'dbh_pw'@'%' IDENTIFIED BY 'S3cretPw9'", "CREATE USER 'dbh_pw'@'localhost' IDENTIFIED BY 'S3cretPw9'",
-		"GRANT ALL ON dbh_cli_pw.* TO 'dbh_pw'@'%'", "GRANT ALL ON dbh_cli_pw.* TO 'dbh_pw'@'localhost'",
+		"DROP USER IF EXISTS '" + pwUser + "'@'%'", "DROP USER IF EXISTS '" + pwUser + "'@'localhost'",
+		"CREATE USER '" + pwUser + "'@'%' IDENTIFIED BY 'S3cretPw9'", "CREATE USER '" + pwUser + "'@'localhost' IDENTIFIED BY 'S3cretPw9'",
+		"GRANT ALL ON " + dbName + ".* TO '" + pwUser + "'@'%'", "GRANT ALL ON " + dbName + ".* TO '" + pwUser + "'@'localhost'",
 	} {
 		if _, err := admin.Exec(s); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
 	}
-	pwURL := strings.Replace(url, "mysql://"+user+"@", "mysql://dbh_pw:S3cretPw9@", 1)
+	pwURL := strings.Replace(url, "mysql://"+user+"@", "mysql://"+pwUser+":S3cretPw9@", 1)
 	home := t.TempDir()
 	jsonPath := filepath.Join(home, "r.json")
 	var all string
@@ -277,38 +296,45 @@ func TestPasswordsNeverReachOutputJSONOrTheStore(t *testing.T) {
 }
 
 func TestInterruptStopsCleanlyKeepsTheRunAndExits130(t *testing.T) {
-	home := t.TempDir()
-	url := testdb.SQLite(t)
-	if r := dbh(t, home, "init", "tpcb", "--db", url); r.code != 0 {
-		t.Fatal(r.all())
-	}
-	cmd := exec.Command(bin, "run", "tpcb", "--db", url, "--duration", "60s", "--clients", "2")
-	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home, "DBHARNESS_RESULTS="+filepath.Join(home, "results.db"))
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(2500 * time.Millisecond)
-	start := time.Now()
-	_ = cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
-		t.Fatalf("exit %v, want 130\n%s", err, out.String())
-	}
-	if time.Since(start) > 10*time.Second {
-		t.Errorf("took %s to stop", time.Since(start))
-	}
-	if !strings.Contains(out.String(), "status interrupted") || !strings.Contains(out.String(), "tpcb_like") {
-		t.Fatalf("no summary of what was measured:\n%s", out.String())
-	}
-	r := dbh(t, home, "runs", "--json")
-	var rows []map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 1 || rows[0]["status"] != "interrupted" || rows[0]["tps"].(float64) <= 0 {
-		t.Fatalf("saved runs: %s", r.stdout)
-	}
-	if r := dbh(t, home, "check", "tpcb", "--db", url); r.code != 0 {
-		t.Fatalf("check after the interrupt: %s", r.all())
+	// SQLite on goroutines, PostgreSQL on the event loop.
+	for _, e := range []struct{ name, url string }{
+		{"sqlite", testdb.SQLite(t)},
+		{"postgres", testdb.Postgres(t, "dbh_cli_interrupt")},
+	} {
+		t.Run(e.name, func(t *testing.T) {
+			home, url := t.TempDir(), e.url
+			if r := dbh(t, home, "init", "tpcb", "--db", url); r.code != 0 {
+				t.Fatal(r.all())
+			}
+			cmd := exec.Command(bin, "run", "tpcb", "--db", url, "--duration", "60s", "--clients", "2")
+			cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home, "DBHARNESS_RESULTS="+filepath.Join(home, "results.db"))
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(2500 * time.Millisecond)
+			start := time.Now()
+			_ = cmd.Process.Signal(syscall.SIGINT)
+			err := cmd.Wait()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+				t.Fatalf("exit %v, want 130\n%s", err, out.String())
+			}
+			if time.Since(start) > 10*time.Second {
+				t.Errorf("took %s to stop", time.Since(start))
+			}
+			if !strings.Contains(out.String(), "status interrupted") || !strings.Contains(out.String(), "tpcb_like") {
+				t.Fatalf("no summary of what was measured:\n%s", out.String())
+			}
+			r := dbh(t, home, "runs", "--json")
+			var rows []map[string]any
+			if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 1 || rows[0]["status"] != "interrupted" || rows[0]["tps"].(float64) <= 0 {
+				t.Fatalf("saved runs: %s", r.stdout)
+			}
+			if r := dbh(t, home, "check", "tpcb", "--db", url); r.code != 0 {
+				t.Fatalf("check after the interrupt: %s", r.all())
+			}
+		})
 	}
 }
 

@@ -54,6 +54,8 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.noSave, "no-save", false, "do not save the run in the results store")
 	o.outs.flags(fs)
 	fs.StringVar(&o.collect, "collect", "all", "evidence to gather beside the run: a list of os, server, waits, plans; or all, or none")
+	fs.StringVar(&o.cfg.Driver, "driver", "", "how clients run: loop (event loops that own every connection, as pgbench's threads do) or goroutine (one goroutine per client); default loop where the engine has it (PostgreSQL) and no --terminals")
+	fs.IntVar(&o.cfg.Loops, "loops", 0, "event loops (OS threads) that share the clients with the loop driver (default 1)")
 }
 
 // minProgress is the shortest --progress interval: every interval is a
@@ -211,6 +213,9 @@ func (a *app) execRun(ctx context.Context, sp *runSpec, stop <-chan struct{}) (*
 		return nil, err
 	}
 	defer d.Close()
+	if err := engine.ResolveDriver(d, &o.cfg); err != nil {
+		return nil, usageError{err.Error()}
+	}
 	env := &workload.Env{DB: d, Seed: o.cfg.Seed, Progress: workload.NopProgress{},
 		Note: func(msg string) { fmt.Fprintf(a.stderr, "dbharness: note: %s: %s\n", wl.Name(), msg) }}
 	conn, err := connect(ctx, d)
@@ -253,6 +258,7 @@ func (a *app) execRun(ctx context.Context, sp *runSpec, stop <-chan struct{}) (*
 			LatencyLimitMs: float64(o.cfg.LatencyLimit) / 1e6, MaxTries: o.cfg.MaxTries,
 			IntervalSeconds: o.cfg.Interval.Seconds(), Seed: o.cfg.Seed,
 			Percentiles: o.percentiles, WorkloadFlags: workloadFlags(sp.fs, wl, workload.CmdRun),
+			Driver: o.cfg.Driver, Loops: o.cfg.Loops,
 		},
 		ErrorClasses: map[string]int64{},
 		Intervals:    []results.Interval{},
@@ -291,7 +297,14 @@ func (a *app) execRun(ctx context.Context, sp *runSpec, stop <-chan struct{}) (*
 			store.addInterval(run.RunID, &iv, hists)
 		}
 	})
+	var phases *phaseReads
+	if pr, ok := wl.(workload.PhaseReader); ok {
+		if phases = a.startPhaseReads(ctx, d, pr, o.cfg.Warmup, obs); phases != nil {
+			obs = phases
+		}
+	}
 	res, err := engine.Run(ctx, d, runner, o.cfg, obs, stop)
+	phases.end()
 	ev.finish(ctx, run)
 	if err != nil {
 		// The engine fails only before its clock starts (clients that

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/dbharness/dbharness/internal/evloop"
 )
 
 // Kind names a database engine family.
@@ -242,7 +244,32 @@ type Caps struct {
 	// reads (" FOR UPDATE"); empty where the engine has no row locks and
 	// BeginWrite already takes the write lock (SQLite's BEGIN IMMEDIATE).
 	ForUpdate string
+	// Routines names the language of the server-side routines (functions,
+	// stored procedures) a workload may create and call instead of sending
+	// its statements one by one: RoutinesPLpgSQL, RoutinesMySQL, or empty
+	// where the engine has none (SQLite).
+	Routines string
+	// ServerXacts is a query whose rows' last column add up to the
+	// transactions committed and rolled back on the whole server, every
+	// database and session included, since its counters were last reset
+	// (the counters of HammerDB's TPM); empty where the engine keeps none.
+	// Read it with QuerySum.
+	ServerXacts string
+	// DatabaseXacts is ServerXacts for the current database alone; empty
+	// where the engine counts transactions only server-wide (MySQL).
+	DatabaseXacts string
+	// XactsDelay is how late those counters may show a session's
+	// transactions: PostgreSQL publishes a session's counts at most once a
+	// second, and when the session ends (shortly after its client has
+	// gone); 0 where they are counted as they happen.
+	XactsDelay time.Duration
 }
+
+// Languages of server-side routines (Caps.Routines).
+const (
+	RoutinesPLpgSQL = "plpgsql"
+	RoutinesMySQL   = "mysql"
+)
 
 // UUIDArg turns a UUID into the value the engine's UUIDType column takes.
 func (c Caps) UUIDArg(u [16]byte) any {
@@ -470,6 +497,30 @@ func QueryInt64(ctx context.Context, c Conn, sql string, args ...any) (int64, er
 	return *v, nil
 }
 
+// QuerySum runs a query and returns the sum of the last column of its
+// rows, read as integers (0 when there is no row).
+func QuerySum(ctx context.Context, c Conn, sql string) (int64, error) {
+	rows, err := c.Query(ctx, sql)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var sum int64
+	for rows.Next() {
+		vals := make([]any, len(rows.Columns()))
+		var v int64
+		for i := range vals {
+			vals[i] = new(any)
+		}
+		vals[len(vals)-1] = &v
+		if err := rows.Scan(vals...); err != nil {
+			return 0, err
+		}
+		sum += v
+	}
+	return sum, rows.Err()
+}
+
 // QueryString runs a one-row, one-column query and returns its text.
 func QueryString(ctx context.Context, c Conn, sql string, args ...any) (string, error) {
 	rows, err := c.Query(ctx, sql, args...)
@@ -528,4 +579,22 @@ func scanSettings(ctx context.Context, c Conn, m map[string]string, sql string, 
 		m[k] = v
 	}
 	return rows.Err()
+}
+
+// LoopDB is a DB whose connections an event loop can drive (package
+// evloop): the driver's loop mode, many connections on one OS thread.
+type LoopDB interface {
+	// ConnectLoop opens a connection whose socket is off Go's network
+	// poller. It can be used on any goroutine (its waits block in poll(2))
+	// until Attach hands it to a loop task.
+	ConnectLoop(ctx context.Context) (LoopConn, error)
+}
+
+// LoopConn is a Conn that a loop task can own. Once attached, it is used
+// only from its task, and never blocks the loop: it yields while it waits.
+type LoopConn interface {
+	Conn
+	// Attach hands the connection's socket to task t; it must be called
+	// from t.
+	Attach(t *evloop.Task) error
 }

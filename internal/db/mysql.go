@@ -118,6 +118,8 @@ func (d *myDB) Caps() Caps {
 		StorageStats:     "information_schema",
 		ColumnStats:      "column_stats",
 		ForUpdate:        " FOR UPDATE",
+		Routines:         RoutinesMySQL,
+		ServerXacts:      "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback')",
 		// KILL QUERY, from another connection (see myConn.Cancel).
 		CancelByRequest: true,
 	}

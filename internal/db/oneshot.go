@@ -30,6 +30,9 @@ const (
 // through database/sql (Conn.Query), which sends a statement without
 // arguments as text and prepares one with arguments for the call.
 func QueryOnce(ctx context.Context, c Conn, how OneShot, sql string, args ...any) (Rows, error) {
+	if lc, ok := c.(*pgLoopConn); ok {
+		return lc.queryOnce(ctx, how, sql, args)
+	}
 	pc, ok := c.(*pgConn)
 	if !ok {
 		return c.Query(ctx, sql, args...)

@@ -78,6 +78,10 @@ func (d *pgDB) Caps() Caps {
 		StorageStats:          "pg_class",
 		ColumnStats:           "pg_stats",
 		ForUpdate:             " FOR UPDATE",
+		Routines:              RoutinesPLpgSQL,
+		ServerXacts:           "SELECT sum(xact_commit + xact_rollback)::bigint FROM pg_stat_database",
+		DatabaseXacts:         "SELECT (xact_commit + xact_rollback)::bigint FROM pg_stat_database WHERE datname = current_database()",
+		XactsDelay:            time.Second,
 	}
 }
 
@@ -308,32 +312,41 @@ func (s *pgStmt) encode(args []any) bool {
 	if len(args) != len(s.params) {
 		return false
 	}
-	s.buf = s.buf[:0]
+	var ok bool
+	s.buf, ok = textParams(s.buf[:0], s.params, args)
+	return ok
+}
+
+// textParams writes plain arguments (integers and strings) as text
+// parameters: their text goes into buf, and params[i] is set to the slice
+// of buf that holds args[i]; params must be as long as args. It returns the
+// buffer, and false if an argument is of another type.
+func textParams(buf []byte, params [][]byte, args []any) ([]byte, bool) {
 	var ends [16]int
 	if len(args) > len(ends) {
-		return false
+		return buf, false
 	}
 	for i, a := range args {
 		switch v := a.(type) {
 		case int64:
-			s.buf = strconv.AppendInt(s.buf, v, 10)
+			buf = strconv.AppendInt(buf, v, 10)
 		case int:
-			s.buf = strconv.AppendInt(s.buf, int64(v), 10)
+			buf = strconv.AppendInt(buf, int64(v), 10)
 		case int32:
-			s.buf = strconv.AppendInt(s.buf, int64(v), 10)
+			buf = strconv.AppendInt(buf, int64(v), 10)
 		case string:
-			s.buf = append(s.buf, v...)
+			buf = append(buf, v...)
 		default:
-			return false
+			return buf, false
 		}
-		ends[i] = len(s.buf)
+		ends[i] = len(buf)
 	}
 	start := 0
 	for i := range args {
-		s.params[i] = s.buf[start:ends[i]:ends[i]]
+		params[i] = buf[start:ends[i]:ends[i]]
 		start = ends[i]
 	}
-	return true
+	return buf, true
 }
 
 func (s *pgStmt) Exec(ctx context.Context, args ...any) (int64, error) {

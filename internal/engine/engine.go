@@ -19,7 +19,9 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/evloop"
 	"github.com/dbharness/dbharness/internal/histogram"
+	"github.com/dbharness/dbharness/internal/selfcost"
 	"github.com/dbharness/dbharness/internal/workload"
 )
 
@@ -48,7 +50,21 @@ type Config struct {
 	Terminals int
 	// ThinkTimes makes terminals wait the workload's keying and think times.
 	ThinkTimes bool
+	// Driver is how clients run: DriverGoroutine, a goroutine per client on
+	// Go's network poller, or DriverLoop, every client a coroutine of an
+	// event loop that owns their sockets (package evloop; the database must
+	// be a db.LoopDB). Empty means DriverGoroutine.
+	Driver string
+	// Loops is the number of event loops, each on its own OS thread, that
+	// share the clients in loop mode; 0 means 1.
+	Loops int
 }
+
+// Drivers (Config.Driver).
+const (
+	DriverGoroutine = "goroutine"
+	DriverLoop      = "loop"
+)
 
 // Validate checks the configuration and names the flag at fault.
 func (c *Config) Validate() error {
@@ -79,6 +95,16 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--terminals %d is too many; at most 1000000", c.Terminals)
 	case c.Terminals > 0 && c.Rate > 0:
 		return errors.New("--rate and --terminals do not go together: terminals pace themselves")
+	case c.Driver != "" && c.Driver != DriverGoroutine && c.Driver != DriverLoop:
+		return fmt.Errorf("--driver %q is not a driver; use loop or goroutine", c.Driver)
+	case c.Driver == DriverLoop && c.Terminals > 0:
+		return errors.New("--terminals runs on the goroutine driver (terminals are goroutines that share connections); use --driver goroutine")
+	case c.Loops < 0:
+		return fmt.Errorf("--loops %d is negative", c.Loops)
+	case c.Loops > 0 && c.Driver == DriverGoroutine:
+		return errors.New("--loops is for --driver loop")
+	case c.Loops > c.Clients:
+		return fmt.Errorf("--loops %d is more than the %d clients", c.Loops, c.Clients)
 	}
 	return nil
 }
@@ -117,6 +143,16 @@ type Tick struct {
 	// elapsed seconds so far in this phase, for cumulative tps.
 	PhaseCount   int64
 	PhaseSeconds float64
+	// CPU is the harness process's CPU time (user + system) in the
+	// interval; HostIdle the client host's idle share (-1 unknown) and
+	// RunQueue its runnable tasks at the tick (-1 unknown).
+	CPU      time.Duration
+	HostIdle float64
+	RunQueue int
+	// LoopBusy is, in loop mode, the busiest loop's share of the interval
+	// spent running clients rather than waiting for sockets (0 to 1); -1
+	// on the goroutine driver.
+	LoopBusy float64
 }
 
 // Observer receives every tick as it happens, from one goroutine.
@@ -162,6 +198,17 @@ type Result struct {
 	MeasureStart  time.Time
 	End           time.Time
 	Interrupted   bool
+	// Driver is the driver that ran the clients (DriverGoroutine or
+	// DriverLoop) and Loops the number of event loops (0 on goroutines).
+	Driver string
+	Loops  int
+	// CPU is the harness process's CPU time over the measured phase.
+	CPU time.Duration
+	// HostIdle is the client host's idle share over the measured phase and
+	// RunQueue its mean runnable tasks besides the harness's sampling
+	// thread (each -1 when unknown); LoopBusy the busiest loop's busy
+	// share (-1 on goroutines).
+	HostIdle, RunQueue, LoopBusy float64
 }
 
 // Seconds is the length of the measured phase.
@@ -202,9 +249,22 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 		}
 	}
 	// Connect every client before the clock starts, as pgbench does.
+	connect, err := connector(d, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	var loops []*evloop.Loop
+	if cfg.Driver == DriverLoop {
+		if loops, err = newLoops(max(1, cfg.Loops)); err != nil {
+			return nil, err
+		}
+	}
 	conns := make([]db.Conn, cfg.Clients)
 	workers := make([]workload.Worker, cfg.Clients)
-	if err := connectAll(ctx, d, r, conns, workers); err != nil {
+	if err := connectAll(ctx, connect, r, conns, workers); err != nil {
+		for _, l := range loops {
+			l.Close()
+		}
 		return nil, err
 	}
 	reg := histogram.NewRegistry(ops)
@@ -217,7 +277,8 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 		stats[i] = &workerStats{errors: make([]atomic.Int64, len(ops)), retries: make([]atomic.Int64, len(ops)),
 			late: make([]atomic.Int64, len(ops)), classes: map[string]int64{}, samples: map[string]string{}}
 	}
-	start := time.Now()
+	startCost := selfcost.Read()
+	start := startCost.At
 	if so, ok := obs.(StartObserver); ok {
 		so.OnStart(start)
 	}
@@ -242,15 +303,18 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 		if lagReg != nil {
 			lh = lagReg.NewHandle()
 		}
-		clients[i] = &client{id: i, d: d, r: r, cfg: &cfg, w: workers[i], h: reg.NewHandle(), lag: lh,
+		clients[i] = &client{id: i, d: d, connect: connect, r: r, cfg: &cfg, w: workers[i], h: reg.NewHandle(), lag: lh,
 			st: stats[i], sched: sched, stopping: &stopping, stopC: stopC, measureStart: measureStart, deadline: deadline,
 			byRequest: d.Caps().CancelByRequest}
 		clients[i].setConn(conns[i])
 	}
 	var termEnds []atomic.Int64
-	if tr != nil {
+	switch {
+	case tr != nil:
 		termEnds = runTerminals(hard, tr, &cfg, clients, &wg, &stopping, stopC, measureStart)
-	} else {
+	case loops != nil:
+		runLoops(hard, loops, clients, &wg)
+	default:
 		for _, c := range clients {
 			wg.Add(1)
 			go func() {
@@ -270,9 +334,12 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 		close(done)
 	}()
 
-	res := &Result{Start: start, MeasureStart: measureStart, ErrorClasses: map[string]int64{}}
+	res := &Result{Start: start, MeasureStart: measureStart, ErrorClasses: map[string]int64{}, Driver: DriverGoroutine}
+	if loops != nil {
+		res.Driver, res.Loops = DriverLoop, len(loops)
+	}
 	t := &ticker{cfg: &cfg, ops: ops, reg: reg, lagReg: lagReg, stats: stats, obs: obs, start: start,
-		measureStart: measureStart, res: res}
+		measureStart: measureStart, res: res, loops: loops, cost: startCost}
 	t.init()
 
 	// The end of the run: the deadline, every client done, or stop.
@@ -290,7 +357,12 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 			return
 		}
 		close(stopC)
-		// Let in-flight transactions finish, then cancel them.
+		for _, l := range loops {
+			l.Interrupt()
+		}
+		// Let in-flight transactions finish, then cancel them; on the event
+		// loop, a client whose statement is not answered even then stops
+		// waiting (a server that stopped answering cannot hold the run).
 		grace := cfg.StopGrace
 		if grace <= 0 {
 			grace = 30 * time.Second
@@ -302,6 +374,13 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 				cancel()
 				for _, c := range clients {
 					c.cancelStatement()
+				}
+				select {
+				case <-done:
+				case <-time.After(abortAfterCancel):
+					for _, l := range loops {
+						l.Abort()
+					}
 				}
 			}
 		}()
@@ -351,7 +430,33 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 	return res, nil
 }
 
-func connectAll(ctx context.Context, d db.DB, r workload.Runner, conns []db.Conn, workers []workload.Worker) error {
+// connector returns how the driver opens a client's connection: a
+// db.LoopDB's loop connection in loop mode, else DB.Connect.
+func connector(d db.DB, cfg *Config) (func(context.Context) (db.Conn, error), error) {
+	if cfg.Driver != DriverLoop {
+		return d.Connect, nil
+	}
+	ld, ok := d.(db.LoopDB)
+	if !ok {
+		return nil, fmt.Errorf("--driver loop: the %s engine has no event-loop connections; use --driver goroutine", d.Target().Kind)
+	}
+	if !evloop.Available() {
+		return nil, errors.New("--driver loop needs Linux (epoll); use --driver goroutine")
+	}
+	return func(ctx context.Context) (db.Conn, error) {
+		c, err := ld.ConnectLoop(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	}, nil
+}
+
+// clientSetupTimeout bounds how long a client may take to connect and to
+// set its worker up (prepare its statements).
+const clientSetupTimeout = 10 * time.Second
+
+func connectAll(ctx context.Context, connect func(context.Context) (db.Conn, error), r workload.Runner, conns []db.Conn, workers []workload.Worker) error {
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
@@ -364,9 +469,11 @@ func connectAll(ctx context.Context, d db.DB, r workload.Runner, conns []db.Conn
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			c, err := d.Connect(ctx)
+			cctx, cancel := context.WithTimeout(ctx, clientSetupTimeout)
+			defer cancel()
+			c, err := connect(cctx)
 			if err == nil {
-				workers[i], err = r.NewWorker(ctx, c, i)
+				workers[i], err = r.NewWorker(cctx, c, i)
 				if err != nil {
 					c.Close()
 				}
@@ -418,6 +525,7 @@ func (s *schedule) Next() time.Time {
 type client struct {
 	id           int
 	d            db.DB
+	connect      func(context.Context) (db.Conn, error)
 	r            workload.Runner
 	cfg          *Config
 	conn         db.Conn
@@ -433,6 +541,10 @@ type client struct {
 	// for the driver) and are cancelled with Conn.Cancel at a hard stop.
 	byRequest bool
 	live      atomic.Value // liveConn: the connection, for cancelStatement
+	// task is the client's coroutine in loop mode (nil on goroutines), and
+	// taskCtx the context its statements run under.
+	task    *evloop.Task
+	taskCtx context.Context
 }
 
 type liveConn struct{ c db.Conn }
@@ -460,6 +572,9 @@ func (c *client) cancelStatement() {
 
 // stmtCtx is the context statements run under.
 func (c *client) stmtCtx(ctx context.Context) context.Context {
+	if c.task != nil {
+		return c.taskCtx
+	}
 	if c.byRequest {
 		return context.Background()
 	}
@@ -468,6 +583,11 @@ func (c *client) stmtCtx(ctx context.Context) context.Context {
 
 func (c *client) loop(ctx context.Context) {
 	defer c.finish()
+	c.run(ctx)
+}
+
+// run runs transactions until the client's end.
+func (c *client) run(ctx context.Context) {
 	var measured int64
 	for !c.stopping.Load() {
 		if c.cfg.Transactions > 0 && measured >= c.cfg.Transactions {
@@ -486,6 +606,11 @@ func (c *client) loop(ctx context.Context) {
 		op := c.w.Next()
 		if !c.execute(ctx, op, intended, &measured) {
 			return
+		}
+		if th, ok := c.w.(workload.Thinker); ok {
+			if d := th.ThinkTime(op); d > 0 && !c.sleep(d) {
+				return
+			}
 		}
 	}
 }
@@ -547,6 +672,9 @@ func (c *client) sleep(d time.Duration) bool {
 	if d <= 0 {
 		return !c.stopping.Load()
 	}
+	if c.task != nil {
+		return c.task.Sleep(d) && !c.stopping.Load()
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -568,27 +696,49 @@ func (c *client) reconnect(ctx context.Context) bool {
 	}
 	backoff := 50 * time.Millisecond
 	for !c.stopping.Load() && ctx.Err() == nil {
-		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		conn, err := c.d.Connect(cctx)
-		if err == nil {
-			var w workload.Worker
-			w, err = c.r.NewWorker(cctx, conn, c.id)
-			if err == nil {
-				cancel()
-				c.setConn(conn)
-				c.w = w
-				c.st.reconnects.Add(1)
-				return true
-			}
-			conn.Close()
+		if conn, w := c.open(ctx); conn != nil {
+			c.setConn(conn)
+			c.w = w
+			c.st.reconnects.Add(1)
+			return true
 		}
-		cancel()
 		if !c.sleep(backoff) {
 			return false
 		}
 		backoff = min(backoff*2, 2*time.Second)
 	}
 	return false
+}
+
+// open connects and makes a worker on the new connection, or returns nil.
+// On a loop the connection is opened on a goroutine (Offload) while the
+// other clients go on, and then attached to the client's task.
+func (c *client) open(ctx context.Context) (db.Conn, workload.Worker) {
+	var conn db.Conn
+	var w workload.Worker
+	dial := func() {
+		cctx, cancel := context.WithTimeout(ctx, clientSetupTimeout)
+		defer cancel()
+		var err error
+		if conn, err = c.connect(cctx); err != nil {
+			conn = nil
+			return
+		}
+		if w, err = c.r.NewWorker(cctx, conn, c.id); err != nil {
+			conn.Close()
+			conn = nil
+		}
+	}
+	if c.task == nil {
+		dial()
+		return conn, w
+	}
+	c.task.Offload(dial)
+	if conn != nil && c.attach(conn) != nil {
+		conn.Close()
+		return nil, nil
+	}
+	return conn, w
 }
 
 // ticker turns the registry's swaps into ticks and phase totals.
@@ -615,6 +765,18 @@ type ticker struct {
 	phaseStart         time.Time
 	totalClasses       map[string]int64
 	totalReconn        int64
+
+	// The harness's own cost: the last sample, the loops and their last
+	// stats, and the measured phase's sums.
+	cost                selfcost.Sample
+	loops               []*evloop.Loop
+	loopStats           []evloop.Stats
+	measCPU             time.Duration
+	measBusy, measTotal uint64
+	runQueueSum         float64
+	runQueueN           int
+	measLoopStart       []evloop.Stats
+	measLoopEnd         []evloop.Stats
 }
 
 func (t *ticker) init() {
@@ -716,11 +878,53 @@ func (t *ticker) tick(now time.Time) {
 	}
 	tk.PhaseCount = t.phaseCount
 	tk.PhaseSeconds = now.Sub(t.phaseStart).Seconds()
+	t.sampleCost(tk, phase)
 	t.seq++
 	t.last = now
 	if t.obs != nil {
 		t.obs.OnTick(tk)
 	}
+}
+
+// sampleCost fills the tick's cost figures and adds them to the measured
+// phase's.
+func (t *ticker) sampleCost(tk *Tick, phase string) {
+	now := selfcost.Read()
+	sp := selfcost.Between(t.cost, now)
+	tk.CPU, tk.HostIdle, tk.RunQueue, tk.LoopBusy = sp.CPU, sp.HostIdle, now.Running, -1
+	if phase == PhaseMeasure {
+		t.measCPU += sp.CPU
+		if now.HostTotal > t.cost.HostTotal {
+			t.measBusy += now.HostBusy - t.cost.HostBusy
+			t.measTotal += now.HostTotal - t.cost.HostTotal
+		}
+		if now.Running > 0 {
+			// Less the thread that reads it.
+			t.runQueueSum += float64(now.Running - 1)
+			t.runQueueN++
+		}
+	}
+	t.cost = now
+	if len(t.loops) == 0 {
+		return
+	}
+	if t.loopStats == nil {
+		t.loopStats = make([]evloop.Stats, len(t.loops))
+	}
+	cur := make([]evloop.Stats, len(t.loops))
+	for i, l := range t.loops {
+		cur[i] = l.Stats()
+		if el := cur[i].Elapsed - t.loopStats[i].Elapsed; el > 0 {
+			tk.LoopBusy = max(tk.LoopBusy, float64(cur[i].Busy-t.loopStats[i].Busy)/float64(el))
+		}
+	}
+	if phase == PhaseMeasure {
+		if t.measLoopStart == nil {
+			t.measLoopStart = t.loopStats
+		}
+		t.measLoopEnd = cur
+	}
+	t.loopStats = cur
 }
 
 func (t *ticker) finish() {
@@ -739,6 +943,20 @@ func (t *ticker) finish() {
 	}
 	t.res.Reconnects = t.totalReconn
 	t.res.Lag = t.lag
+	t.res.CPU = t.measCPU
+	t.res.HostIdle, t.res.RunQueue, t.res.LoopBusy = -1, -1, -1
+	if t.measTotal > 0 {
+		t.res.HostIdle = 1 - float64(t.measBusy)/float64(t.measTotal)
+	}
+	if t.runQueueN > 0 {
+		t.res.RunQueue = t.runQueueSum / float64(t.runQueueN)
+	}
+	for i := range t.measLoopEnd {
+		a, b := t.measLoopStart[i], t.measLoopEnd[i]
+		if el := b.Elapsed - a.Elapsed; el > 0 {
+			t.res.LoopBusy = max(t.res.LoopBusy, float64(b.Busy-a.Busy)/float64(el))
+		}
+	}
 }
 
 // SortedClasses returns error classes by descending count.

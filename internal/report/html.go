@@ -87,6 +87,8 @@ type section struct {
 	// ChartsFirst puts the charts above the facts and tables.
 	ChartsFirst bool
 	Pre         []preBlock // preformatted text from the database (plans, messages)
+	// Warnings are shown under the intro, each as a sentence.
+	Warnings []string
 }
 
 type preBlock struct {
@@ -253,6 +255,10 @@ func summarySection(r *results.Run) section {
 	sec := section{ID: "summary", Title: "Summary"}
 	sec.Intro = fmt.Sprintf("Measured %s: %s transactions at %s tps. Latencies in milliseconds, from the run's HdrHistograms.",
 		fmtSeconds(s.Seconds), fmtCount(s.Transactions), fmtNum(s.TPS))
+	if line, warnings := harnessCost(r); line != "" {
+		sec.Intro += " The harness: " + line + "."
+		sec.Warnings = warnings
+	}
 	sec.Tables = append(sec.Tables, opTable("Per transaction type", r, r.Ops, true))
 	if len(r.Warmup) > 0 {
 		t := opTable("Warm-up (excluded from the summary)", r, r.Warmup, false)

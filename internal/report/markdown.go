@@ -34,6 +34,14 @@ func RunMarkdown(w io.Writer, r *results.Run) error {
 		fmt.Fprintf(&b, " · %s reconnects", fmtCount(s.Reconnects))
 	}
 	b.WriteString("\n\n")
+	if keys := sortedMetricKeys(s.Metrics); len(keys) > 0 {
+		// The workload's own figures (NOPM, HammerDB's TPM, ...).
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = fmt.Sprintf("%s %s", mdText(k), fmtNum(s.Metrics[k]))
+		}
+		fmt.Fprintf(&b, "Figures: %s\n\n", strings.Join(parts, " · "))
+	}
 	if r.Error != "" {
 		fmt.Fprintf(&b, "Error: %s\n\n", mdText(r.Error))
 	}

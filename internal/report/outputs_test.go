@@ -56,6 +56,7 @@ func TestRunCSVHoldsTheFullSeries(t *testing.T) {
 func TestRunMarkdownIsCompactAndSafe(t *testing.T) {
 	r := syntheticRun(30, 5)
 	r.Ops[1].Name = "odd|name*"
+	r.Summary.Metrics = map[string]float64{"nopm": 38938.2, "hammerdb_nopm": 38940, "hammerdb_tpm": 88361}
 	var b bytes.Buffer
 	if err := RunMarkdown(&b, r); err != nil {
 		t.Fatal(err)
@@ -63,7 +64,8 @@ func TestRunMarkdownIsCompactAndSafe(t *testing.T) {
 	md := b.String()
 	for _, s := range []string{"### dbharness run `20261122-100000-abcd`: tpcb on postgresql 15.20", "| transaction | count | tps | errors | p50 ms | p95 ms | p99 ms | max ms |",
 		"| tpcb_like | ", "| odd\\|name\\* | ", "| **total** | ", "- `sqlstate:42` ×3, first: `ERROR: relation \"<script>alert('x')</script>\" does not exist & more`",
-		"target `postgres://u:xxxxx@h/db`", "`dbharness run tpcb --db=postgres://u:xxxxx@h/db -c 8`"} {
+		"target `postgres://u:xxxxx@h/db`", "`dbharness run tpcb --db=postgres://u:xxxxx@h/db -c 8`",
+		"Figures: hammerdb_nopm 38,940 · hammerdb_tpm 88,361 · nopm 38,938\n"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("markdown lacks %q:\n%s", s, md)
 		}

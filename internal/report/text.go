@@ -96,6 +96,7 @@ func Summary(w io.Writer, r *results.Run) {
 	if s.Transactions == 0 && s.Errors > 0 {
 		fmt.Fprintf(w, "no transaction succeeded: all %d failed; see the errors by class below\n", s.Errors)
 	}
+	costLine(w, r)
 	if len(r.Warmup) > 0 {
 		var n, errs int64
 		for _, o := range r.Warmup {
@@ -204,3 +205,59 @@ func WriteJSON(path string, v any) error {
 	}
 	return nil
 }
+
+// costLine prints what the harness itself cost (principle 6: it is never the
+// bottleneck, and every run shows that it was not) and warns when its host
+// was saturated.
+func costLine(w io.Writer, r *results.Run) {
+	line, warnings := harnessCost(r)
+	if line == "" {
+		return
+	}
+	fmt.Fprintln(w, "harness: "+line)
+	for _, x := range warnings {
+		fmt.Fprintln(w, "warning: "+x)
+	}
+}
+
+// harnessCost describes the harness's driver and its own CPU, and returns
+// warnings when its host was saturated or its event loop nearly so; ""
+// for a run saved before the driver was recorded.
+func harnessCost(r *results.Run) (string, []string) {
+	s := r.Summary
+	if r.Config.Driver == "" {
+		return "", nil
+	}
+	drv := r.Config.Driver + " driver"
+	var warnings []string
+	if r.Config.Driver == "loop" {
+		n := max(1, r.Config.Loops)
+		drv = fmt.Sprintf("loop driver (%s", plural(n, "loop"))
+		if s.LoopBusyPct != nil {
+			busiest := ""
+			if n > 1 {
+				busiest = "the busiest "
+			}
+			drv += fmt.Sprintf(", %s%.0f%% busy", busiest, *s.LoopBusyPct)
+			if *s.LoopBusyPct >= loopBusyWarn {
+				warnings = append(warnings, fmt.Sprintf("the event loop was %.0f%% busy: one loop nearly saturated a core, so the harness may have held the throughput back; give it another with --loops %d", *s.LoopBusyPct, n+1))
+			}
+		}
+		drv += ")"
+	}
+	line := fmt.Sprintf("%s, %.1f µs CPU per transaction (%.2f s in all)", drv, s.ClientCPUUsPerTx, s.ClientCPUSeconds)
+	if s.HostIdlePct != nil {
+		line += fmt.Sprintf("; client host %.0f%% idle", *s.HostIdlePct)
+	}
+	if s.HostRunQueue != nil {
+		line += fmt.Sprintf(", run queue %.1f", *s.HostRunQueue)
+	}
+	if s.HostSaturated {
+		warnings = append(warnings, fmt.Sprintf("the client host was saturated during the run (idle under 5%% or a run queue above twice its %d cores): the harness may have been the bottleneck", r.Host.Cores))
+	}
+	return line, warnings
+}
+
+// loopBusyWarn is the busy share of an event loop, in %, from which a run
+// warns that its loop nearly saturated a core.
+const loopBusyWarn = 90

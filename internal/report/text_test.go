@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbharness/dbharness/internal/hostinfo"
 	"github.com/dbharness/dbharness/internal/results"
 )
 
@@ -63,5 +64,37 @@ func TestSummaryShowsTheWarmUpApart(t *testing.T) {
 	Summary(&b, r)
 	if strings.Contains(b.String(), "warm-up") {
 		t.Errorf("a run without warm-up mentions one:\n%s", b.String())
+	}
+}
+
+func TestSummaryShowsTheHarnessCostAndWarnsWhenItMayBeTheBottleneck(t *testing.T) {
+	pct := func(v float64) *float64 { return &v }
+	r := &results.Run{RunID: "r", Workload: "tpcb", Status: results.StatusCompleted,
+		Config: results.Config{Clients: 8, Percentiles: []float64{50}, Driver: "loop", Loops: 1},
+		Host:   hostinfo.Host{Cores: 2},
+		Summary: results.Summary{TPS: 50000, Transactions: 500000, Seconds: 10, ClientCPUSeconds: 2.5, ClientCPUUsPerTx: 5,
+			HostIdlePct: pct(40), HostRunQueue: pct(1.5), LoopBusyPct: pct(55)}}
+	var b bytes.Buffer
+	Summary(&b, r)
+	if want := "harness: loop driver (1 loop, 55% busy), 5.0 µs CPU per transaction (2.50 s in all); client host 40% idle, run queue 1.5"; !strings.Contains(b.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, b.String())
+	}
+	if strings.Contains(b.String(), "warning") {
+		t.Errorf("a run with an idle host and a half-busy loop warns:\n%s", b.String())
+	}
+	r.Summary.HostSaturated, r.Summary.LoopBusyPct = true, pct(96)
+	b.Reset()
+	Summary(&b, r)
+	for _, want := range []string{"warning: the client host was saturated", "twice its 2 cores", "warning: the event loop was 96% busy", "--loops 2"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+	page, err := runPage(r, HTMLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := page.Sections[0].Warnings; len(w) != 2 {
+		t.Errorf("the report's summary has %d warnings, want 2: %q", len(w), w)
 	}
 }

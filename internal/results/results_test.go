@@ -42,7 +42,8 @@ func sampleRun() *Run {
 	r.Intervals = []Interval{IntervalFromTick(tk, []string{"tpcb_like"}, r.Config.Percentiles)}
 	res := &engine.Result{Ops: []engine.OpResult{{Name: "tpcb_like", Hist: h, Errors: 2, Retries: 1}},
 		ErrorClasses: map[string]int64{"sqlstate:40": 2}, ErrorSamples: map[string]string{"sqlstate:40": "deadlock detected"},
-		Reconnects: 1, Lag: lag, Start: start, MeasureStart: start, End: start.Add(time.Second)}
+		Reconnects: 1, Lag: lag, Start: start, MeasureStart: start, End: start.Add(time.Second),
+		Driver: engine.DriverLoop, Loops: 1, CPU: 150 * time.Millisecond, HostIdle: 0.42, RunQueue: 1.5, LoopBusy: 0.61}
 	r.Fill(res, map[string]float64{"nopm": 12.5})
 	return r
 }

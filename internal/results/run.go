@@ -20,6 +20,7 @@ import (
 	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/histogram"
 	"github.com/dbharness/dbharness/internal/hostinfo"
+	"github.com/dbharness/dbharness/internal/selfcost"
 )
 
 // SchemaVersion is the version of the run JSON schema.
@@ -80,6 +81,10 @@ type Config struct {
 	Seed            uint64            `json:"seed"`
 	Percentiles     []float64         `json:"percentiles"`
 	WorkloadFlags   map[string]string `json:"workload_flags"`
+	// Driver is how the clients ran: "loop" (event loops, Loops of them)
+	// or "goroutine".
+	Driver string `json:"driver,omitempty"`
+	Loops  int    `json:"loops,omitempty"`
 }
 
 // Latency maps "p50", "p90", "p95", "p99", "p99.9", "max", "mean" and
@@ -134,6 +139,21 @@ type Summary struct {
 	Seconds      float64 `json:"seconds"`
 	LatencyMs    Latency `json:"latency_ms"`
 	LagMs        Latency `json:"lag_ms,omitempty"`
+	// ClientCPUSeconds is the harness process's CPU time (user + system,
+	// getrusage) over the measured phase, collectors included, and
+	// ClientCPUUsPerTx that time per successful transaction.
+	ClientCPUSeconds float64 `json:"client_cpu_s"`
+	ClientCPUUsPerTx float64 `json:"client_cpu_us_per_tx"`
+	// HostIdlePct is the client host's idle CPU share over the measured
+	// phase and HostRunQueue its mean runnable tasks (nil when unknown);
+	// LoopBusyPct the busiest event loop's busy share (loop driver only).
+	HostIdlePct  *float64 `json:"host_idle_pct,omitempty"`
+	HostRunQueue *float64 `json:"host_run_queue,omitempty"`
+	LoopBusyPct  *float64 `json:"loop_busy_pct,omitempty"`
+	// HostSaturated is true when the client host was saturated over the
+	// measured phase (idle under 5%, or a run queue above twice its cores):
+	// the harness may have been the bottleneck.
+	HostSaturated bool `json:"client_host_saturated,omitempty"`
 	// Metrics are workload-specific figures (e.g. nopm), written as keys of
 	// the summary object itself.
 	Metrics map[string]float64 `json:"-"`
@@ -167,7 +187,8 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	known := map[string]bool{"tps": true, "transactions": true, "errors": true, "retries": true, "late": true,
-		"reconnects": true, "seconds": true, "latency_ms": true, "lag_ms": true}
+		"reconnects": true, "seconds": true, "latency_ms": true, "lag_ms": true, "client_cpu_s": true,
+		"client_cpu_us_per_tx": true, "host_idle_pct": true, "host_run_queue": true, "loop_busy_pct": true}
 	for k, v := range m {
 		if f, ok := v.(float64); ok && !known[k] {
 			if s.Metrics == nil {
@@ -210,7 +231,13 @@ type Interval struct {
 	LatencyMs     Latency          `json:"latency_ms"`
 	LagMs         Latency          `json:"lag_ms,omitempty"`
 	ErrorClasses  map[string]int64 `json:"error_classes,omitempty"`
-	Ops           []IntervalOp     `json:"ops"`
+	// ClientCPUPct is the harness process's CPU time in the interval as a
+	// share of one core; HostIdlePct the client host's idle share and
+	// LoopBusyPct the busiest event loop's busy share (nil when unknown).
+	ClientCPUPct float64      `json:"client_cpu_pct"`
+	HostIdlePct  *float64     `json:"host_idle_pct,omitempty"`
+	LoopBusyPct  *float64     `json:"loop_busy_pct,omitempty"`
+	Ops          []IntervalOp `json:"ops"`
 }
 
 // IntervalOp is one transaction type's share of an interval.
@@ -327,7 +354,21 @@ func IntervalFromTick(tk *engine.Tick, ops []string, ps []float64) Interval {
 	if tk.Lag != nil {
 		iv.LagMs = LatencyOf(tk.Lag, ps)
 	}
+	if secs > 0 {
+		iv.ClientCPUPct = round2(100 * tk.CPU.Seconds() / secs)
+	}
+	iv.HostIdlePct, iv.LoopBusyPct = pct(tk.HostIdle), pct(tk.LoopBusy)
 	return iv
+}
+
+// pct turns a share (0 to 1; negative for unknown) into a percentage, or
+// nil.
+func pct(share float64) *float64 {
+	if share < 0 {
+		return nil
+	}
+	v := round2(100 * share)
+	return &v
 }
 
 // Fill sets the summary and per-operation totals of r from an engine result.
@@ -374,6 +415,17 @@ func (r *Run) Fill(res *engine.Result, metrics map[string]float64) {
 		r.Summary.LagMs = LatencyOf(res.Lag, ps)
 	}
 	r.Summary.Metrics = metrics
+	r.Config.Driver, r.Config.Loops = res.Driver, res.Loops
+	r.Summary.ClientCPUSeconds = round3(res.CPU.Seconds())
+	if r.Summary.Transactions > 0 {
+		r.Summary.ClientCPUUsPerTx = round2(float64(res.CPU.Microseconds()) / float64(r.Summary.Transactions))
+	}
+	r.Summary.HostIdlePct, r.Summary.LoopBusyPct = pct(res.HostIdle), pct(res.LoopBusy)
+	if res.RunQueue >= 0 {
+		q := round2(res.RunQueue)
+		r.Summary.HostRunQueue = &q
+	}
+	r.Summary.HostSaturated = selfcost.Saturated(res.HostIdle, res.RunQueue)
 }
 
 // OpErrors returns failed transactions per operation.

@@ -177,6 +177,16 @@ func RequireTables(ctx context.Context, env *Env, conn db.Conn, workload string,
 	return nil
 }
 
+// InitCommand is the init command line that prepares workload on target,
+// with flags, for error messages that name the command to run.
+func InitCommand(t *db.Target, workload string, flags ...string) string {
+	s := "dbharness init " + workload
+	for _, f := range flags {
+		s += " " + f
+	}
+	return s + dbFlag(t)
+}
+
 func dbFlag(t *db.Target) string {
 	if t.Default {
 		return ""

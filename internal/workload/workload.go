@@ -103,6 +103,15 @@ type Worker interface {
 	Do(ctx context.Context, op int) error
 }
 
+// Thinker is a Worker whose transactions are followed by a pause (a
+// workload file's think time). The driver waits it after the transaction
+// of type op, outside the measured latency, and ends it early when the run
+// stops; a worker never sleeps itself, since on the event-loop driver a
+// sleeping worker would stall every client of its loop.
+type Thinker interface {
+	ThinkTime(op int) time.Duration
+}
+
 // Checker verifies the workload's invariants on the database.
 type Checker interface {
 	Check(ctx context.Context, env *Env) ([]CheckResult, error)
@@ -232,6 +241,22 @@ type RunHooks interface {
 	BeforeRun(ctx context.Context, env *Env, conn db.Conn) error
 	// AfterRun is called once after the run, on a fresh connection.
 	AfterRun(ctx context.Context, env *Env, conn db.Conn, t Totals) (map[string]float64, error)
+}
+
+// PhaseReader is a RunHooks that reads the database at the bounds of the
+// measured phase: counters whose change over the phase makes a figure, as
+// HammerDB's TPM and NOPM are made. The harness calls MeasureStart as the
+// measured phase starts (before the clients start when there is no
+// warm-up) and MeasureEnd as soon as the clients have stopped, before any
+// statement of its own, both on one connection opened before the run;
+// MeasureStart is not called when the run ends before its measured phase.
+// AfterRun then turns the readings into figures.
+type PhaseReader interface {
+	RunHooks
+	// MeasureStart reads the counters at the start of the measured phase.
+	MeasureStart(ctx context.Context, conn db.Conn) error
+	// MeasureEnd reads them at its end.
+	MeasureEnd(ctx context.Context, conn db.Conn) error
 }
 
 // FixedWorker is a Runner whose own flags can set a fixed amount of work

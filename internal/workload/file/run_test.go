@@ -20,9 +20,28 @@ type runner struct {
 	wk workload.Worker
 }
 
+// engines returns a fresh database on every engine, and PostgreSQL again
+// for the event-loop driver's connections ("postgres-loop").
+func engines(t *testing.T, name string) []testdb.Engine {
+	return append(testdb.Engines(t, name), testdb.Engine{Name: "postgres-loop", URL: testdb.Postgres(t, name+"_loop")})
+}
+
+// loadAndPrepareOn is loadAndPrepare on an engine of engines: the worker
+// of "postgres-loop" runs on an event-loop connection (used from this
+// goroutine, its waits in poll(2)).
+func loadAndPrepareOn(t *testing.T, e testdb.Engine, src string) *runner {
+	t.Helper()
+	return loadAndPrepareLoop(t, e.URL, src, e.Name == "postgres-loop")
+}
+
 // loadAndPrepare inits src on url and prepares a worker for its
 // transactions.
 func loadAndPrepare(t *testing.T, url, src string) *runner {
+	t.Helper()
+	return loadAndPrepareLoop(t, url, src, false)
+}
+
+func loadAndPrepareLoop(t *testing.T, url, src string, loop bool) *runner {
 	t.Helper()
 	w := openFile(t, src)
 	d := testdb.Open(t, url)
@@ -36,6 +55,14 @@ func loadAndPrepare(t *testing.T, url, src string) *runner {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
+	if loop {
+		lc, err := d.(db.LoopDB).ConnectLoop(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { lc.Close() })
+		conn = lc
+	}
 	if err := w.Setup(ctx, env, conn); err != nil {
 		t.Fatal(err)
 	}
@@ -110,16 +137,16 @@ transactions:
 // read-only transaction (documented in docs/workload-file.md): there the
 // write goes through.
 func TestAReadOnlyTransactionCannotWrite(t *testing.T) {
-	for _, e := range testdb.Engines(t, "dbh_wf_readonly") {
+	for _, e := range engines(t, "dbh_wf_readonly") {
 		t.Run(e.Name, func(t *testing.T) {
-			r := loadAndPrepare(t, e.URL, accountsFile)
+			r := loadAndPrepareOn(t, e, accountsFile)
 			if err := r.run(t, "look"); err != nil {
 				t.Fatalf("a read-only transaction that only reads failed: %v", err)
 			}
 			err := r.run(t, "sneaky")
 			hits := r.count(t, "SELECT hits FROM accounts WHERE n = 1")
 			switch e.Name {
-			case "postgres", "mysql":
+			case "postgres", "postgres-loop", "mysql":
 				if err == nil || !strings.Contains(strings.ToLower(err.Error()), "read") {
 					t.Fatalf("UPDATE in a read_only transaction: err %v, want a read-only error", err)
 				}
@@ -139,9 +166,9 @@ func TestAReadOnlyTransactionCannotWrite(t *testing.T) {
 // engine: an integer compared with a varchar column, text used as an
 // integer (PostgreSQL gets both as text, as pgbench sends them).
 func TestParametersOfAnotherTypeWorkOnEveryEngine(t *testing.T) {
-	for _, e := range testdb.Engines(t, "dbh_wf_types") {
+	for _, e := range engines(t, "dbh_wf_types") {
 		t.Run(e.Name, func(t *testing.T) {
-			r := loadAndPrepare(t, e.URL, accountsFile)
+			r := loadAndPrepareOn(t, e, accountsFile)
 			for _, x := range []string{"int_to_varchar", "text_to_int"} {
 				if err := r.run(t, x); err != nil {
 					t.Fatalf("%s: %v", x, err)
@@ -163,12 +190,16 @@ func TestAUUIDReturnedByAStatementIsUsableAsTextOnPostgreSQL(t *testing.T) {
       - SELECT id AS cu FROM accounts WHERE n = 5
       - UPDATE accounts SET hits = hits + 1 WHERE id::text = :cu::text
 `
+	// On the event-loop driver's connections too.
+	rl := loadAndPrepareLoop(t, testdb.Postgres(t, "dbh_wf_uuidtext_loop"), src, true)
 	r := loadAndPrepare(t, testdb.Postgres(t, "dbh_wf_uuidtext"), src)
-	if err := r.run(t, "uuid_as_text"); err != nil {
-		t.Fatal(err)
-	}
-	if n := r.count(t, "SELECT count(*) FROM accounts WHERE hits = 1 AND n = 5"); n != 1 {
-		t.Errorf("the row whose uuid was passed as text was not updated")
+	for _, r := range []*runner{rl, r} {
+		if err := r.run(t, "uuid_as_text"); err != nil {
+			t.Fatal(err)
+		}
+		if n := r.count(t, "SELECT count(*) FROM accounts WHERE hits = 1 AND n = 5"); n != 1 {
+			t.Errorf("the row whose uuid was passed as text was not updated")
+		}
 	}
 	ctx := context.Background()
 	conn, err := r.d.Connect(ctx)
@@ -245,8 +276,8 @@ transactions:
       - INSERT INTO payments (id, amount) VALUES (0, :amt)
 `
 	distinct := map[string]int64{}
-	for _, e := range testdb.Engines(t, "dbh_wf_numeric") {
-		r := loadAndPrepare(t, e.URL, src)
+	for _, e := range engines(t, "dbh_wf_numeric") {
+		r := loadAndPrepareOn(t, e, src)
 		distinct[e.Name] = r.count(t, "SELECT count(DISTINCT amount) FROM payments")
 		for range 50 {
 			if err := r.run(t, "pay"); err != nil {
@@ -257,7 +288,8 @@ transactions:
 			t.Errorf("%s: %d amounts with more than 2 decimals", e.Name, n)
 		}
 	}
-	if distinct["sqlite"] != distinct["postgres"] || distinct["mysql"] != distinct["postgres"] || distinct["postgres"] < 1000 {
+	if distinct["sqlite"] != distinct["postgres"] || distinct["mysql"] != distinct["postgres"] ||
+		distinct["postgres-loop"] != distinct["postgres"] || distinct["postgres"] < 1000 {
 		t.Errorf("distinct amounts differ: %v", distinct)
 	}
 }

@@ -330,22 +330,20 @@ type worker struct {
 	vars   map[string]any
 	params map[string]any
 	stmts  [][]db.Stmt
-	think  time.Duration
 	args   []any
 	// noRow[i] is true when statement i of the running transaction
 	// returned columns but no row.
 	noRow []bool
 }
 
-// Next sleeps the previous transaction's think time (not measured), then
-// picks a transaction and draws its parameters.
+// ThinkTime implements workload.Thinker: the transaction's think time,
+// which the driver waits after it (not measured).
+func (k *worker) ThinkTime(op int) time.Duration { return k.w.mix[op].Think }
+
+// Next picks a transaction and draws its parameters.
 func (k *worker) Next() int {
-	if k.think > 0 {
-		time.Sleep(k.think)
-	}
 	op := k.w.picker.Index(k.rng)
 	x := k.w.mix[op]
-	k.think = x.Think
 	k.params = map[string]any{}
 	for _, p := range k.w.spec.Params {
 		k.params[p.Name] = k.gc.Draw(p.Gen, k.rng)

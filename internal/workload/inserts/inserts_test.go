@@ -34,6 +34,10 @@ func run(t *testing.T, d db.DB, w *inserts.Inserts, cfg engine.Config) (*engine.
 		t.Fatal(err)
 	}
 	c.Close()
+	// The driver `dbharness run` picks: the event loop on PostgreSQL.
+	if err := engine.ResolveDriver(d, &cfg); err != nil {
+		t.Fatal(err)
+	}
 	res, err := engine.Run(ctx, d, w, cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -17,27 +17,31 @@ func TestNullOnEveryEngine(t *testing.T) {
 			d := testdb.Open(t, e.URL)
 			ctx := context.Background()
 			env := &workload.Env{DB: d, Progress: workload.NopProgress{}}
-			for _, mix := range []string{null.MixAlternate, null.MixOneConstant, null.MixOneRow} {
-				w := &null.Null{Mix: mix}
-				if err := w.Setup(ctx, env, nil); err != nil {
-					t.Fatal(err)
-				}
-				res, err := engine.Run(ctx, d, w, engine.Config{Clients: 2, Duration: 300 * time.Millisecond, MaxTries: 1, Interval: 100 * time.Millisecond}, nil, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(res.Ops) != len(w.Ops()) {
-					t.Fatalf("%s: %d ops", mix, len(res.Ops))
-				}
-				for _, o := range res.Ops {
-					if o.Hist.TotalCount() < 20 || o.Errors != 0 {
-						t.Errorf("%s/%s: %d transactions, %d errors %v", mix, o.Name, o.Hist.TotalCount(), o.Errors, res.ErrorSamples)
+			drivers := []string{engine.DriverGoroutine}
+			if e.Name == "postgres" {
+				drivers = append(drivers, engine.DriverLoop)
+			}
+			for _, driver := range drivers {
+				for _, mix := range []string{null.MixAlternate, null.MixOneConstant, null.MixOneRow} {
+					w := &null.Null{Mix: mix}
+					if err := w.Setup(ctx, env, nil); err != nil {
+						t.Fatal(err)
 					}
-				}
-				if mix == null.MixAlternate {
-					a, b := res.Ops[0].Hist.TotalCount(), res.Ops[1].Hist.TotalCount()
-					if a == 0 || b == 0 || a > 2*b || b > 2*a {
-						t.Errorf("alternate ran %d one_constant and %d one_row", a, b)
+					// 2 clients x 50: the mix alone decides the counts.
+					res, err := engine.Run(ctx, d, w, engine.Config{Clients: 2, Transactions: 50, MaxTries: 1,
+						Interval: 100 * time.Millisecond, Driver: driver}, nil, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(res.Ops) != len(w.Ops()) || res.Driver != driver {
+						t.Fatalf("%s on %s: %d ops on the %s driver", mix, driver, len(res.Ops), res.Driver)
+					}
+					want := int64(100 / len(res.Ops))
+					for _, o := range res.Ops {
+						if o.Hist.TotalCount() != want || o.Errors != 0 {
+							t.Errorf("%s/%s on %s: %d transactions, %d errors %v; want %d and none", mix, o.Name, driver,
+								o.Hist.TotalCount(), o.Errors, res.ErrorSamples, want)
+						}
 					}
 				}
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dbharness/dbharness/internal/datagen"
 	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/evloop"
 	"github.com/dbharness/dbharness/internal/pgbexpr"
 	"github.com/dbharness/dbharness/internal/workload"
 )
@@ -308,12 +309,10 @@ func (k *client) run(ctx context.Context, s *Script) error {
 				}
 			}
 			if d := time.Duration(n) * c.unit; d > 0 {
-				t := time.NewTimer(d)
-				select {
-				case <-t.C:
-				case <-ctx.Done():
-					t.Stop()
-					return ctx.Err()
+				// On the event-loop driver, ctx carries the client's task
+				// and the sleep yields to the loop.
+				if err := evloop.Sleep(ctx, d); err != nil {
+					return err
 				}
 			}
 			pc++

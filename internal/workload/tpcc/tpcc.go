@@ -1,10 +1,12 @@
 // Package tpcc is TPC-C (TPC Benchmark C, standard specification revision
 // 5.11), comparable with HammerDB's TPROC-C and go-tpc: the nine standard
 // tables populated per clause 4.3, the five transactions of clause 2 in the
-// mix of clause 5.2.3, NOPM/TPM/tpmC, a terminal mode with the keying and
-// think times of clause 5.2.5, and the consistency conditions of clause
-// 3.3.2. It also registers tpcc-ro, the read-only variant (Order-Status and
-// Stock-Level only) on the same tables.
+// mix of clause 5.2.3, run either as one call of a server-side routine each
+// (server mode, HammerDB's way; routines.go) or statement by statement from
+// the client (client mode; tx.go), NOPM/TPM/tpmC and HammerDB's own figures,
+// a terminal mode with the keying and think times of clause 5.2.5, and the
+// consistency conditions of clause 3.3.2. It also registers tpcc-ro, the
+// read-only variant (Order-Status and Stock-Level only) on the same tables.
 package tpcc
 
 import (
@@ -12,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,8 +26,8 @@ import (
 )
 
 func init() {
-	workload.Register("tpcc", func() workload.Generator { return &TPCC{Warehouses: 1, Affinity: true} })
-	workload.Register("tpcc-ro", func() workload.Generator { return &TPCC{RO: true, Warehouses: 1, Affinity: true} })
+	workload.Register("tpcc", func() workload.Generator { return &TPCC{Warehouses: 1, Affinity: true, Mode: ModeServer} })
+	workload.Register("tpcc-ro", func() workload.Generator { return &TPCC{RO: true, Warehouses: 1, Affinity: true, Mode: ModeServer} })
 }
 
 // Transaction types, in the order of Ops for tpcc.
@@ -75,6 +78,14 @@ type TPCC struct {
 	Affinity bool
 	// Augmented adds the average item price read to tpcc-ro's transactions.
 	Augmented bool
+	// Mode is how a run sends its transactions: ModeServer, one call of a
+	// server-side routine per transaction (HammerDB's way), or ModeClient,
+	// each statement from the client. Setup turns server into client where
+	// the engine has no routines (SQLite).
+	Mode string
+	// RoutinesOnly makes init create the server-side routines on tables
+	// already loaded, without reloading them.
+	RoutinesOnly bool
 	// Population is what Init loads; the zero value is the specification's
 	// (clause 4.3.3.1). Tests load a smaller one. Setup reads the loaded
 	// size back from the database.
@@ -88,6 +99,18 @@ type TPCC struct {
 	cID        int64 // C for NURand(1023, 1, 3000)
 	cItem      int64 // C for NURand(8191, 1, 100000)
 	rb         rollbacks
+	routines   *routineSet // server mode's routines; nil in client mode
+	phase      phaseCounts
+}
+
+// phaseCounts are what MeasureStart and MeasureEnd read: sum(D_NEXT_O_ID)
+// and the engine's transaction counters, at each bound of the measured
+// phase.
+type phaseCounts struct {
+	started, ended       bool
+	nextOID              [2]int64
+	server, database     [2]int64
+	hasServer, hasDBXact bool
 }
 
 // rollbacks records when New-Orders rolled back by design (clause 2.4.1.4),
@@ -128,7 +151,7 @@ func (w *TPCC) Description() string {
 	if w.RO {
 		return "TPC-C's read-only pair: Order-Status and Stock-Level 50/50, no wait (--augmented adds an item price scan); tables of init tpcc"
 	}
-	return "TPC-C (clause 2 transactions, 45/43/4/4/4 mix, NOPM/TPM/tpmC, terminal mode, clause 3.3.2 checks), comparable with HammerDB TPROC-C and go-tpc"
+	return "TPC-C (clause 2 transactions, 45/43/4/4/4 mix, one server-side call per transaction or statements from the client, NOPM/TPM/tpmC and HammerDB's, terminal mode, clause 3.3.2 checks), comparable with HammerDB TPROC-C and go-tpc"
 }
 
 // Flags implements workload.Generator.
@@ -136,8 +159,10 @@ func (w *TPCC) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 	switch cmd {
 	case workload.CmdInit:
 		fs.IntVarP(&w.Warehouses, "warehouses", "w", 1, "warehouses to load (each: 10 districts, 30,000 customers, 100,000 stock rows; ~100 MB)")
+		fs.BoolVar(&w.RoutinesOnly, "routines-only", false, "only (re)create the server-side functions or procedures of --mode server, on tables already loaded")
 	case workload.CmdRun:
 		fs.BoolVar(&w.Affinity, "warehouse-affinity", true, "bind each client to a home warehouse (client mod warehouses + 1), as HammerDB; false draws a random home warehouse for every transaction")
+		fs.StringVar(&w.Mode, "mode", ModeServer, "server: each transaction is one call of a server-side function or procedure (HammerDB's way; engines without them run client); client: the client sends each statement")
 		if w.RO {
 			fs.BoolVar(&w.Augmented, "augmented", false, "add to both transactions a read of the average price of the items with id below 15,000")
 		}
@@ -147,11 +172,14 @@ func (w *TPCC) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 // maxWarehouses bounds --warehouses (about 10 TB of data).
 const maxWarehouses = 100_000
 
-// Validate implements workload.Validator: --warehouses for init; the run
-// flags are booleans.
+// Validate implements workload.Validator: --warehouses for init, --mode
+// for run.
 func (w *TPCC) Validate(cmd workload.Command) error {
 	if cmd == workload.CmdInit && (w.Warehouses < 1 || w.Warehouses > maxWarehouses) {
 		return fmt.Errorf("--warehouses %d is out of range; use 1 to %d", w.Warehouses, maxWarehouses)
+	}
+	if cmd == workload.CmdRun && w.Mode != ModeServer && w.Mode != ModeClient {
+		return fmt.Errorf("--mode %q is not a mode; use server (one server-side call per transaction) or client (the client sends each statement)", w.Mode)
 	}
 	return nil
 }
@@ -168,6 +196,23 @@ func (w *TPCC) Init(ctx context.Context, env *workload.Env) error {
 		return err
 	}
 	defer conn.Close()
+	set := routineSets[caps.Routines]
+	if w.RoutinesOnly {
+		if set == nil {
+			return fmt.Errorf("%s has no server-side functions or procedures to create; tpcc runs there in --mode client", env.DB.Target().Kind)
+		}
+		if err := workload.RequireTables(ctx, env, conn, w.Name(), Tables...); err != nil {
+			return err
+		}
+		return createRoutines(ctx, env, conn, set)
+	}
+	if set != nil {
+		// A database whose init stops half way has no version marker, so
+		// --mode server refuses it.
+		if err := conn.Exec(ctx, set.drop); err != nil {
+			return fmt.Errorf("drop the tpcc routines: %w", err)
+		}
+	}
 	create := make([]string, len(schema))
 	for i := range schema {
 		create[i] = schema[i].createStatement(caps)
@@ -209,7 +254,29 @@ func (w *TPCC) Init(ctx context.Context, env *workload.Env) error {
 			return err
 		}
 	}
+	if set != nil {
+		return createRoutines(ctx, env, conn, set)
+	}
 	return nil
+}
+
+// createRoutines (re)creates the server-side transactions of --mode server.
+func createRoutines(ctx context.Context, env *workload.Env, conn db.Conn, set *routineSet) error {
+	env.Progress.Phase("server-side routines")
+	for _, s := range set.create {
+		if err := conn.Exec(ctx, s); err != nil {
+			return fmt.Errorf("create the tpcc routines (%s): %w", firstLine(s), err)
+		}
+	}
+	return nil
+}
+
+// firstLine is the first line of s, to name a statement in an error.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // execParallel runs independent statements, each on its own connection.
@@ -251,6 +318,32 @@ func (w *TPCC) Setup(ctx context.Context, env *workload.Env, conn db.Conn) error
 	w.warehouses, w.seed, w.caps = int(n), env.Seed, env.DB.Caps()
 	w.cLast, w.cID, w.cItem = runConstants(datagen.NewRand(env.Seed, 0xc0c0))
 	w.rb = rollbacks{}
+	w.phase = phaseCounts{}
+	w.routines = nil
+	if w.Mode == "" {
+		w.Mode = ModeServer
+	}
+	if w.Mode == ModeServer {
+		set := routineSets[w.caps.Routines]
+		if set == nil {
+			env.Notef("%s has no server-side functions or procedures; running --mode client", env.DB.Target().Kind)
+			w.Mode = ModeClient
+			return nil
+		}
+		v, err := db.QueryInt64(ctx, conn, set.version)
+		if err != nil && env.DB.Classify(err).ConnLost {
+			return err
+		}
+		if err != nil || v != routinesVersion {
+			what := "are missing from"
+			if err == nil {
+				what = "are of another dbharness version in"
+			}
+			return fmt.Errorf("the server-side routines of --mode server %s this database; run `%s` to create them (or run with --mode client)",
+				what, workload.InitCommand(env.DB.Target(), w.Name(), "--routines-only"))
+		}
+		w.routines = set
+	}
 	return nil
 }
 
@@ -338,12 +431,87 @@ func ThinkTime(mean time.Duration, r float64) time.Duration {
 // BeforeRun implements workload.RunHooks.
 func (w *TPCC) BeforeRun(context.Context, *workload.Env, db.Conn) error { return nil }
 
+// MeasureStart implements workload.PhaseReader: sum(D_NEXT_O_ID) and the
+// engine's transaction counters as the measured phase starts.
+func (w *TPCC) MeasureStart(ctx context.Context, conn db.Conn) error {
+	w.phase.started = true
+	return w.readPhase(ctx, conn, 0)
+}
+
+// MeasureEnd implements workload.PhaseReader: the same readings at the end.
+func (w *TPCC) MeasureEnd(ctx context.Context, conn db.Conn) error {
+	w.phase.ended = true
+	return w.readPhase(ctx, conn, 1)
+}
+
+// readPhase reads the counters into bound i (0 start, 1 end). On
+// PostgreSQL each reading is itself a transaction: sum(D_NEXT_O_ID) is read
+// before the transaction counters at the start and after them at the end,
+// so that it stays out of the phase's count.
+func (w *TPCC) readPhase(ctx context.Context, conn db.Conn, i int) error {
+	ph := &w.phase
+	nextOID := func() error {
+		if w.RO {
+			return nil
+		}
+		var err error
+		if ph.nextOID[i], err = db.QueryInt64(ctx, conn, "SELECT sum(d_next_o_id) FROM district"); err != nil {
+			return fmt.Errorf("read sum(d_next_o_id): %w", err)
+		}
+		return nil
+	}
+	if i == 0 {
+		if err := nextOID(); err != nil {
+			return err
+		}
+	}
+	var err error
+	if q := w.caps.DatabaseXacts; q != "" {
+		if ph.database[i], err = db.QuerySum(ctx, conn, q); err != nil {
+			return fmt.Errorf("read the database's transaction counters: %w", err)
+		}
+		if i == 1 && w.caps.XactsDelay > 0 {
+			// The clients have stopped: wait until the counters show all
+			// their transactions, that is until they stop moving, for as
+			// long as the engine may be late.
+			for deadline := time.Now().Add(w.caps.XactsDelay); time.Now().Before(deadline); {
+				time.Sleep(w.caps.XactsDelay / 20)
+				n, err := db.QuerySum(ctx, conn, q)
+				if err != nil {
+					return fmt.Errorf("read the database's transaction counters: %w", err)
+				}
+				if n == ph.database[i] {
+					break
+				}
+				ph.database[i] = n
+			}
+		}
+		ph.hasDBXact = true
+	}
+	if q := w.caps.ServerXacts; q != "" {
+		if ph.server[i], err = db.QuerySum(ctx, conn, q); err != nil {
+			return fmt.Errorf("read the server's transaction counters: %w", err)
+		}
+		ph.hasServer = true
+	}
+	if i == 1 {
+		return nextOID()
+	}
+	return nil
+}
+
 // AfterRun implements workload.RunHooks: NOPM (New-Orders committed per
-// minute, without the 1% rolled back by design, as HammerDB counts them in
-// the database), TPM (every completed transaction per minute, as HammerDB's
-// transaction counter) and tpmC (New-Order transactions completed per
+// minute, without the 1% rolled back by design), TPM (every completed
+// transaction per minute) and tpmC (New-Order transactions completed per
 // minute, as go-tpc reports its new_order rate; clause 5.4.1 counts the
-// rolled-back ones as completed).
+// rolled-back ones as completed), all counted by the harness; and, from
+// the readings at the bounds of the measured phase, HammerDB's own
+// figures: hammerdb_nopm (the change of sum(D_NEXT_O_ID)), hammerdb_tpm (the
+// change of the engine's server-wide commit and rollback counters, every
+// database and session included) and server_tpm (the same counters of the
+// target database alone, where the engine keeps them), per minute of the
+// measured phase. A counter that went down (reset during the run) gives no
+// figure and an error saying so.
 func (w *TPCC) AfterRun(_ context.Context, _ *workload.Env, _ db.Conn, t workload.Totals) (map[string]float64, error) {
 	if t.Seconds <= 0 {
 		return nil, nil
@@ -359,6 +527,30 @@ func (w *TPCC) AfterRun(_ context.Context, _ *workload.Env, _ db.Conn, t workloa
 		rb := w.rb.between(t.MeasureStart, t.End)
 		m["nopm"] = round1(float64(max(no-rb, 0)) / mins)
 		m["tpmc"] = round1(float64(no) / mins)
+	}
+	ph := &w.phase
+	if !ph.started || !ph.ended {
+		return m, nil
+	}
+	var reset []string
+	figure := func(name string, v [2]int64) {
+		if d := v[1] - v[0]; d >= 0 {
+			m[name] = round1(float64(d) / mins)
+		} else {
+			reset = append(reset, name)
+		}
+	}
+	if !w.RO {
+		figure("hammerdb_nopm", ph.nextOID)
+	}
+	if ph.hasServer {
+		figure("hammerdb_tpm", ph.server)
+	}
+	if ph.hasDBXact {
+		figure("server_tpm", ph.database)
+	}
+	if len(reset) > 0 {
+		return m, fmt.Errorf("%s left out: its counter went down during the run (reset by another session, or init run meanwhile)", strings.Join(reset, ", "))
 	}
 	return m, nil
 }

@@ -77,9 +77,12 @@ type worker struct {
 	nuItm *datagen.NURand
 	nuLst *datagen.NURand
 	s     stmts
+	// calls are server mode's routine calls, by transaction type.
+	calls [5]db.Stmt
 	// scratch
 	ids   []int
 	args  []any
+	buf   []byte
 	items map[int]item
 	stock map[[2]int]*stockRow
 }
@@ -122,6 +125,17 @@ func (w *TPCC) NewWorker(ctx context.Context, conn db.Conn, id int) (workload.Wo
 }
 
 func (wk *worker) prepare(ctx context.Context) error {
+	if set := wk.t.routines; set != nil {
+		for op := range wk.t.Ops() {
+			k := wk.t.kind(op)
+			st, err := wk.conn.Prepare(ctx, set.call[k])
+			if err != nil {
+				return err
+			}
+			wk.calls[k] = st
+		}
+		return nil
+	}
 	fu := wk.t.caps.ForUpdate
 	var err error
 	p := func(dst *db.Stmt, sql string) {
@@ -306,6 +320,9 @@ func (wk *worker) draw(k, w, d int) {
 // transaction, rolled back on error.
 func (wk *worker) Do(ctx context.Context, op int) error {
 	k := wk.t.kind(op)
+	if wk.t.routines != nil {
+		return wk.call(ctx, k)
+	}
 	begin := wk.t.caps.BeginWrite
 	if k == OrderStatus || k == StockLevel {
 		// Read-only transactions (clause 3.4.0: Stock-Level may run at
@@ -349,6 +366,50 @@ func (wk *worker) Do(ctx context.Context, op int) error {
 
 // errRollback is the New-Order's rollback by design (clause 2.4.2.3).
 var errRollback = errors.New("item number is not valid")
+
+// call runs a transaction of type k as one call of its server-side routine
+// (server mode), with the input data drawn for it. The routine commits or
+// rolls back itself; its error, if any, is returned as it came, except the
+// New-Order's rollback by design, which is counted as in client mode.
+func (wk *worker) call(ctx context.Context, k int) error {
+	p, st := &wk.p, wk.calls[k]
+	var (
+		id, n, m int64
+		x        float64
+		err      error
+	)
+	// Payment and Order-Status pass customer number 0 to select the
+	// customer by last name.
+	cid, last := p.cid, ""
+	if p.byName {
+		cid, last = 0, string(p.last)
+	}
+	avgBelow := 0
+	if wk.t.Augmented {
+		avgBelow = augmentedMaxItem
+	}
+	switch k {
+	case NewOrder:
+		args := append(wk.args[:0], p.w, p.d, p.cid)
+		args, wk.buf = wk.t.routines.lines(args, wk.buf, p.lines)
+		wk.args = args
+		err = st.QueryRow(ctx, []any{&id, &x}, args...)
+	case Payment:
+		wk.buf = strconv.AppendFloat(wk.buf[:0], p.amount, 'f', 2, 64)
+		err = st.QueryRow(ctx, []any{&id, &x}, p.w, p.d, p.cw, p.cd, cid, last, string(wk.buf))
+	case OrderStatus:
+		err = st.QueryRow(ctx, []any{&id, &n, &m}, p.cw, p.cd, cid, last, avgBelow)
+	case Delivery:
+		err = st.QueryRow(ctx, []any{&n}, p.w, p.carrier)
+	case StockLevel:
+		err = st.QueryRow(ctx, []any{&n}, p.w, p.d, p.threshold, avgBelow)
+	}
+	if err != nil && k == NewOrder && strings.Contains(err.Error(), rollbackMarker) {
+		wk.t.rb.add(time.Now())
+		return nil
+	}
+	return err
+}
 
 func (wk *worker) newOrder(ctx context.Context) error {
 	p, s := &wk.p, &wk.s

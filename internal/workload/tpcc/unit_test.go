@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -226,5 +227,72 @@ func TestTheSpecPopulationHasTheClause4_3_3_1Totals(t *testing.T) {
 	}
 	if wh[8] != money(initialWYTD*100) || dist[9] != money(initialDYTD*100) || dist[10] != initialDNextOID {
 		t.Fatalf("W_YTD %v, D_YTD %v, D_NEXT_O_ID %v", wh[8], dist[9], dist[10])
+	}
+}
+
+func TestAfterRunGivesHammerDBsFiguresFromThePhaseReadings(t *testing.T) {
+	totals := workload.Totals{Commits: map[string]int64{"new_order": 452, "payment": 430, "order_status": 40, "delivery": 40, "stock_level": 40},
+		Seconds: 30, MeasureStart: time.Unix(1000, 0), End: time.Unix(1030, 0)}
+	read := phaseCounts{started: true, ended: true, nextOID: [2]int64{30_010, 30_460},
+		server: [2]int64{1_000, 2_100}, database: [2]int64{500, 1_500}, hasServer: true, hasDBXact: true}
+	w := &TPCC{phase: read}
+	m, err := w.AfterRun(t.Context(), nil, nil, totals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Half a minute: twice the changes per minute.
+	if m["hammerdb_nopm"] != 900 || m["hammerdb_tpm"] != 2200 || m["server_tpm"] != 2000 || m["nopm"] != 904 {
+		t.Fatalf("metrics %v, want hammerdb_nopm 900, hammerdb_tpm 2200, server_tpm 2000 beside nopm 904", m)
+	}
+
+	reset := read
+	reset.server = [2]int64{5_000, 100}
+	m, err = (&TPCC{phase: reset}).AfterRun(t.Context(), nil, nil, totals)
+	if _, has := m["hammerdb_tpm"]; has || err == nil || !strings.Contains(err.Error(), "hammerdb_tpm left out") || m["server_tpm"] != 2000 {
+		t.Fatalf("a counter reset during the run: metrics %v, error %v; want hammerdb_tpm left out and said so", m, err)
+	}
+
+	noDB := read
+	noDB.hasDBXact = false // MySQL counts transactions server-wide only
+	m, _ = (&TPCC{phase: noDB}).AfterRun(t.Context(), nil, nil, totals)
+	if _, has := m["server_tpm"]; has || m["hammerdb_tpm"] != 2200 {
+		t.Fatalf("without per-database counters: %v", m)
+	}
+
+	unended := read
+	unended.ended = false // the end was never read
+	m, _ = (&TPCC{phase: unended}).AfterRun(t.Context(), nil, nil, totals)
+	if _, has := m["hammerdb_nopm"]; has || m["nopm"] != 904 {
+		t.Fatalf("without the end reading: %v", m)
+	}
+
+	m, _ = (&TPCC{RO: true, phase: read}).AfterRun(t.Context(), nil, nil, workload.Totals{
+		Commits: map[string]int64{"order_status": 60, "stock_level": 60}, Seconds: 60})
+	if _, has := m["hammerdb_nopm"]; has || m["hammerdb_tpm"] != 1100 {
+		t.Fatalf("tpcc-ro: %v, want hammerdb_tpm and no hammerdb_nopm", m)
+	}
+}
+
+func TestModeMustBeServerOrClient(t *testing.T) {
+	for mode, ok := range map[string]bool{"server": true, "client": true, "": false, "proc": false} {
+		err := (&TPCC{Mode: mode}).Validate(workload.CmdRun)
+		if (err == nil) != ok {
+			t.Errorf("--mode %q: %v", mode, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "use server") {
+			t.Errorf("--mode %q: %v does not say what to use", mode, err)
+		}
+	}
+}
+
+func TestNewOrderLinesAreEncodedForEachRoutineLanguage(t *testing.T) {
+	lines := []line{{item: 7, supply: 1, qty: 5}, {item: 1001, supply: 2, qty: 10}}
+	pg, _ := pgLines(nil, nil, lines)
+	if len(pg) != 3 || pg[0] != "{7,1001}" || pg[1] != "{1,2}" || pg[2] != "{5,10}" {
+		t.Errorf("PL/pgSQL arguments %q", pg)
+	}
+	my, _ := myLines([]any{1}, nil, lines)
+	if len(my) != 2 || my[1] != "[[7,1,5],[1001,2,10]]" {
+		t.Errorf("MySQL arguments %q", my)
 	}
 }

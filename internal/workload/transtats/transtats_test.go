@@ -26,7 +26,12 @@ func run(t *testing.T, d db.DB, w *transtats.TransStats, notes *[]string) (*engi
 	if err := w.Setup(ctx, env, c); err != nil {
 		t.Fatal(err)
 	}
-	res, err := engine.Run(ctx, d, w, engine.Config{Clients: 2, Duration: 600 * time.Millisecond, MaxTries: 1, Interval: 100 * time.Millisecond, Seed: 4}, nil, nil)
+	// The driver `dbharness run` picks: the event loop on PostgreSQL.
+	cfg := engine.Config{Clients: 2, Duration: 600 * time.Millisecond, MaxTries: 1, Interval: 100 * time.Millisecond, Seed: 4}
+	if err := engine.ResolveDriver(d, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	res, err := engine.Run(ctx, d, w, cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

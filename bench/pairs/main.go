@@ -1,0 +1,101 @@
+//go:build linux
+
+// Command pairs compares two commands that do the same fixed work: it runs
+// them alternately, pair after pair, and reports for each pair the wall
+// time and the CPU time (user + system, from the OS: the rusage wait4
+// returns for the child and the children it waited for) of both, then the
+// median ratio of B to A and its spread over the pairs.
+//
+// With fixed work, wall time is throughput: a ratio under 1 means B was
+// faster (or cheaper). Alternating spreads the machine's drift over both
+// sides; the spread says how far one pair can be trusted.
+//
+//	go run ./bench/pairs -n 5 -a 'pgbench -n -S -t 20000 ...' -b './dbharness run tpcb -t 20000 ...'
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"syscall"
+	"time"
+)
+
+type sample struct{ wall, cpu time.Duration }
+
+func main() {
+	a := flag.String("a", "", "command A (run with bash -c), the reference")
+	b := flag.String("b", "", "command B (run with bash -c), compared with A")
+	nameA := flag.String("name-a", "A", "name of A in the output")
+	nameB := flag.String("name-b", "B", "name of B in the output")
+	n := flag.Int("n", 5, "pairs")
+	title := flag.String("title", "", "a line printed before the pairs")
+	flag.Parse()
+	if *a == "" || *b == "" || *n < 1 {
+		fmt.Fprintln(os.Stderr, "pairs: give -a and -b commands and -n >= 1")
+		os.Exit(2)
+	}
+	if *title != "" {
+		fmt.Println(*title)
+	}
+	var wall, cpu []float64
+	for i := 1; i <= *n; i++ {
+		// Alternate which runs first, so that neither always follows the
+		// other.
+		var sa, sb sample
+		if i%2 == 1 {
+			sa, sb = run(*nameA, *a), run(*nameB, *b)
+		} else {
+			sb, sa = run(*nameB, *b), run(*nameA, *a)
+		}
+		wr, cr := sb.wall.Seconds()/sa.wall.Seconds(), sb.cpu.Seconds()/sa.cpu.Seconds()
+		wall, cpu = append(wall, wr), append(cpu, cr)
+		fmt.Printf("  pair %d: %s %6.2fs wall %6.2fs cpu | %s %6.2fs wall %6.2fs cpu | %s/%s wall %.3f cpu %.3f\n",
+			i, *nameA, sa.wall.Seconds(), sa.cpu.Seconds(), *nameB, sb.wall.Seconds(), sb.cpu.Seconds(), *nameB, *nameA, wr, cr)
+	}
+	fmt.Printf("  %s/%s over %d pairs: wall median %.3f (range %.3f-%.3f, IQR %.3f-%.3f); cpu median %.3f (range %.3f-%.3f, IQR %.3f-%.3f)\n",
+		*nameB, *nameA, *n, median(wall), minOf(wall), maxOf(wall), quantile(wall, 0.25), quantile(wall, 0.75),
+		median(cpu), minOf(cpu), maxOf(cpu), quantile(cpu, 0.25), quantile(cpu, 0.75))
+	fmt.Printf("RESULT wall_median=%.4f wall_min=%.4f wall_max=%.4f cpu_median=%.4f cpu_min=%.4f cpu_max=%.4f\n",
+		median(wall), minOf(wall), maxOf(wall), median(cpu), minOf(cpu), maxOf(cpu))
+}
+
+// run runs cmd and returns its wall and CPU time; it exits when cmd fails.
+func run(name, cmd string) sample {
+	c := exec.Command("bash", "-c", cmd)
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	start := time.Now()
+	err := c.Run()
+	wall := time.Since(start)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pairs: %s failed (%v):\n%s", name, err, out.String())
+		os.Exit(1)
+	}
+	ru := c.ProcessState.SysUsage().(*syscall.Rusage)
+	return sample{wall: wall, cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano())}
+}
+
+func sorted(xs []float64) []float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s
+}
+
+// quantile interpolates linearly between the order statistics.
+func quantile(xs []float64, q float64) float64 {
+	s := sorted(xs)
+	pos := q * float64(len(s)-1)
+	lo := int(pos)
+	if lo+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[lo] + (pos-float64(lo))*(s[lo+1]-s[lo])
+}
+
+func median(xs []float64) float64 { return quantile(xs, 0.5) }
+func minOf(xs []float64) float64  { return sorted(xs)[0] }
+func maxOf(xs []float64) float64  { s := sorted(xs); return s[len(s)-1] }

@@ -1,0 +1,69 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbharness/dbharness/internal/testdb"
+)
+
+// A run picks the event-loop driver where the engine has it, records which
+// driver ran and what the harness itself cost.
+func TestARunRecordsItsDriverAndItsOwnCost(t *testing.T) {
+	home := t.TempDir()
+	for _, tc := range []struct {
+		name, url string
+		args      []string
+		want      string
+	}{
+		{"postgres by default", testdb.Postgres(t, "dbh_cli_driver"), nil, "loop"},
+		{"postgres on goroutines when asked", testdb.Postgres(t, "dbh_cli_driver_g"), []string{"--driver", "goroutine"}, "goroutine"},
+		{"postgres on two loops", testdb.Postgres(t, "dbh_cli_driver_2"), []string{"--loops", "2"}, "loop"},
+		{"sqlite", testdb.SQLite(t), nil, "goroutine"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if r := dbh(t, home, "init", "tpcb", "--db", tc.url); r.code != 0 {
+				t.Fatalf("init: exit %d\n%s", r.code, r.all())
+			}
+			jsonPath := filepath.Join(home, tc.want+".json")
+			args := append([]string{"run", "tpcb", "--db", tc.url, "-c", "2", "-t", "30", "--collect", "none", "--json", jsonPath}, tc.args...)
+			r := dbh(t, home, args...)
+			if r.code != 0 {
+				t.Fatalf("run: exit %d\n%s", r.code, r.all())
+			}
+			if !strings.Contains(r.stdout, "harness: "+tc.want+" driver") {
+				t.Errorf("the summary does not say the %s driver ran:\n%s", tc.want, r.stdout)
+			}
+			b, err := os.ReadFile(jsonPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var run struct {
+				Config struct {
+					Driver string `json:"driver"`
+					Loops  int    `json:"loops"`
+				} `json:"config"`
+				Summary map[string]any `json:"summary"`
+			}
+			if err := json.Unmarshal(b, &run); err != nil {
+				t.Fatal(err)
+			}
+			if run.Config.Driver != tc.want {
+				t.Errorf("config.driver %q, want %q", run.Config.Driver, tc.want)
+			}
+			if wantLoops := map[bool]int{true: 2, false: 1}[len(tc.args) == 2 && tc.args[0] == "--loops"]; tc.want == "loop" && run.Config.Loops != wantLoops {
+				t.Errorf("config.loops %d, want %d", run.Config.Loops, wantLoops)
+			}
+			if cpu, _ := run.Summary["client_cpu_us_per_tx"].(float64); cpu <= 0 {
+				t.Errorf("summary.client_cpu_us_per_tx is %v; the harness's own CPU must be measured", run.Summary["client_cpu_us_per_tx"])
+			}
+			_, busy := run.Summary["loop_busy_pct"]
+			if busy != (tc.want == "loop") {
+				t.Errorf("summary.loop_busy_pct present: %v, on the %s driver", busy, tc.want)
+			}
+		})
+	}
+}

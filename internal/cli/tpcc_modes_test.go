@@ -1,0 +1,134 @@
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbharness/dbharness/internal/testdb"
+	"github.com/dbharness/dbharness/internal/workload"
+	"github.com/dbharness/dbharness/internal/workload/tpcc"
+)
+
+// loadSmallTPCC loads one warehouse of a small TPC-C population (the
+// command line loads the specification's, which takes longer) with its
+// server-side routines.
+func loadSmallTPCC(t *testing.T, url string) {
+	t.Helper()
+	d := testdb.Open(t, url)
+	err := (&tpcc.TPCC{Warehouses: 1, Population: tpcc.Population{Items: 1000, Customers: 300, Undelivered: 90}}).
+		Init(context.Background(), &workload.Env{DB: d, Seed: 1, Loaders: 2, Progress: workload.NopProgress{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+type tpccRun struct {
+	Config struct {
+		WorkloadFlags map[string]string `json:"workload_flags"`
+	} `json:"config"`
+	Summary map[string]any `json:"summary"`
+}
+
+func readRun(t *testing.T, path string) tpccRun {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r tpccRun
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestTPCCModesThroughTheCommandLine: server mode is the default, is
+// recorded with the run and compared; HammerDB's figures are in the
+// summary and the JSON; a database without the routines gets one sentence
+// naming the init to run, and that init makes server mode work.
+func TestTPCCModesThroughTheCommandLine(t *testing.T) {
+	home := t.TempDir()
+	url := testdb.Postgres(t, "dbh_cli_tpcc_modes")
+	loadSmallTPCC(t, url)
+	var ids []string
+	for _, mode := range []string{"", "client"} {
+		js := filepath.Join(home, "run-"+mode+".json")
+		args := []string{"run", "tpcc", "--db", url, "-c", "2", "-T", "1s", "-P", "0", "--collect", "none", "--json", js}
+		if mode != "" {
+			args = append(args, "--mode", mode)
+		}
+		r := dbh(t, home, args...)
+		if r.code != 0 {
+			t.Fatalf("run %v: exit %d\n%s", args, r.code, r.all())
+		}
+		want := map[string]string{"": "server", "client": "client"}[mode]
+		run := readRun(t, js)
+		if got := run.Config.WorkloadFlags["mode"]; got != want {
+			t.Errorf("--mode %q: recorded workload_flags.mode %q, want %q", mode, got, want)
+		}
+		for _, k := range []string{"nopm", "tpm", "tpmc", "hammerdb_nopm", "hammerdb_tpm", "server_tpm"} {
+			if _, ok := run.Summary[k].(float64); !ok {
+				t.Errorf("%s mode: summary.%s missing from the JSON: %v", want, k, run.Summary)
+			}
+			if !strings.Contains(r.stdout, "\n"+k+": ") {
+				t.Errorf("%s mode: the summary does not show %s:\n%s", want, k, r.stdout)
+			}
+		}
+		if run.Summary["hammerdb_nopm"] != run.Summary["nopm"] {
+			t.Errorf("%s mode: hammerdb_nopm %v differs from nopm %v (no warm-up: they count the same New-Orders)", want,
+				run.Summary["hammerdb_nopm"], run.Summary["nopm"])
+		}
+		ids = append(ids, strings.Fields(r.stdout[strings.Index(r.stdout, "saved as run "):])[3])
+	}
+	if r := dbh(t, home, "compare", ids[0], ids[1]); r.code != 0 || !strings.Contains(r.stdout, "workload.mode") ||
+		!strings.Contains(r.stdout, "server") || !strings.Contains(r.stdout, "client") {
+		t.Errorf("compare does not show the modes: exit %d\n%s", r.code, r.all())
+	}
+
+	_, c := testdb.Connect(t, url)
+	if err := c.Exec(context.Background(), "DROP FUNCTION tpcc_routines_version"); err != nil {
+		t.Fatal(err)
+	}
+	r := dbh(t, home, "run", "tpcc", "--db", url, "-T", "1s", "-P", "0", "--no-save")
+	msg := strings.TrimSpace(r.stderr)
+	if r.code != 1 || strings.Contains(msg, "\n") || !strings.Contains(msg, "run `dbharness init tpcc --routines-only --db "+url+"`") {
+		t.Errorf("server mode without the routines: exit %d, want 1 and one sentence naming the init to run:\n%s", r.code, r.all())
+	}
+	if r := dbh(t, home, "init", "tpcc", "--routines-only", "--db", url); r.code != 0 {
+		t.Fatalf("init --routines-only: exit %d\n%s", r.code, r.all())
+	}
+	if r := dbh(t, home, "run", "tpcc", "--db", url, "-c", "2", "-T", "1s", "--warmup", "1s", "-P", "0", "--no-save"); r.code != 0 ||
+		!strings.Contains(r.stdout, "hammerdb_nopm: ") {
+		t.Errorf("server mode after init --routines-only, with a warm-up: exit %d\n%s", r.code, r.all())
+	}
+	if r := dbh(t, home, "check", "tpcc", "--db", url); r.code != 0 {
+		t.Errorf("check after the runs: exit %d\n%s", r.code, r.all())
+	}
+}
+
+// TestTPCCOnSQLiteRunsClientModeAndSaysSo: SQLite has no routines, so
+// server mode (the default) runs as client mode, says so, and records it.
+func TestTPCCOnSQLiteRunsClientModeAndSaysSo(t *testing.T) {
+	home := t.TempDir()
+	url := testdb.SQLite(t)
+	loadSmallTPCC(t, url)
+	js := filepath.Join(home, "run.json")
+	r := dbh(t, home, "run", "tpcc", "--db", url, "--mode", "server", "-t", "20", "-P", "0", "--no-save", "--json", js)
+	if r.code != 0 || !strings.Contains(r.stderr, "note: tpcc: sqlite has no server-side functions or procedures; running --mode client") {
+		t.Fatalf("exit %d\n%s", r.code, r.all())
+	}
+	run := readRun(t, js)
+	if run.Config.WorkloadFlags["mode"] != "client" {
+		t.Errorf("recorded mode %q, want client", run.Config.WorkloadFlags["mode"])
+	}
+	if _, ok := run.Summary["hammerdb_nopm"]; !ok {
+		t.Errorf("no hammerdb_nopm on SQLite: %v", run.Summary)
+	}
+	if _, ok := run.Summary["hammerdb_tpm"]; ok {
+		t.Errorf("hammerdb_tpm on SQLite, which counts no transactions: %v", run.Summary)
+	}
+}

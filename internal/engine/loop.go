@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/evloop"
+)
+
+// ResolveDriver settles cfg.Driver for database d: an empty Driver becomes
+// DriverLoop where the engine has event-loop connections and the run has
+// no terminals, else DriverGoroutine. It fails, naming the flag, when
+// --driver loop or --loops asks for what d cannot do.
+func ResolveDriver(d db.DB, cfg *Config) error {
+	_, loopDB := d.(db.LoopDB)
+	canLoop := loopDB && evloop.Available()
+	switch cfg.Driver {
+	case "":
+		cfg.Driver = DriverGoroutine
+		if canLoop && cfg.Terminals == 0 {
+			cfg.Driver = DriverLoop
+		}
+		if cfg.Loops > 0 && cfg.Driver != DriverLoop {
+			return fmt.Errorf("--loops needs the event-loop driver, which %s", noLoopReason(d, cfg, loopDB))
+		}
+	case DriverLoop:
+		if !canLoop {
+			return fmt.Errorf("--driver loop: %s; use --driver goroutine", noLoopReason(d, cfg, loopDB))
+		}
+	}
+	return cfg.Validate()
+}
+
+func noLoopReason(d db.DB, cfg *Config, loopDB bool) string {
+	switch {
+	case !loopDB:
+		return fmt.Sprintf("the %s engine does not have", d.Target().Kind)
+	case !evloop.Available():
+		return "needs Linux (epoll)"
+	case cfg.Terminals > 0:
+		return "does not run --terminals (terminals are goroutines sharing connections)"
+	}
+	return "is not available"
+}
+
+// abortAfterCancel is how long, after the cancel requests at the end of the
+// stop grace, the loops wait for answers before their clients stop
+// waiting.
+const abortAfterCancel = time.Second
+
+// newLoops makes n event loops.
+func newLoops(n int) ([]*evloop.Loop, error) {
+	loops := make([]*evloop.Loop, 0, n)
+	for range n {
+		l, err := evloop.New()
+		if err != nil {
+			for _, x := range loops {
+				x.Close()
+			}
+			return nil, err
+		}
+		loops = append(loops, l)
+	}
+	return loops, nil
+}
+
+// runLoops starts the clients as tasks of the loops, dealt round-robin, and
+// runs each loop on its own goroutine (locked to its OS thread); wg is done
+// when every loop has ended.
+func runLoops(ctx context.Context, loops []*evloop.Loop, clients []*client, wg *sync.WaitGroup) {
+	for i, c := range clients {
+		loops[i%len(loops)].Go(func(t *evloop.Task) {
+			defer c.finish()
+			c.task, c.taskCtx = t, evloop.WithTask(context.Background(), t)
+			if err := c.attach(c.conn); err != nil {
+				// Only a failing epoll_ctl gets here: start afresh.
+				if !c.reconnect(ctx) {
+					return
+				}
+			}
+			c.run(ctx)
+		})
+	}
+	for _, l := range loops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.Run()
+			l.Close()
+		}()
+	}
+}
+
+// attach hands a loop connection's socket to the client's task.
+func (c *client) attach(conn db.Conn) error {
+	lc, ok := conn.(db.LoopConn)
+	if !ok {
+		return errors.New("the connection cannot be driven by an event loop")
+	}
+	return lc.Attach(c.task)
+}

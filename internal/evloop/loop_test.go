@@ -1,0 +1,439 @@
+//go:build linux
+
+package evloop_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/evloop"
+)
+
+// server accepts connections and hands each to handle on its own goroutine.
+func server(t *testing.T, handle func(c net.Conn)) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		l.Close()
+		wg.Wait()
+	})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				handle(c)
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
+
+// dial opens a connection and takes it over.
+func dial(t *testing.T, addr string) *evloop.Sock {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := evloop.Wrap(c)
+	if err := s.TakeOver(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// echoLines answers each line with "re:" + the line, in the way given.
+func echoLines(split, batch bool) func(c net.Conn) {
+	return func(c net.Conn) {
+		r := bufio.NewReader(c)
+		var pending []string
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			reply := "re:" + line
+			switch {
+			case batch:
+				// Hold replies until two are due: the client then gets
+				// both in one read.
+				pending = append(pending, reply)
+				if len(pending) < 2 {
+					continue
+				}
+				if _, err := io.WriteString(c, strings.Join(pending, "")); err != nil {
+					return
+				}
+				pending = pending[:0]
+			case split:
+				// Half now, half later: the client's read returns a part.
+				h := len(reply) / 2
+				io.WriteString(c, reply[:h])
+				time.Sleep(5 * time.Millisecond)
+				io.WriteString(c, reply[h:])
+			default:
+				io.WriteString(c, reply)
+			}
+		}
+	}
+}
+
+func runLoop(t *testing.T, l *evloop.Loop) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		l.Run()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the loop did not end within 60 s")
+	}
+	l.Close()
+}
+
+func TestTasksTalkThroughTheirSocketsOnOneLoop(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		split, batch bool
+	}{
+		{"replies arrive whole", false, false},
+		{"a reply split across reads is read whole", true, false},
+		{"several replies in one read are all delivered", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := server(t, echoLines(tc.split, tc.batch))
+			l, err := evloop.New()
+			if err != nil {
+				t.Fatal(err)
+			}
+			const tasks, rounds = 8, 50
+			got := make([][]string, tasks)
+			errs := make([]error, tasks)
+			for i := range tasks {
+				s := dial(t, addr)
+				l.Go(func(tk *evloop.Task) {
+					defer s.Close()
+					if err := s.Attach(tk); err != nil {
+						errs[i] = err
+						return
+					}
+					r := bufio.NewReaderSize(s, 16)
+					for k := range rounds {
+						// With batching, two requests go out before the
+						// replies are read.
+						n := 1
+						if tc.batch {
+							n = 2
+						}
+						for j := range n {
+							fmt.Fprintf(s, "%d-%d-%d\n", i, k, j)
+						}
+						for range n {
+							line, err := r.ReadString('\n')
+							if err != nil {
+								errs[i] = err
+								return
+							}
+							got[i] = append(got[i], strings.TrimSpace(line))
+						}
+					}
+				})
+			}
+			runLoop(t, l)
+			for i := range tasks {
+				if errs[i] != nil {
+					t.Fatalf("task %d: %v", i, errs[i])
+				}
+				n := 1
+				if tc.batch {
+					n = 2
+				}
+				if len(got[i]) != rounds*n {
+					t.Fatalf("task %d got %d replies, want %d", i, len(got[i]), rounds*n)
+				}
+				for k := range rounds {
+					for j := range n {
+						if want := fmt.Sprintf("re:%d-%d-%d", i, k, j); got[i][k*n+j] != want {
+							t.Fatalf("task %d reply %d = %q, want %q", i, k*n+j, got[i][k*n+j], want)
+						}
+					}
+				}
+			}
+			if st := l.Stats(); st.Resumes < tasks || st.Elapsed <= 0 || st.Busy > st.Elapsed {
+				t.Errorf("stats %+v are not plausible", st)
+			}
+		})
+	}
+}
+
+func TestSleepsWakeInOrderAndNeverEarly(t *testing.T) {
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var order []int
+	durations := []int{30, 10, 20, 0, 5}
+	late := make([]time.Duration, len(durations))
+	for i, ms := range durations {
+		l.Go(func(tk *evloop.Task) {
+			d := time.Duration(ms) * time.Millisecond
+			start := time.Now()
+			if !tk.Sleep(d) {
+				t.Errorf("sleep %d was interrupted", i)
+			}
+			late[i] = time.Since(start) - d
+			mu.Lock()
+			order = append(order, ms)
+			mu.Unlock()
+		})
+	}
+	runLoop(t, l)
+	if !sort.IntsAreSorted(order) {
+		t.Errorf("tasks woke in the order %v, not by their sleeps", order)
+	}
+	for i, d := range late {
+		if d < 0 {
+			t.Errorf("sleep %d ended %v early", i, -d)
+		}
+	}
+}
+
+func TestInterruptEndsSleepsButLetsSocketWaitsFinish(t *testing.T) {
+	release := make(chan struct{})
+	addr := server(t, func(c net.Conn) {
+		buf := make([]byte, 1)
+		if _, err := c.Read(buf); err != nil {
+			return
+		}
+		<-release
+		c.Write([]byte("x"))
+	})
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := dial(t, addr)
+	var slept bool
+	var read string
+	var readErr error
+	l.Go(func(tk *evloop.Task) { slept = tk.Sleep(time.Hour) })
+	l.Go(func(tk *evloop.Task) {
+		defer s.Close()
+		if readErr = s.Attach(tk); readErr != nil {
+			return
+		}
+		s.Write([]byte("?"))
+		buf := make([]byte, 1)
+		var n int
+		n, readErr = s.Read(buf)
+		read = string(buf[:n])
+	})
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		l.Interrupt()
+		time.Sleep(50 * time.Millisecond)
+		close(release)
+	}()
+	runLoop(t, l)
+	if slept {
+		t.Error("an hour's sleep returned true after Interrupt")
+	}
+	if readErr != nil || read != "x" {
+		t.Errorf("the read in flight got %q, %v; want the server's reply", read, readErr)
+	}
+}
+
+func TestAbortEndsAWaitOnASilentPeer(t *testing.T) {
+	addr := server(t, func(c net.Conn) { io.Copy(io.Discard, c) })
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := dial(t, addr)
+	var readErr error
+	l.Go(func(tk *evloop.Task) {
+		defer s.Close()
+		if readErr = s.Attach(tk); readErr != nil {
+			return
+		}
+		_, readErr = s.Read(make([]byte, 10))
+	})
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		l.Abort()
+	}()
+	runLoop(t, l)
+	if !errors.Is(readErr, evloop.ErrAborted) {
+		t.Errorf("read on a silent peer after Abort: %v, want ErrAborted", readErr)
+	}
+}
+
+func TestDeadlinesEndWaitsInBothModes(t *testing.T) {
+	addr := server(t, func(c net.Conn) { io.Copy(io.Discard, c) })
+	check := func(t *testing.T, err error) {
+		t.Helper()
+		var ne net.Error
+		if !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("read past its deadline: %v, want a timeout", err)
+		}
+	}
+	t.Run("on a task", func(t *testing.T) {
+		l, err := evloop.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := dial(t, addr)
+		var readErr error
+		l.Go(func(tk *evloop.Task) {
+			defer s.Close()
+			if readErr = s.Attach(tk); readErr != nil {
+				return
+			}
+			s.SetReadDeadline(time.Now().Add(30 * time.Millisecond))
+			_, readErr = s.Read(make([]byte, 10))
+		})
+		runLoop(t, l)
+		check(t, readErr)
+	})
+	t.Run("taken over, on a goroutine", func(t *testing.T) {
+		s := dial(t, addr)
+		defer s.Close()
+		s.SetReadDeadline(time.Now().Add(30 * time.Millisecond))
+		_, err := s.Read(make([]byte, 10))
+		check(t, err)
+	})
+}
+
+func TestATakenOverSocketWorksOnAGoroutineAndThenOnATask(t *testing.T) {
+	addr := server(t, echoLines(false, false))
+	s := dial(t, addr)
+	r := bufio.NewReader(s)
+	fmt.Fprintf(s, "before\n")
+	if line, err := r.ReadString('\n'); err != nil || line != "re:before\n" {
+		t.Fatalf("on a goroutine: %q, %v", line, err)
+	}
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	l.Go(func(tk *evloop.Task) {
+		defer s.Close()
+		if err = s.Attach(tk); err != nil {
+			return
+		}
+		fmt.Fprintf(s, "after\n")
+		line, err = r.ReadString('\n')
+	})
+	runLoop(t, l)
+	if err != nil || line != "re:after\n" {
+		t.Fatalf("on a task: %q, %v", line, err)
+	}
+}
+
+func TestThePeerGoingAwayIsAnErrorNotASignal(t *testing.T) {
+	addr := server(t, func(c net.Conn) {})
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := dial(t, addr)
+	var readErr, writeErr error
+	l.Go(func(tk *evloop.Task) {
+		defer s.Close()
+		if readErr = s.Attach(tk); readErr != nil {
+			return
+		}
+		_, readErr = s.Read(make([]byte, 10))
+		// Writing to a closed peer fails (EPIPE or a reset) and raises
+		// no SIGPIPE; the process lives on to report it.
+		for range 100 {
+			if _, writeErr = s.Write(make([]byte, 4096)); writeErr != nil {
+				break
+			}
+			tk.Sleep(time.Millisecond)
+		}
+	})
+	runLoop(t, l)
+	if readErr != io.EOF {
+		t.Errorf("read from a peer that closed: %v, want EOF", readErr)
+	}
+	if writeErr == nil {
+		t.Error("writes to a peer that closed kept succeeding")
+	}
+}
+
+func TestOffloadRunsBlockingWorkWhileOtherTasksGoOn(t *testing.T) {
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	var ticks int
+	var offloaded bool
+	l.Go(func(tk *evloop.Task) {
+		tk.Offload(func() {
+			<-release // blocks a goroutine, not the loop
+			offloaded = true
+		})
+	})
+	l.Go(func(tk *evloop.Task) {
+		for ticks < 5 {
+			tk.Sleep(time.Millisecond)
+			ticks++
+		}
+		close(release)
+	})
+	runLoop(t, l)
+	if !offloaded || ticks != 5 {
+		t.Errorf("offloaded %v, ticks %d: the sleeping task must run while the other waits", offloaded, ticks)
+	}
+}
+
+func TestSleepHonoursTheContextOffTheLoop(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := evloop.Sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("Sleep on a cancelled context: %v", err)
+	}
+	if err := evloop.Sleep(context.Background(), time.Millisecond); err != nil {
+		t.Errorf("a short sleep: %v", err)
+	}
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var onLoop error
+	l.Go(func(tk *evloop.Task) {
+		onLoop = evloop.Sleep(evloop.WithTask(context.Background(), tk), time.Millisecond)
+	})
+	runLoop(t, l)
+	if onLoop != nil {
+		t.Errorf("Sleep on a task: %v", onLoop)
+	}
+}
