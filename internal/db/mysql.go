@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/dbharness/dbharness/internal/evloop"
 )
 
 type myDB struct {
@@ -78,18 +80,25 @@ func openMySQL(t *Target) (DB, error) {
 }
 
 // dialSlot receives the socket dialMySQL dials for the context it carries.
-type dialSlot struct{ nc atomic.Value }
+type dialSlot struct {
+	nc atomic.Value
+	// loop: hand the driver an evloop.Sock over the socket (ConnectLoop).
+	loop bool
+}
 
 type dialSlotKey struct{}
 
 // dialMySQL dials as the driver does by default, and hands the socket to
 // the dialSlot in ctx, if any: Cancel closes it when the server does not
-// answer.
+// answer, and ConnectLoop takes it off Go's network poller.
 func dialMySQL(ctx context.Context, network, addr string) (net.Conn, error) {
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, network, addr)
 	if err == nil {
 		if slot, ok := ctx.Value(dialSlotKey{}).(*dialSlot); ok {
+			if slot.loop {
+				nc = evloop.Wrap(nc)
+			}
 			slot.nc.Store(nc)
 		}
 	}
@@ -128,9 +137,18 @@ func (d *myDB) Caps() Caps {
 func (d *myDB) Close() error { return d.db.Close() }
 
 func (d *myDB) Connect(ctx context.Context) (Conn, error) {
+	c, err := d.connect(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// connect opens a connection; loop: over an evloop.Sock (see ConnectLoop).
+func (d *myDB) connect(ctx context.Context, loop bool) (*myConn, error) {
 	ctx, cancel := context.WithTimeout(ctx, 9*time.Second)
 	defer cancel()
-	slot := new(dialSlot)
+	slot := &dialSlot{loop: loop}
 	c, err := d.db.Conn(context.WithValue(ctx, dialSlotKey{}, slot))
 	// The connection id is the target of KILL QUERY; reading it also
 	// checks that the connection works.

@@ -223,27 +223,35 @@ func TestCancelEndsAMySQLStatementAndKeepsTheConnection(t *testing.T) {
 }
 
 // waitForQuery waits until the server shows a statement starting with
-// prefix running.
+// prefix running on c.
 func waitForQuery(t *testing.T, c db.Conn, d db.DB, prefix string) {
 	t.Helper()
+	if err := queryRunning(d, c.BackendID(context.Background()), prefix); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// queryRunning waits until the server shows a statement starting with
+// prefix running on connection id; it may be called from any goroutine.
+func queryRunning(d db.DB, id int64, prefix string) error {
 	ctx := context.Background()
 	other, err := d.Connect(ctx)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	defer other.Close()
-	for i := 0; i < 200; i++ {
+	for i := 0; i < 500; i++ {
 		n, err := db.QueryInt64(ctx, other, "SELECT count(*) FROM information_schema.processlist WHERE id = $1 AND info LIKE $2",
-			c.BackendID(ctx), prefix+"%")
+			id, prefix+"%")
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		if n > 0 {
-			return
+			return nil
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("the statement %q never showed up on the server", prefix)
+	return fmt.Errorf("the statement %q never showed up on the server", prefix)
 }
 
 // freezer is a TCP proxy to the MySQL server that, once frozen, passes
