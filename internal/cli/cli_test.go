@@ -217,7 +217,7 @@ func TestBadInputGetsOneClearSentence(t *testing.T) {
 		{"terminals without a home warehouse", []string{"run", "tpcc", "--terminals", "10", "--warehouse-affinity=false"}, 2, "--warehouse-affinity=false cannot be used with --terminals"},
 		{"tpcc without its tables", []string{"run", "tpcc", "--db", testdb.SQLite(t)}, 1, "run `dbharness init tpcc"},
 		{"a driver that does not exist", []string{"run", "tpcb", "--driver", "fast"}, 2, `--driver "fast" is not a driver`},
-		{"the loop driver on an engine without it", []string{"run", "tpcb", "--driver", "loop", "--db", "mysql://root@127.0.0.1:3306/test"}, 2, "the mysql engine does not have"},
+		{"the loop driver on an engine without it", []string{"run", "tpcb", "--driver", "loop", "--db", testdb.SQLite(t)}, 2, "the sqlite engine does not have"},
 		{"loops on the goroutine driver", []string{"run", "tpcb", "--driver", "goroutine", "--loops", "2"}, 2, "--loops is for --driver loop"},
 		{"the loop driver with terminals", []string{"run", "tpcc", "--driver", "loop", "--terminals", "10"}, 2, "--terminals runs on the goroutine driver"},
 	} {

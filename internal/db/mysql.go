@@ -12,9 +12,12 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/dbharness/dbharness/internal/evloop"
 )
 
 type myDB struct {
@@ -65,13 +68,41 @@ func openMySQL(t *Target) (DB, error) {
 		cfg.Timeout = 8 * time.Second
 	}
 	cfg.ParseTime = true
+	cfg.DialFunc = dialMySQL
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("--db %s: %s", t, Redact(err.Error()))
 	}
 	db := sql.OpenDB(connector)
-	db.SetMaxIdleConns(4)
+	// Every Connect dials, so that it knows its socket (see dialMySQL).
+	db.SetMaxIdleConns(0)
 	return &myDB{t: t, db: db}, nil
+}
+
+// dialSlot receives the socket dialMySQL dials for the context it carries.
+type dialSlot struct {
+	nc atomic.Value
+	// loop: hand the driver an evloop.Sock over the socket (ConnectLoop).
+	loop bool
+}
+
+type dialSlotKey struct{}
+
+// dialMySQL dials as the driver does by default, and hands the socket to
+// the dialSlot in ctx, if any: Cancel closes it when the server does not
+// answer, and ConnectLoop takes it off Go's network poller.
+func dialMySQL(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, network, addr)
+	if err == nil {
+		if slot, ok := ctx.Value(dialSlotKey{}).(*dialSlot); ok {
+			if slot.loop {
+				nc = evloop.Wrap(nc)
+			}
+			slot.nc.Store(nc)
+		}
+	}
+	return nc, err
 }
 
 func (d *myDB) Target() *Target { return d.t }
@@ -98,17 +129,32 @@ func (d *myDB) Caps() Caps {
 		ForUpdate:        " FOR UPDATE",
 		Routines:         RoutinesMySQL,
 		ServerXacts:      "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback')",
+		// KILL QUERY, from another connection (see myConn.Cancel).
+		CancelByRequest: true,
 	}
 }
 
 func (d *myDB) Close() error { return d.db.Close() }
 
 func (d *myDB) Connect(ctx context.Context) (Conn, error) {
+	c, err := d.connect(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// connect opens a connection; loop: over an evloop.Sock (see ConnectLoop).
+func (d *myDB) connect(ctx context.Context, loop bool) (*myConn, error) {
 	ctx, cancel := context.WithTimeout(ctx, 9*time.Second)
 	defer cancel()
-	c, err := d.db.Conn(ctx)
+	slot := &dialSlot{loop: loop}
+	c, err := d.db.Conn(context.WithValue(ctx, dialSlotKey{}, slot))
+	// The connection id is the target of KILL QUERY; reading it also
+	// checks that the connection works.
+	var id int64
 	if err == nil {
-		err = c.PingContext(ctx)
+		err = c.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id)
 		if err != nil {
 			c.Close()
 		}
@@ -116,11 +162,18 @@ func (d *myDB) Connect(ctx context.Context) (Conn, error) {
 	if err != nil {
 		return nil, connectError(d.t, err)
 	}
-	return &sqlConn{c: c, rebind: true, classify: d.Classify, id: func(ctx context.Context, c *sql.Conn) int64 {
-		var id int64
-		_ = c.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id)
-		return id
-	}}, nil
+	nc, _ := slot.nc.Load().(net.Conn)
+	return newMyConn(d, c, id, nc), nil
+}
+
+// kill ends the statement running on connection id, from a connection of
+// its own.
+func (d *myDB) kill(ctx context.Context, id int64) error {
+	if id <= 0 {
+		return nil
+	}
+	_, err := d.db.ExecContext(ctx, "KILL QUERY "+strconv.FormatInt(id, 10))
+	return err
 }
 
 func (d *myDB) Info(ctx context.Context) (Info, error) {
@@ -174,7 +227,7 @@ func (d *myDB) Classify(err error) ErrorClass {
 // CopyIn loads rows with large multi-row INSERT statements sent as text,
 // with unique and foreign key checks off for the session.
 func (d *myDB) CopyIn(ctx context.Context, c Conn, table string, columns []string, src RowSource) (int64, error) {
-	sc := c.(*sqlConn)
+	sc := c.(*myConn).sqlConn
 	for _, s := range []string{"SET unique_checks = 0", "SET foreign_key_checks = 0"} {
 		if _, err := sc.c.ExecContext(ctx, s); err != nil {
 			return 0, err
