@@ -1,22 +1,32 @@
 #!/usr/bin/env bash
-# Runs the same pgbench scripts through `pgbench -f` and `dbharness run --script`
-# on one local PostgreSQL database, side by side, and prints the tps ratios.
-# The machine may be shared: read the ratios, not the absolute numbers.
+# The same pgbench scripts through `pgbench -f` and `dbharness run --script`
+# on one local PostgreSQL database, as bench/vs-pgbench.sh compares the
+# built-in mixes: fixed work ($CLIENTS clients x $TX transactions each), in
+# $PAIRS alternating pairs (bench/pairs), wall and CPU time from the OS,
+# over TCP without TLS and over the Unix socket, in pgbench's default query
+# mode (simple) and in prepared mode. Each line prints the median ratio
+# dbharness/pgbench and its spread; below 1 means dbharness is faster or
+# cheaper.
 #
-#   bench/script-vs-pgbench.sh [clients] [seconds]
+#   bench/script-vs-pgbench.sh                  (TX=10000 PAIRS=5 CLIENTS=8)
+#   MODES=prepared TRANSPORTS=socket bench/script-vs-pgbench.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CLIENTS=${1:-8}
-SECS=${2:-10}
-DB=${DBH_BENCH_DB:-dbh_cus_bench}
-PGURL=${DBH_BENCH_PG:-postgres://postgres@127.0.0.1:5432}
-URL="$PGURL/$DB"
+CLIENTS=${CLIENTS:-8}
+TX=${TX:-10000}
+PAIRS=${PAIRS:-5}
+MODES=${MODES:-"simple prepared"}
+TRANSPORTS=${TRANSPORTS:-"tcp socket"}
+DB=${DBH_BENCH_DB:-dbh_script_bench}
+PGUSER=${PGUSER:-postgres}
+SOCK=${SOCK:-/var/run/postgresql}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 go build -o "$TMP/dbharness" ./cmd/dbharness
-psql "$PGURL/postgres" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
-pgbench -i -s 10 -q "$URL" >/dev/null 2>&1
+go build -o "$TMP/pairs" ./bench/pairs
+psql -q -h 127.0.0.1 -U "$PGUSER" -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" 2>/dev/null
+PGSSLMODE=disable pgbench -i -s 10 -q -h 127.0.0.1 -U "$PGUSER" "$DB" >/dev/null 2>&1
 
 cat > "$TMP/select-only.sql" <<'SQL'
 \set aid random(1, 100000 * :scale)
@@ -36,12 +46,20 @@ INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :a
 END;
 SQL
 
-printf "%-12s %12s %12s %8s\n" script pgbench_tps dbharness_tps ratio
+echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores; $(pgbench --version); dbharness $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 for s in select-only tpcb-like; do
-  p=$(pgbench -n -M prepared -s 10 -f "$TMP/$s.sql" -c "$CLIENTS" -j "$CLIENTS" -T "$SECS" "$URL" 2>/dev/null \
-      | awk '/^tps = /{print $3; exit}')
-  d=$("$TMP/dbharness" run --script "$TMP/$s.sql" --query-mode prepared -s 10 -c "$CLIENTS" -T "$SECS" -P 0 --no-save --db "$URL" --json - 2>/dev/null \
-      | python3 -c 'import json,sys; print(json.load(sys.stdin)["summary"]["tps"])')
-  printf "%-12s %12.1f %12.1f %8.2f\n" "$s" "$p" "$d" "$(python3 -c "print($d/$p)")"
+  for mode in $MODES; do
+    for tr in $TRANSPORTS; do
+      case $tr in
+        tcp) pg="PGSSLMODE=disable pgbench -h 127.0.0.1"; url="postgres://$PGUSER@127.0.0.1:5432/$DB?sslmode=disable" ;;
+        socket) pg="pgbench -h $SOCK"; url="postgres://$PGUSER@/$DB?host=$SOCK" ;;
+        *) echo "unknown transport $tr" >&2; exit 2 ;;
+      esac
+      "$TMP/pairs" -n "$PAIRS" -name-a pgbench -name-b dbharness \
+        -title "== $s.sql, -M $mode, over $tr: $CLIENTS clients x $TX transactions" \
+        -a "$pg -U $PGUSER -n -M $mode -s 10 -f $TMP/$s.sql -c $CLIENTS -j 2 -t $TX $DB" \
+        -b "$TMP/dbharness run --script $TMP/$s.sql -M $mode -s 10 -c $CLIENTS -t $TX --collect none --no-save --progress 0 --db '$url'"
+      psql -q -h 127.0.0.1 -U "$PGUSER" -d "$DB" -c "TRUNCATE pgbench_history" >/dev/null
+    done
+  done
 done
-"$TMP/dbharness" check tpcb --db "$URL" | sed 's/^/  /'
