@@ -10,9 +10,11 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -435,5 +437,45 @@ func TestSleepHonoursTheContextOffTheLoop(t *testing.T) {
 	runLoop(t, l)
 	if onLoop != nil {
 		t.Errorf("Sleep on a task: %v", onLoop)
+	}
+}
+
+func TestRunningLoopsKeepAProcessorToSpareAndGiveItBack(t *testing.T) {
+	before := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(before)
+	const n = 2
+	loops := make([]*evloop.Loop, n)
+	seen := make([]int, n)
+	var started atomic.Int32
+	for i := range loops {
+		l, err := evloop.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		loops[i] = l
+		l.Go(func(tk *evloop.Task) {
+			started.Add(1)
+			// Both loops are running once both tasks have started.
+			for started.Load() < n && tk.Sleep(time.Millisecond) {
+			}
+			seen[i] = runtime.GOMAXPROCS(0)
+		})
+	}
+	var wg sync.WaitGroup
+	for _, l := range loops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runLoop(t, l)
+		}()
+	}
+	wg.Wait()
+	for i, p := range seen {
+		if p < n+1 {
+			t.Errorf("loop %d ran with GOMAXPROCS %d beside %d loops; want at least %d", i, p, n, n+1)
+		}
+	}
+	if p := runtime.GOMAXPROCS(0); p != 1 {
+		t.Errorf("GOMAXPROCS %d after the loops ended; want the 1 it was before", p)
 	}
 }
