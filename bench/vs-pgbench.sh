@@ -3,7 +3,8 @@
 #
 # Fixed work, so that wall time is throughput: 8 clients x $TX transactions
 # each (pgbench -c 8 -j 2 -t $TX -M prepared against dbharness run tpcb
-# --clients 8 --transactions $TX), in $PAIRS alternating pairs (bench/pairs),
+# --clients 8 --transactions $TX; tpcb-like, about 20 times slower, runs
+# $TX_TPCB each), in $PAIRS alternating pairs (bench/pairs),
 # for select-only and tpcb-like, over three transports with the same
 # setting on both sides:
 #   tcp    127.0.0.1, TLS off (sslmode=disable)
@@ -18,16 +19,19 @@
 # Then: init time (dbharness init tpcb --scale 20 against pgbench -i -s 20)
 # and the RSS of a 64-client run.
 #
-# Usage: bench/vs-pgbench.sh            (TX=20000 PAIRS=5 by default)
+# Usage: bench/vs-pgbench.sh            (TX=20000 TX_TPCB=5000 PAIRS=5 by default)
 #        TRANSPORTS="socket tcp" MIXES=select-only DRIVER=goroutine bench/vs-pgbench.sh
+#        LOOPS=2 NOEXTRA=1 bench/vs-pgbench.sh  (two event loops; no init or memory runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TX=${TX:-20000}
+TX_TPCB=${TX_TPCB:-5000}
 PAIRS=${PAIRS:-5}
 CLIENTS=${CLIENTS:-8}
 TRANSPORTS=${TRANSPORTS:-"tcp tls socket"}
 MIXES=${MIXES:-"select-only tpcb-like"}
 DRIVER=${DRIVER:-}
+LOOPS=${LOOPS:-}
 DB=dbh_vs_pgbench
 PGUSER=${PGUSER:-postgres}
 SOCK=${SOCK:-/var/run/postgresql}
@@ -44,6 +48,7 @@ psql -q -h 127.0.0.1 -U "$PGUSER" -d postgres -c "DROP DATABASE IF EXISTS $DB WI
 
 drv=()
 [ -n "$DRIVER" ] && drv=(--driver "$DRIVER")
+[ -n "$LOOPS" ] && drv+=(--loops "$LOOPS")
 for mix in $MIXES; do
   for tr in $TRANSPORTS; do
     case $tr in
@@ -53,19 +58,20 @@ for mix in $MIXES; do
       *) echo "unknown transport $tr" >&2; exit 2 ;;
     esac
     case $mix in
-      select-only) pg_mix="-S" ;;
-      tpcb-like) pg_mix="" ;;
+      select-only) pg_mix="-S"; tx=$TX ;;
+      tpcb-like) pg_mix=""; tx=$TX_TPCB ;;
       *) echo "unknown mix $mix" >&2; exit 2 ;;
     esac
     "$TMP/pairs" -n "$PAIRS" -name-a pgbench -name-b dbharness \
-      -title "== $mix over $tr: $CLIENTS clients x $TX transactions, $PAIRS pairs" \
-      -a "$pg_env pgbench -n $pg_mix -M prepared -c $CLIENTS -j 2 -t $TX $pg_conn -U $PGUSER $DB" \
-      -b "$BIN run tpcb --db '$url' --mix $mix -c $CLIENTS -t $TX --collect none --no-save --progress 0 ${drv[*]}"
+      -title "== $mix over $tr: $CLIENTS clients x $tx transactions, $PAIRS pairs" \
+      -a "$pg_env pgbench -n $pg_mix -M prepared -c $CLIENTS -j 2 -t $tx $pg_conn -U $PGUSER $DB" \
+      -b "$BIN run tpcb --db '$url' --mix $mix -c $CLIENTS -t $tx --collect none --no-save --progress 0 ${drv[*]}"
     # pgbench's tpcb-like writes history: keep the table small between mixes.
     psql -q -h 127.0.0.1 -U "$PGUSER" -d "$DB" -c "TRUNCATE pgbench_history" >/dev/null
   done
 done
 
+[ -n "${NOEXTRA:-}" ] && exit 0
 echo "== init: dbharness init tpcb --scale 20 against pgbench -i -s 20"
 "$TMP/pairs" -n 3 -name-a pgbench -name-b dbharness \
   -a "PGSSLMODE=disable pgbench -q -i -s 20 -h 127.0.0.1 -U $PGUSER $DB" \
