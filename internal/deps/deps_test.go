@@ -1,0 +1,205 @@
+// Package deps pins the direction of the imports between dbharness's own
+// packages. The tree is layered so that a new engine, collector, workload
+// or report format is an addition at the edge, never an edit in the middle:
+//
+//	cmd → cli → runner, sweep → engine, collect → workload → db
+//	results → analysis → report
+//
+// Each package's allowed imports are listed below. A new package, or a
+// new edge between packages, fails this test until it is added here on
+// purpose; an edge that runs against the layering belongs somewhere else.
+package deps_test
+
+import (
+	"fmt"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/dbharness/dbharness/"
+
+// allowed maps a package (its path under the module; a trailing "/*"
+// stands for every package directly under it) to the project packages it
+// may import. The lists are a ceiling: a package may import less.
+var allowed = map[string][]string{
+	// Leaves: no project imports, or only other leaves.
+	"internal/evloop":     {},
+	"internal/histogram":  {},
+	"internal/hostinfo":   {},
+	"internal/selfcost":   {},
+	"internal/sqlparams":  {},
+	"internal/datagen":    {},
+	"internal/analysis":   {},
+	"internal/report/svg": {},
+	"internal/pgbexpr":    {"internal/datagen"},
+	"internal/wlfile":     {"internal/datagen", "internal/pgbexpr", "internal/sqlparams"},
+
+	// What a run produced, and what reads it.
+	"internal/results":    {"internal/db", "internal/engine", "internal/histogram", "internal/hostinfo", "internal/selfcost"},
+	"internal/experiment": {"internal/analysis", "internal/engine", "internal/results"},
+	"internal/report":     {"internal/analysis", "internal/db", "internal/engine", "internal/report/svg", "internal/results"},
+
+	// Databases, workloads, the driver and the evidence.
+	"internal/db":         {"internal/evloop"},
+	"internal/workload":   {"internal/db"},
+	"internal/workload/*": {"internal/datagen", "internal/db", "internal/evloop", "internal/pgbexpr", "internal/sqlparams", "internal/wlfile", "internal/workload"},
+	"internal/workload/all": {"internal/workload/file", "internal/workload/inserts", "internal/workload/null", "internal/workload/script",
+		"internal/workload/tpcb", "internal/workload/tpcc", "internal/workload/transtats"},
+	"internal/engine":  {"internal/db", "internal/evloop", "internal/histogram", "internal/selfcost", "internal/workload"},
+	"internal/collect": {"internal/db", "internal/results", "internal/workload"},
+	"internal/testdb":  {"internal/db"},
+
+	// The command line, and the binary.
+	"internal/cli": {"internal/collect", "internal/db", "internal/engine", "internal/experiment", "internal/hostinfo", "internal/report",
+		"internal/results", "internal/workload", "internal/workload/all", "internal/workload/file", "internal/workload/script"},
+	"cmd/dbharness":     {"internal/cli"},
+	"bench/pairs":       {},
+	"bench/collectcost": {"internal/collect", "internal/db"},
+}
+
+// rule returns the allowed imports of pkg and the key that gave them.
+func rule(rules map[string][]string, pkg string) ([]string, string, bool) {
+	if a, ok := rules[pkg]; ok {
+		return a, pkg, true
+	}
+	if i := strings.LastIndex(pkg, "/"); i > 0 {
+		k := pkg[:i] + "/*"
+		if a, ok := rules[k]; ok {
+			return a, k, true
+		}
+	}
+	return nil, "", false
+}
+
+// check returns one line per import that rules do not allow, per package
+// missing from rules, and per rule that names no package.
+func check(rules map[string][]string, graph map[string][]string) []string {
+	var bad []string
+	used := map[string]bool{}
+	for _, pkg := range sortedKeys(graph) {
+		a, key, ok := rule(rules, pkg)
+		if !ok {
+			bad = append(bad, fmt.Sprintf("%s is a new package: add it, with the imports it may have, to deps_test.go", pkg))
+			continue
+		}
+		used[key] = true
+		for _, imp := range graph[pkg] {
+			if !slices.Contains(a, imp) {
+				bad = append(bad, fmt.Sprintf("%s imports %s, which runs against the layering (allowed: %s)", pkg, imp, strings.Join(a, ", ")))
+			}
+		}
+	}
+	for _, k := range sortedKeys(rules) {
+		if !used[k] {
+			bad = append(bad, fmt.Sprintf("deps_test.go lists %s, which is not a package (any more)", k))
+		}
+	}
+	return bad
+}
+
+// imports reads the project imports of every non-test Go file under the
+// repository root, by package directory.
+func imports(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	graph := map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); path != root && (strings.HasPrefix(n, ".") || n == "testdata" || n == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(rel)
+		if _, ok := graph[pkg]; !ok {
+			graph[pkg] = nil
+		}
+		for _, s := range f.Imports {
+			p, err := strconv.Unquote(s.Path.Value)
+			if err != nil {
+				return err
+			}
+			if rest, ok := strings.CutPrefix(p, module); ok && !slices.Contains(graph[pkg], rest) {
+				graph[pkg] = append(graph[pkg], rest)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range graph {
+		sort.Strings(v)
+	}
+	return graph
+}
+
+func sortedKeys(m map[string][]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func TestImportsFollowTheLayering(t *testing.T) {
+	graph := imports(t, filepath.Join("..", ".."))
+	if len(graph) < 20 || graph["internal/cli"] == nil {
+		t.Fatalf("read %d packages, which is not this repository's tree", len(graph))
+	}
+	for _, line := range check(allowed, graph) {
+		t.Error(line)
+	}
+}
+
+// TestCheckFindsABackEdge keeps the check honest: an import against the
+// layering, a package nobody listed and a stale rule are all reported.
+func TestCheckFindsABackEdge(t *testing.T) {
+	rules := map[string][]string{
+		"internal/db":         {},
+		"internal/workload":   {"internal/db"},
+		"internal/workload/*": {"internal/workload", "internal/db"},
+		"internal/gone":       {},
+	}
+	graph := map[string][]string{
+		"internal/db":            {"internal/workload"},
+		"internal/workload":      {"internal/db"},
+		"internal/workload/tpcb": {"internal/db", "internal/workload"},
+		"internal/new":           {"internal/db"},
+	}
+	got := strings.Join(check(rules, graph), "\n")
+	for _, want := range []string{
+		"internal/db imports internal/workload",
+		"internal/new is a new package",
+		"lists internal/gone",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the check missed %q; it said:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "internal/workload/tpcb") {
+		t.Errorf("the check refused an allowed import:\n%s", got)
+	}
+}
