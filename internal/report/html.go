@@ -14,8 +14,8 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/redact"
 	"github.com/dbharness/dbharness/internal/report/svg"
 	"github.com/dbharness/dbharness/internal/results"
 )
@@ -307,7 +307,7 @@ func configSection(r *results.Run) section {
 		{"status", r.Status},
 		{"workload", r.Workload},
 		{"command", strings.Join(results.RedactArgs(r.Command), " ")},
-		{"target", db.Redact(r.Target)},
+		{"target", redact.String(r.Target)},
 		{"engine", strings.TrimSpace(r.Engine.Engine + " " + r.Engine.Version)},
 		{"started", r.StartTime.UTC().Format(time.RFC3339)},
 		{"ended", r.EndTime.UTC().Format(time.RFC3339)},

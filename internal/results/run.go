@@ -20,6 +20,7 @@ import (
 	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/histogram"
 	"github.com/dbharness/dbharness/internal/hostinfo"
+	"github.com/dbharness/dbharness/internal/redact"
 	"github.com/dbharness/dbharness/internal/selfcost"
 )
 
@@ -452,10 +453,10 @@ func RedactArgs(args []string) []string {
 	for i, a := range args {
 		if strings.Contains(a, "://") {
 			if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(k, "-") {
-				out[i] = k + "=" + db.Redact(v)
+				out[i] = k + "=" + redact.String(v)
 				continue
 			}
-			out[i] = db.Redact(a)
+			out[i] = redact.String(a)
 			continue
 		}
 		out[i] = a
