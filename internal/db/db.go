@@ -10,12 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/dbharness/dbharness/internal/datadir"
 	"github.com/dbharness/dbharness/internal/evloop"
 	"github.com/dbharness/dbharness/internal/redact"
 )
@@ -43,21 +43,8 @@ type Target struct {
 	Default bool
 }
 
-// DefaultDataDir is where dbharness keeps its default SQLite database and
-// results store: $XDG_DATA_HOME/dbharness or ~/.local/share/dbharness.
-func DefaultDataDir() string {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
-		return filepath.Join(d, "dbharness")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
-		return filepath.Join(os.TempDir(), "dbharness")
-	}
-	return filepath.Join(home, ".local", "share", "dbharness")
-}
-
 // DefaultSQLitePath is the embedded database used when --db is not given.
-func DefaultSQLitePath() string { return filepath.Join(DefaultDataDir(), "default.db") }
+func DefaultSQLitePath() string { return filepath.Join(datadir.Default(), "default.db") }
 
 // ParseURL parses a --db value. An empty value selects the embedded SQLite
 // default database.
