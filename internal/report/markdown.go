@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/redact"
 	"github.com/dbharness/dbharness/internal/results"
 )
@@ -72,7 +71,7 @@ func RunMarkdown(w io.Writer, r *results.Run) error {
 	b.WriteString("\n")
 	if len(r.ErrorClasses) > 0 {
 		b.WriteString("Errors:\n")
-		for _, k := range engine.SortedClasses(r.ErrorClasses) {
+		for _, k := range results.SortedClasses(r.ErrorClasses) {
 			fmt.Fprintf(&b, "- `%s` ×%s", mdCode(k), fmtCount(r.ErrorClasses[k]))
 			if m := r.ErrorSamples[k]; m != "" {
 				fmt.Fprintf(&b, ", first: `%s`", mdCode(m))

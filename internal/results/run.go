@@ -16,7 +16,6 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/histogram"
 	"github.com/dbharness/dbharness/internal/hostinfo"
@@ -45,7 +44,7 @@ type Run struct {
 	Command       []string         `json:"command"`
 	Target        string           `json:"target"`
 	Config        Config           `json:"config"`
-	Engine        db.Info          `json:"engine"`
+	Engine        EngineInfo       `json:"engine"`
 	Host          hostinfo.Host    `json:"host"`
 	StartTime     time.Time        `json:"start_time"`
 	EndTime       time.Time        `json:"end_time"`
@@ -86,6 +85,14 @@ type Config struct {
 	// or "goroutine".
 	Driver string `json:"driver,omitempty"`
 	Loops  int    `json:"loops,omitempty"`
+}
+
+// EngineInfo describes the database server of a run: its name, version
+// and key settings, as the target reported them.
+type EngineInfo struct {
+	Engine   string            `json:"name"`
+	Version  string            `json:"version"`
+	Settings map[string]string `json:"settings,omitempty"`
 }
 
 // Latency maps "p50", "p90", "p95", "p99", "p99.9", "max", "mean" and
