@@ -97,12 +97,12 @@ type stockRow struct {
 }
 
 type stmts struct {
-	noCustWh, noDistrict, noUpdDistrict, noInsOrder, noInsNewOrder, noUpdStock db.Stmt
+	newOrdCustWh, newOrdDistrict, newOrdUpdDistrict, newOrdInsOrder, newOrdInsNewOrder, newOrdUpdStock db.Stmt
 	// Prepared on first use, by number of values: item reads, stock reads
 	// (per district) and order-line inserts of one New-Order.
-	noItems                                                                              map[int]db.Stmt
-	noStocks                                                                             map[[2]int]db.Stmt
-	noLines                                                                              map[int]db.Stmt
+	newOrdItems                                                                          map[int]db.Stmt
+	newOrdStocks                                                                         map[[2]int]db.Stmt
+	newOrdLines                                                                          map[int]db.Stmt
 	payUpdWh, paySelWh, payUpdDist, paySelDist, payByName, payCust, payCData, payUpdCust db.Stmt
 	payUpdCustBC, payInsHist                                                             db.Stmt
 	osByName, osCust, osOrder, osLines                                                   db.Stmt
@@ -147,13 +147,13 @@ func (wk *worker) prepare(ctx context.Context) error {
 	ro := wk.t.RO
 	if !ro {
 		// New-Order (clause 2.4.2).
-		p(&s.noCustWh, "SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse WHERE w_id = $1 AND c_w_id = w_id AND c_d_id = $2 AND c_id = $3")
-		p(&s.noDistrict, "SELECT d_next_o_id, d_tax FROM district WHERE d_w_id = $1 AND d_id = $2"+fu)
-		p(&s.noUpdDistrict, "UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2")
-		p(&s.noInsOrder, "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP, $5, $6)")
-		p(&s.noInsNewOrder, "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES ($1, $2, $3)")
-		s.noItems, s.noStocks, s.noLines = map[int]db.Stmt{}, map[[2]int]db.Stmt{}, map[int]db.Stmt{}
-		p(&s.noUpdStock, "UPDATE stock SET s_quantity = $1, s_ytd = s_ytd + $2, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $3 WHERE s_i_id = $4 AND s_w_id = $5")
+		p(&s.newOrdCustWh, "SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse WHERE w_id = $1 AND c_w_id = w_id AND c_d_id = $2 AND c_id = $3")
+		p(&s.newOrdDistrict, "SELECT d_next_o_id, d_tax FROM district WHERE d_w_id = $1 AND d_id = $2"+fu)
+		p(&s.newOrdUpdDistrict, "UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2")
+		p(&s.newOrdInsOrder, "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP, $5, $6)")
+		p(&s.newOrdInsNewOrder, "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES ($1, $2, $3)")
+		s.newOrdItems, s.newOrdStocks, s.newOrdLines = map[int]db.Stmt{}, map[[2]int]db.Stmt{}, map[int]db.Stmt{}
+		p(&s.newOrdUpdStock, "UPDATE stock SET s_quantity = $1, s_ytd = s_ytd + $2, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $3 WHERE s_i_id = $4 AND s_w_id = $5")
 		// Payment (clause 2.5.2).
 		p(&s.payUpdWh, "UPDATE warehouse SET w_ytd = w_ytd + $1 WHERE w_id = $2")
 		p(&s.paySelWh, "SELECT w_street_1, w_street_2, w_city, w_state, w_zip, w_name FROM warehouse WHERE w_id = $1")
@@ -418,19 +418,19 @@ func (wk *worker) newOrder(ctx context.Context) error {
 		cLast, cCredit       string
 		nextOID              int
 	)
-	if err := s.noCustWh.QueryRow(ctx, []any{&discount, &cLast, &cCredit, &wTax}, p.w, p.d, p.cid); err != nil {
+	if err := s.newOrdCustWh.QueryRow(ctx, []any{&discount, &cLast, &cCredit, &wTax}, p.w, p.d, p.cid); err != nil {
 		return err
 	}
-	if err := s.noDistrict.QueryRow(ctx, []any{&nextOID, &dTax}, p.w, p.d); err != nil {
+	if err := s.newOrdDistrict.QueryRow(ctx, []any{&nextOID, &dTax}, p.w, p.d); err != nil {
 		return err
 	}
-	if _, err := s.noUpdDistrict.Exec(ctx, p.w, p.d); err != nil {
+	if _, err := s.newOrdUpdDistrict.Exec(ctx, p.w, p.d); err != nil {
 		return err
 	}
-	if _, err := s.noInsOrder.Exec(ctx, nextOID, p.d, p.w, p.cid, len(p.lines), p.allLocal); err != nil {
+	if _, err := s.newOrdInsOrder.Exec(ctx, nextOID, p.d, p.w, p.cid, len(p.lines), p.allLocal); err != nil {
 		return err
 	}
-	if _, err := s.noInsNewOrder.Exec(ctx, nextOID, p.d, p.w); err != nil {
+	if _, err := s.newOrdInsNewOrder.Exec(ctx, nextOID, p.d, p.w); err != nil {
 		return err
 	}
 	// The order's items in one read; a missing one is the unused item
@@ -481,7 +481,7 @@ func (wk *worker) newOrder(ctx context.Context) error {
 		if l.supply != p.w {
 			remote = 1
 		}
-		if _, err := s.noUpdStock.Exec(ctx, q, l.qty, remote, l.item, l.supply); err != nil {
+		if _, err := s.newOrdUpdStock.Exec(ctx, q, l.qty, remote, l.item, l.supply); err != nil {
 			return err
 		}
 		amount := math.Round(float64(l.qty)*wk.items[l.item].price*100) / 100
@@ -489,7 +489,7 @@ func (wk *worker) newOrder(ctx context.Context) error {
 		args = append(args, nextOID, p.d, p.w, i+1, l.item, l.supply, l.qty, amount, st.dist)
 	}
 	wk.args = args
-	ins, err := wk.stmt(ctx, s.noLines, len(p.lines), func(n int) string {
+	ins, err := wk.stmt(ctx, s.newOrdLines, len(p.lines), func(n int) string {
 		var b strings.Builder
 		b.WriteString("INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES ")
 		for r := 0; r < n; r++ {
@@ -740,7 +740,7 @@ func placeholders(from, n int) string {
 // readItems reads the prices of the items in wk.ids (sorted, distinct)
 // into wk.items.
 func (wk *worker) readItems(ctx context.Context) error {
-	st, err := wk.stmt(ctx, wk.s.noItems, len(wk.ids), func(n int) string {
+	st, err := wk.stmt(ctx, wk.s.newOrdItems, len(wk.ids), func(n int) string {
 		return "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (" + placeholders(1, n) + ")"
 	})
 	if err != nil {
@@ -780,7 +780,7 @@ func (wk *worker) readItems(ctx context.Context) error {
 func (wk *worker) readStock(ctx context.Context, w, d int) error {
 	n := len(wk.ids)
 	key := [2]int{d, n}
-	st, ok := wk.s.noStocks[key]
+	st, ok := wk.s.newOrdStocks[key]
 	if !ok {
 		var err error
 		st, err = wk.conn.Prepare(ctx, fmt.Sprintf("SELECT s_i_id, s_quantity, s_data, s_dist_%02d FROM stock WHERE s_w_id = $1 AND s_i_id IN (%s) ORDER BY s_i_id",
@@ -788,7 +788,7 @@ func (wk *worker) readStock(ctx context.Context, w, d int) error {
 		if err != nil {
 			return err
 		}
-		wk.s.noStocks[key] = st
+		wk.s.newOrdStocks[key] = st
 	}
 	args := append(wk.args[:0], w)
 	for _, id := range wk.ids {
