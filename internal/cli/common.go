@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/redact"
 	"github.com/dbharness/dbharness/internal/workload"
 )
 
@@ -105,7 +106,7 @@ func workloadFlags(fs *pflag.FlagSet, wl workload.Generator, cmd workload.Comman
 	m := map[string]string{}
 	ownFlags(wl, cmd).VisitAll(func(f *pflag.Flag) {
 		if v := fs.Lookup(f.Name); v != nil {
-			m[f.Name] = db.Redact(v.Value.String())
+			m[f.Name] = redact.String(v.Value.String())
 		}
 	})
 	return m

@@ -249,7 +249,7 @@ func (a *app) execRun(ctx context.Context, sp *runSpec, stop <-chan struct{}) (*
 		Workload:      wl.Name(),
 		Command:       results.RedactArgs(append([]string{"dbharness", "run"}, sp.args...)),
 		Target:        d.Target().String(),
-		Engine:        info,
+		Engine:        results.EngineInfo(info),
 		Host:          hostinfo.Read(),
 		StartTime:     time.Now(),
 		Config: results.Config{

@@ -10,14 +10,14 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/dbharness/dbharness/internal/datadir"
 	"github.com/dbharness/dbharness/internal/evloop"
+	"github.com/dbharness/dbharness/internal/redact"
 )
 
 // Kind names a database engine family.
@@ -43,21 +43,8 @@ type Target struct {
 	Default bool
 }
 
-// DefaultDataDir is where dbharness keeps its default SQLite database and
-// results store: $XDG_DATA_HOME/dbharness or ~/.local/share/dbharness.
-func DefaultDataDir() string {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
-		return filepath.Join(d, "dbharness")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
-		return filepath.Join(os.TempDir(), "dbharness")
-	}
-	return filepath.Join(home, ".local", "share", "dbharness")
-}
-
 // DefaultSQLitePath is the embedded database used when --db is not given.
-func DefaultSQLitePath() string { return filepath.Join(DefaultDataDir(), "default.db") }
+func DefaultSQLitePath() string { return filepath.Join(datadir.Default(), "default.db") }
 
 // ParseURL parses a --db value. An empty value selects the embedded SQLite
 // default database.
@@ -69,7 +56,7 @@ func ParseURL(raw string) (*Target, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		// url.Parse errors quote the whole URL, password included.
-		return nil, fmt.Errorf("--db %q is not a valid URL; expected postgres://user@host:port/db, mysql://user:pass@host:port/db or sqlite://PATH", Redact(raw))
+		return nil, fmt.Errorf("--db %q is not a valid URL; expected postgres://user@host:port/db, mysql://user:pass@host:port/db or sqlite://PATH", redact.String(raw))
 	}
 	t := &Target{raw: raw, u: u}
 	switch strings.ToLower(u.Scheme) {
@@ -91,7 +78,7 @@ func ParseURL(raw string) (*Target, error) {
 		}
 		t.Path = p
 	case "":
-		return nil, fmt.Errorf("--db %q has no scheme; start it with postgres://, mysql:// or sqlite://", Redact(raw))
+		return nil, fmt.Errorf("--db %q has no scheme; start it with postgres://, mysql:// or sqlite://", redact.String(raw))
 	default:
 		return nil, fmt.Errorf("--db scheme %q is not supported; use postgres://, mysql:// or sqlite://", u.Scheme)
 	}
@@ -106,47 +93,7 @@ func (t *Target) String() string {
 	if t.Kind == SQLite {
 		return "sqlite://" + t.Path
 	}
-	return Redact(t.raw)
-}
-
-// Redact removes the password from a URL (also from a "password=" query
-// parameter), for printing and storing. Anything that is not a URL on its
-// own (a driver's error message, say) keeps its text, with the password
-// cut out of any URL or password= setting inside it.
-func Redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" || strings.ContainsAny(raw, " \t\n") {
-		return redactText(raw)
-	}
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-		}
-	}
-	q := u.Query()
-	changed := false
-	for k := range q {
-		if strings.EqualFold(k, "password") || strings.EqualFold(k, "pass") {
-			q.Set(k, "xxxxx")
-			changed = true
-		}
-	}
-	if changed {
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
-
-var (
-	urlPassword = regexp.MustCompile(`(://[^/:@\s]*):[^@\s]*@`)
-	setPassword = regexp.MustCompile(`(?i)\b(password|pass)=([^&\s]*)`)
-)
-
-// redactText cuts passwords out of free text: "scheme://user:PASSWORD@"
-// and "password=PASSWORD".
-func redactText(s string) string {
-	s = urlPassword.ReplaceAllString(s, "${1}:xxxxx@")
-	return setPassword.ReplaceAllString(s, "${1}=xxxxx")
+	return redact.String(t.raw)
 }
 
 // Caps describes what an engine can do; workloads and the loader branch on

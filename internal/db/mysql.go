@@ -18,6 +18,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/dbharness/dbharness/internal/evloop"
+	"github.com/dbharness/dbharness/internal/redact"
 )
 
 type myDB struct {
@@ -71,7 +72,7 @@ func openMySQL(t *Target) (DB, error) {
 	cfg.DialFunc = dialMySQL
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("--db %s: %s", t, Redact(err.Error()))
+		return nil, fmt.Errorf("--db %s: %s", t, redact.String(err.Error()))
 	}
 	db := sql.OpenDB(connector)
 	// Every Connect dials, so that it knows its socket (see dialMySQL).

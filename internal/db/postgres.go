@@ -14,6 +14,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/dbharness/dbharness/internal/redact"
 )
 
 type pgDB struct {
@@ -26,7 +28,7 @@ type pgDB struct {
 func openPostgres(t *Target) (DB, error) {
 	cfg, err := pgx.ParseConfig(t.raw)
 	if err != nil {
-		return nil, fmt.Errorf("--db %s is not a valid PostgreSQL URL: %s", t, Redact(err.Error()))
+		return nil, fmt.Errorf("--db %s is not a valid PostgreSQL URL: %s", t, redact.String(err.Error()))
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 8 * time.Second
@@ -168,7 +170,7 @@ func paramText(value any) (string, bool) {
 // connectError turns a driver's connect error into one sentence that names
 // the target (without its password) and what to fix.
 func connectError(t *Target, err error) error {
-	msg := Redact(err.Error())
+	msg := redact.String(err.Error())
 	low := strings.ToLower(msg)
 	var pgErr *pgconn.PgError
 	switch {

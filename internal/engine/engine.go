@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/evloop"
 	"github.com/dbharness/dbharness/internal/histogram"
+	"github.com/dbharness/dbharness/internal/runphase"
 	"github.com/dbharness/dbharness/internal/selfcost"
 	"github.com/dbharness/dbharness/internal/workload"
 )
@@ -108,12 +108,6 @@ func (c *Config) Validate() error {
 	}
 	return nil
 }
-
-// Phase of a run.
-const (
-	PhaseWarmup  = "warmup"
-	PhaseMeasure = "measure"
-)
 
 // OpTick is one operation's share of an interval.
 type OpTick struct {
@@ -793,9 +787,9 @@ func (t *ticker) init() {
 	if t.lagReg != nil {
 		t.lag = histogram.New()
 	}
-	t.phase, t.phaseStart = PhaseMeasure, t.measureStart
+	t.phase, t.phaseStart = runphase.Measure, t.measureStart
 	if t.cfg.Warmup > 0 {
-		t.phase, t.phaseStart = PhaseWarmup, t.start
+		t.phase, t.phaseStart = runphase.Warmup, t.start
 	}
 }
 
@@ -814,9 +808,9 @@ func (t *ticker) tick(now time.Time) {
 	if !now.After(t.last) {
 		return
 	}
-	phase := PhaseMeasure
+	phase := runphase.Measure
 	if !now.After(t.measureStart) && t.cfg.Warmup > 0 {
-		phase = PhaseWarmup
+		phase = runphase.Warmup
 	}
 	if phase != t.phase {
 		t.phase, t.phaseStart, t.phaseCount = phase, t.last, 0
@@ -834,7 +828,7 @@ func (t *ticker) tick(now time.Time) {
 		tk.Ops[i] = OpTick{Hist: hists[i], Errors: e - t.prevErr[i], Retries: r - t.prevRetry[i], Late: l - t.prevLate[i]}
 		t.prevErr[i], t.prevRetry[i], t.prevLate[i] = e, r, l
 		tot := &t.meas[i]
-		if phase == PhaseWarmup {
+		if phase == runphase.Warmup {
 			tot = &t.warm[i]
 		}
 		tot.Hist.Merge(hists[i])
@@ -865,14 +859,14 @@ func (t *ticker) tick(now time.Time) {
 		}
 	}
 	t.prevClasses = classes
-	if phase == PhaseMeasure {
+	if phase == runphase.Measure {
 		for k, v := range tk.ErrorClasses {
 			t.totalClasses[k] += v
 		}
 	}
 	if t.lagReg != nil {
 		tk.Lag = t.lagReg.Tick()[0]
-		if phase == PhaseMeasure {
+		if phase == runphase.Measure {
 			t.lag.Merge(tk.Lag)
 		}
 	}
@@ -892,7 +886,7 @@ func (t *ticker) sampleCost(tk *Tick, phase string) {
 	now := selfcost.Read()
 	sp := selfcost.Between(t.cost, now)
 	tk.CPU, tk.HostIdle, tk.RunQueue, tk.LoopBusy = sp.CPU, sp.HostIdle, now.Running, -1
-	if phase == PhaseMeasure {
+	if phase == runphase.Measure {
 		t.measCPU += sp.CPU
 		if now.HostTotal > t.cost.HostTotal {
 			t.measBusy += now.HostBusy - t.cost.HostBusy
@@ -918,7 +912,7 @@ func (t *ticker) sampleCost(tk *Tick, phase string) {
 			tk.LoopBusy = max(tk.LoopBusy, float64(cur[i].Busy-t.loopStats[i].Busy)/float64(el))
 		}
 	}
-	if phase == PhaseMeasure {
+	if phase == runphase.Measure {
 		if t.measLoopStart == nil {
 			t.measLoopStart = t.loopStats
 		}
@@ -957,19 +951,4 @@ func (t *ticker) finish() {
 			t.res.LoopBusy = max(t.res.LoopBusy, float64(b.Busy-a.Busy)/float64(el))
 		}
 	}
-}
-
-// SortedClasses returns error classes by descending count.
-func SortedClasses(m map[string]int64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if m[keys[i]] != m[keys[j]] {
-			return m[keys[i]] > m[keys[j]]
-		}
-		return keys[i] < keys[j]
-	})
-	return keys
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/runphase"
 	"github.com/dbharness/dbharness/internal/workload"
 )
 
@@ -145,7 +146,7 @@ func TestWarmupIsMeasuredApartFromTheSummary(t *testing.T) {
 	if int64(r.calls.Load()) != warm+meas {
 		t.Errorf("warm-up %d + measured %d != %d transactions run", warm, meas, r.calls.Load())
 	}
-	if phases[0] != PhaseWarmup || phases[len(phases)-1] != PhaseMeasure {
+	if phases[0] != runphase.Warmup || phases[len(phases)-1] != runphase.Measure {
 		t.Errorf("phases %v should go from warmup to measure", phases)
 	}
 	if s := res.Seconds(); s < 0.18 || s > 0.5 {

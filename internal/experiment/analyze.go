@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/dbharness/dbharness/internal/analysis"
-	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/runphase"
 )
 
 // MinBootstrapRepeats is the fewest repeats for a percentile bootstrap over
@@ -59,7 +59,7 @@ func VaryKey(v map[string]string) string {
 func MeasuredIntervalTPS(r *results.Run, op string) []float64 {
 	var out []float64
 	for _, iv := range r.Intervals {
-		if iv.Phase != engine.PhaseMeasure {
+		if iv.Phase != runphase.Measure {
 			continue
 		}
 		if r.Config.IntervalSeconds > 0 && iv.Seconds < r.Config.IntervalSeconds/2 {

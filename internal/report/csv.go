@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/runphase"
 )
 
 // CSV file names written by WriteRunCSV.
@@ -151,7 +151,7 @@ func intervalsCSV(w *csv.Writer, r *results.Run) error {
 // classList writes error classes as "class=n;class=n".
 func classList(m map[string]int64) string {
 	s := ""
-	for _, k := range engine.SortedClasses(m) {
+	for _, k := range results.SortedClasses(m) {
 		if s != "" {
 			s += ";"
 		}
@@ -187,17 +187,17 @@ func opsCSV(w *csv.Writer, r *results.Run) error {
 			latencyCells(o.LatencyMs, cols)))
 	}
 	for _, o := range r.Warmup {
-		if err := write(engine.PhaseWarmup, o); err != nil {
+		if err := write(runphase.Warmup, o); err != nil {
 			return err
 		}
 	}
 	for _, o := range r.Ops {
-		if err := write(engine.PhaseMeasure, o); err != nil {
+		if err := write(runphase.Measure, o); err != nil {
 			return err
 		}
 	}
 	s := r.Summary
-	return write(engine.PhaseMeasure, results.Op{Name: "total", Count: s.Transactions, TPS: s.TPS, Errors: s.Errors,
+	return write(runphase.Measure, results.Op{Name: "total", Count: s.Transactions, TPS: s.TPS, Errors: s.Errors,
 		Retries: s.Retries, Late: s.Late, LatencyMs: s.LatencyMs})
 }
 
@@ -205,7 +205,7 @@ func errorsCSV(w *csv.Writer, r *results.Run) error {
 	if err := w.Write([]string{"run_id", "class", "count", "first_message"}); err != nil {
 		return err
 	}
-	for _, k := range engine.SortedClasses(r.ErrorClasses) {
+	for _, k := range results.SortedClasses(r.ErrorClasses) {
 		if err := w.Write([]string{r.RunID, k, fi(r.ErrorClasses[k]), r.ErrorSamples[k]}); err != nil {
 			return err
 		}

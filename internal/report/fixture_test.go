@@ -9,11 +9,11 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/histogram"
 	"github.com/dbharness/dbharness/internal/hostinfo"
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/runphase"
 )
 
 // hostileSample is an error message as a hostile or careless database
@@ -58,7 +58,7 @@ func buildRun(n, warm int) *results.Run {
 		SchemaVersion: results.SchemaVersion, RunID: "20261122-100000-abcd", Status: results.StatusCompleted, Workload: "tpcb",
 		Command: results.RedactArgs([]string{"dbharness", "run", "tpcb", "--db=postgres://u:secret@h/db", "-c", "8"}),
 		Target:  "postgres://u:xxxxx@h/db",
-		Engine:  db.Info{Engine: "postgresql", Version: "15.20", Settings: map[string]string{"shared_buffers": "128MB", "synchronous_commit": "on"}},
+		Engine:  results.EngineInfo{Engine: "postgresql", Version: "15.20", Settings: map[string]string{"shared_buffers": "128MB", "synchronous_commit": "on"}},
 		Host:    hostinfo.Host{Hostname: "bench1", CPUModel: "Test CPU @ 3.0GHz", Cores: 2, MemoryMB: 4096, OS: "linux", Kernel: "6.1", Arch: "amd64", Go: "go1.26"},
 		Config: results.Config{Clients: 8, DurationSeconds: float64(n - warm), WarmupSeconds: float64(warm), MaxTries: 1,
 			IntervalSeconds: 1, Seed: 42, Percentiles: ps, WorkloadFlags: map[string]string{"mix": "tpcb-like"}},
@@ -74,9 +74,9 @@ func buildRun(n, warm int) *results.Run {
 	var reconnects int64
 	var measCount int64
 	for s := 0; s < n; s++ {
-		phase := engine.PhaseMeasure
+		phase := runphase.Measure
 		if s < warm {
-			phase = engine.PhaseWarmup
+			phase = runphase.Warmup
 		}
 		tk := &engine.Tick{Seq: s, Phase: phase, Start: start.Add(time.Duration(s) * time.Second),
 			End: start.Add(time.Duration(s+1) * time.Second), Elapsed: time.Duration(s+1) * time.Second}
@@ -114,7 +114,7 @@ func buildRun(n, warm int) *results.Run {
 				opErr[i] += 3
 			}
 			tk.Ops = append(tk.Ops, ot)
-			if phase == engine.PhaseMeasure {
+			if phase == runphase.Measure {
 				totals[i].Merge(h)
 				measCount += h.TotalCount()
 			} else {
@@ -125,7 +125,7 @@ func buildRun(n, warm int) *results.Run {
 			tk.Reconnects, tk.Down = 2, 1
 			reconnects += 2
 		}
-		if phase == engine.PhaseMeasure {
+		if phase == runphase.Measure {
 			tk.PhaseCount, tk.PhaseSeconds = measCount, float64(s-warm+1)
 		}
 		r.Intervals = append(r.Intervals, results.IntervalFromTick(tk, ops, ps))
@@ -178,12 +178,12 @@ func withEvidence(r *results.Run) *results.Run {
 				v = left
 			}
 			shares[e], left = v, left-v
-			if iv.Phase == engine.PhaseMeasure {
+			if iv.Phase == runphase.Measure {
 				weights[e] += v * 80
 			}
 		}
 		waits.Intervals = append(waits.Intervals, results.WaitInterval{Seq: iv.Seq, Phase: iv.Phase, T: iv.T, Total: 80, Shares: shares})
-		if iv.Phase == engine.PhaseMeasure {
+		if iv.Phase == runphase.Measure {
 			osS.Totals["disk.sda.write_mb"] += tps * 0.012
 			srv.Totals["pg_stat_database.xact_commit"] += tps
 			srv.Totals["pg_stat_wal.wal_bytes"] += tps * 900

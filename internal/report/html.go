@@ -14,10 +14,10 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/redact"
 	"github.com/dbharness/dbharness/internal/report/svg"
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/runphase"
 )
 
 // HTMLOptions are the parts of an HTML report that do not come from the data.
@@ -292,7 +292,7 @@ func errorSection(r *results.Run) (section, bool) {
 	sec := section{ID: "errors", Title: "Errors",
 		Intro: "Failed transactions by error class, with the first message of each class as the database sent it."}
 	t := table{Head: []string{"class", "count", "first message"}, Num: []bool{false, true, false}}
-	for _, k := range engine.SortedClasses(r.ErrorClasses) {
+	for _, k := range results.SortedClasses(r.ErrorClasses) {
 		t.Rows = append(t.Rows, []string{k, fmtCount(r.ErrorClasses[k]), r.ErrorSamples[k]})
 	}
 	sec.Tables = append(sec.Tables, t)
@@ -307,7 +307,7 @@ func configSection(r *results.Run) section {
 		{"status", r.Status},
 		{"workload", r.Workload},
 		{"command", strings.Join(results.RedactArgs(r.Command), " ")},
-		{"target", db.Redact(r.Target)},
+		{"target", redact.String(r.Target)},
 		{"engine", strings.TrimSpace(r.Engine.Engine + " " + r.Engine.Version)},
 		{"started", r.StartTime.UTC().Format(time.RFC3339)},
 		{"ended", r.EndTime.UTC().Format(time.RFC3339)},
@@ -377,7 +377,7 @@ func latencyValue(l results.Latency, k string) float64 {
 func timeline(r *results.Run) (bands []svg.Band, markers []svg.Marker, note string) {
 	var warmEnd float64
 	for _, iv := range r.Intervals {
-		if iv.Phase == engine.PhaseWarmup {
+		if iv.Phase == runphase.Warmup {
 			warmEnd = iv.T
 		}
 	}
@@ -405,7 +405,7 @@ func timeline(r *results.Run) (bands []svg.Band, markers []svg.Marker, note stri
 		hasErr := iv.Errors > 0
 		if hasErr && (!prevErr || iv.Reconnects > 0) {
 			var cls []string
-			for _, k := range engine.SortedClasses(iv.ErrorClasses) {
+			for _, k := range results.SortedClasses(iv.ErrorClasses) {
 				cls = append(cls, fmt.Sprintf("%s x%d", k, iv.ErrorClasses[k]))
 			}
 			e := fmt.Sprintf("%d errors", iv.Errors)

@@ -5,8 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/redact"
 	"github.com/dbharness/dbharness/internal/results"
 )
 
@@ -72,7 +71,7 @@ func RunMarkdown(w io.Writer, r *results.Run) error {
 	b.WriteString("\n")
 	if len(r.ErrorClasses) > 0 {
 		b.WriteString("Errors:\n")
-		for _, k := range engine.SortedClasses(r.ErrorClasses) {
+		for _, k := range results.SortedClasses(r.ErrorClasses) {
 			fmt.Fprintf(&b, "- `%s` ×%s", mdCode(k), fmtCount(r.ErrorClasses[k]))
 			if m := r.ErrorSamples[k]; m != "" {
 				fmt.Fprintf(&b, ", first: `%s`", mdCode(m))
@@ -88,7 +87,7 @@ func RunMarkdown(w io.Writer, r *results.Run) error {
 		b.WriteString("\n")
 	}
 	h := r.Host
-	fmt.Fprintf(&b, "Host: %s, %d cores, %d MB · target `%s`\n\n", mdText(h.CPUModel), h.Cores, h.MemoryMB, mdCode(db.Redact(r.Target)))
+	fmt.Fprintf(&b, "Host: %s, %d cores, %d MB · target `%s`\n\n", mdText(h.CPUModel), h.Cores, h.MemoryMB, mdCode(redact.String(r.Target)))
 	if len(r.Command) > 0 {
 		fmt.Fprintf(&b, "`%s`\n", mdCode(strings.Join(results.RedactArgs(r.Command), " ")))
 	}

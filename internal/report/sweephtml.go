@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/dbharness/dbharness/internal/analysis"
-	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/redact"
 	"github.com/dbharness/dbharness/internal/report/svg"
 	"github.com/dbharness/dbharness/internal/results"
 )
@@ -348,7 +348,7 @@ func sweepConfigSection(sw *results.Sweep) section {
 		{"workload", sw.Workload},
 		{"command", strings.Join(results.RedactArgs(sw.Command), " ")},
 		{"run arguments", strings.Join(results.RedactArgs(sw.BaseArgs), " ")},
-		{"target", db.Redact(sw.Target)},
+		{"target", redact.String(sw.Target)},
 		{"repeat", strconv.Itoa(sw.Repeat)},
 		{"order seed", strconv.FormatUint(sw.OrderSeed, 10)},
 		{"started", sw.StartTime.UTC().Format("2006-01-02T15:04:05Z")},

@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/results"
 )
 
@@ -48,7 +47,7 @@ func (p *Progress) Line(iv *results.Interval) {
 	if iv.Down > 0 {
 		notes = append(notes, fmt.Sprintf("%d clients down", iv.Down))
 	}
-	for _, k := range engine.SortedClasses(iv.ErrorClasses) {
+	for _, k := range results.SortedClasses(iv.ErrorClasses) {
 		notes = append(notes, fmt.Sprintf("%s x%d", k, iv.ErrorClasses[k]))
 	}
 	if len(notes) > 0 {
@@ -154,11 +153,11 @@ func Summary(w io.Writer, r *results.Run) {
 	}
 	if len(r.ErrorClasses) > 0 {
 		var parts []string
-		for _, k := range engine.SortedClasses(r.ErrorClasses) {
+		for _, k := range results.SortedClasses(r.ErrorClasses) {
 			parts = append(parts, fmt.Sprintf("%s x%d", k, r.ErrorClasses[k]))
 		}
 		fmt.Fprintf(w, "errors by class: %s\n", strings.Join(parts, ", "))
-		for _, k := range engine.SortedClasses(r.ErrorClasses) {
+		for _, k := range results.SortedClasses(r.ErrorClasses) {
 			if m := r.ErrorSamples[k]; m != "" {
 				fmt.Fprintf(w, "  %s, first: %s\n", k, m)
 			}
@@ -185,7 +184,7 @@ func sortedMetricKeys(m map[string]float64) []string {
 	for k := range m {
 		c[k] = 0
 	}
-	keys := engine.SortedClasses(c)
+	keys := results.SortedClasses(c)
 	return keys
 }
 

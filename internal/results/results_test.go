@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/histogram"
 	"github.com/dbharness/dbharness/internal/hostinfo"
+	"github.com/dbharness/dbharness/internal/runphase"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -27,14 +27,14 @@ func sampleRun() *Run {
 	}
 	lag := histogram.New()
 	histogram.Record(lag, 250*time.Microsecond)
-	tk := &engine.Tick{Seq: 0, Phase: engine.PhaseMeasure, Start: start, End: start.Add(time.Second), Elapsed: time.Second,
+	tk := &engine.Tick{Seq: 0, Phase: runphase.Measure, Start: start, End: start.Add(time.Second), Elapsed: time.Second,
 		Ops: []engine.OpTick{{Hist: h, Errors: 2, Retries: 1}}, ErrorClasses: map[string]int64{"sqlstate:40": 2},
 		Reconnects: 1, PhaseCount: 1000, PhaseSeconds: 1}
 	r := &Run{
 		SchemaVersion: SchemaVersion, RunID: "20261122-100000-abcd", Status: StatusCompleted, Workload: "tpcb",
 		Command: RedactArgs([]string{"dbharness", "run", "tpcb", "--db=postgres://u:secret@h/db"}),
 		Target:  "postgres://u:xxxxx@h/db",
-		Engine:  db.Info{Engine: "postgresql", Version: "15.20", Settings: map[string]string{"fsync": "on"}},
+		Engine:  EngineInfo{Engine: "postgresql", Version: "15.20", Settings: map[string]string{"fsync": "on"}},
 		Host:    hostinfo.Host{Hostname: "h", CPUModel: "cpu", Cores: 2, MemoryMB: 1024, OS: "linux", Kernel: "6.1", Arch: "amd64", Go: "go1"},
 		Config: Config{Clients: 8, DurationSeconds: 1, MaxTries: 1, IntervalSeconds: 1, Seed: 42,
 			Percentiles: NormalizePercentiles(DefaultPercentiles), WorkloadFlags: map[string]string{"mix": "tpcb-like"}},

@@ -16,10 +16,10 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/histogram"
 	"github.com/dbharness/dbharness/internal/hostinfo"
+	"github.com/dbharness/dbharness/internal/redact"
 	"github.com/dbharness/dbharness/internal/selfcost"
 )
 
@@ -44,7 +44,7 @@ type Run struct {
 	Command       []string         `json:"command"`
 	Target        string           `json:"target"`
 	Config        Config           `json:"config"`
-	Engine        db.Info          `json:"engine"`
+	Engine        EngineInfo       `json:"engine"`
 	Host          hostinfo.Host    `json:"host"`
 	StartTime     time.Time        `json:"start_time"`
 	EndTime       time.Time        `json:"end_time"`
@@ -85,6 +85,14 @@ type Config struct {
 	// or "goroutine".
 	Driver string `json:"driver,omitempty"`
 	Loops  int    `json:"loops,omitempty"`
+}
+
+// EngineInfo describes the database server of a run: its name, version
+// and key settings, as the target reported them.
+type EngineInfo struct {
+	Engine   string            `json:"name"`
+	Version  string            `json:"version"`
+	Settings map[string]string `json:"settings,omitempty"`
 }
 
 // Latency maps "p50", "p90", "p95", "p99", "p99.9", "max", "mean" and
@@ -452,10 +460,10 @@ func RedactArgs(args []string) []string {
 	for i, a := range args {
 		if strings.Contains(a, "://") {
 			if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(k, "-") {
-				out[i] = k + "=" + db.Redact(v)
+				out[i] = k + "=" + redact.String(v)
 				continue
 			}
-			out[i] = db.Redact(a)
+			out[i] = redact.String(a)
 			continue
 		}
 		out[i] = a

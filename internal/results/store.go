@@ -14,7 +14,7 @@ import (
 
 	_ "modernc.org/sqlite" // the store is an embedded SQLite file
 
-	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/datadir"
 )
 
 // DefaultPath is the results store used unless --results or
@@ -23,7 +23,7 @@ func DefaultPath() string {
 	if p := os.Getenv("DBHARNESS_RESULTS"); p != "" {
 		return p
 	}
-	return filepath.Join(db.DefaultDataDir(), "results.db")
+	return filepath.Join(datadir.Default(), "results.db")
 }
 
 // Store keeps every run: a row per run (its JSON without intervals) and a

@@ -235,6 +235,20 @@ func ExecParallel(ctx context.Context, env *Env, groups [][]string) error {
 	return first
 }
 
+// BeginInit is the start of a workload's Init: it validates the flags for
+// init and opens the connection the schema is built on, which the caller
+// closes. It returns the engine's capabilities with it.
+func BeginInit(ctx context.Context, env *Env, v Validator) (db.Caps, db.Conn, error) {
+	if err := v.Validate(CmdInit); err != nil {
+		return db.Caps{}, nil, err
+	}
+	conn, err := env.DB.Connect(ctx)
+	if err != nil {
+		return db.Caps{}, nil, err
+	}
+	return env.DB.Caps(), conn, nil
+}
+
 // Recreate drops the tables (in the order given) if they exist and runs the
 // CREATE statements, as `init` replaces a workload's tables.
 func Recreate(ctx context.Context, conn db.Conn, drop []string, create []string) error {

@@ -93,3 +93,23 @@ func TestALoadBatchThatDeadlocksBeforeWritingIsTriedAgain(t *testing.T) {
 		})
 	}
 }
+
+// badFlags is a workload whose flags never validate.
+type badFlags struct{ cmd Command }
+
+func (b *badFlags) Validate(cmd Command) error {
+	b.cmd = cmd
+	return errors.New("--scale 0 is not a positive number")
+}
+
+func TestBeginInitReportsBadFlagsBeforeConnecting(t *testing.T) {
+	v := &badFlags{}
+	// env.DB is nil: BeginInit must not reach it when the flags are wrong.
+	_, conn, err := BeginInit(context.Background(), &Env{}, v)
+	if err == nil || conn != nil {
+		t.Fatalf("BeginInit = %v, %v; want the flag error and no connection", conn, err)
+	}
+	if v.cmd != CmdInit {
+		t.Errorf("flags validated for %q, want %q", v.cmd, CmdInit)
+	}
+}

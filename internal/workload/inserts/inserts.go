@@ -117,11 +117,7 @@ func validKey(k string) bool {
 
 // Init implements workload.Initer.
 func (w *Inserts) Init(ctx context.Context, env *workload.Env) error {
-	if err := w.Validate(workload.CmdInit); err != nil {
-		return err
-	}
-	caps := env.DB.Caps()
-	conn, err := env.DB.Connect(ctx)
+	caps, conn, err := workload.BeginInit(ctx, env, w)
 	if err != nil {
 		return err
 	}

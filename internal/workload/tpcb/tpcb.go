@@ -88,11 +88,7 @@ func (w *TPCB) Validate(cmd workload.Command) error {
 // Init implements workload.Initer: pgbench -i's drop, create, load, vacuum
 // and primary keys.
 func (w *TPCB) Init(ctx context.Context, env *workload.Env) error {
-	if err := w.Validate(workload.CmdInit); err != nil {
-		return err
-	}
-	caps := env.DB.Caps()
-	conn, err := env.DB.Connect(ctx)
+	caps, conn, err := workload.BeginInit(ctx, env, w)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import "github.com/dbharness/dbharness/internal/workload"
 // Prepare), whether it selects its customer by last name (Payment,
 // Order-Status) and whether it is a New-Order meant to roll back.
 func Drawn(w workload.Worker) (byName, rollback bool) {
-	p := &w.(*worker).p
+	p := &w.(*worker).params
 	return p.byName, p.rollback
 }
 

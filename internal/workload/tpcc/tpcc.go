@@ -187,11 +187,7 @@ func (w *TPCC) Validate(cmd workload.Command) error {
 // Init implements workload.Initer: drop, create, load in parallel, keys,
 // secondary indexes, statistics.
 func (w *TPCC) Init(ctx context.Context, env *workload.Env) error {
-	if err := w.Validate(workload.CmdInit); err != nil {
-		return err
-	}
-	caps := env.DB.Caps()
-	conn, err := env.DB.Connect(ctx)
+	caps, conn, err := workload.BeginInit(ctx, env, w)
 	if err != nil {
 		return err
 	}

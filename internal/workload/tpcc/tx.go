@@ -67,16 +67,16 @@ type params struct {
 }
 
 type worker struct {
-	t     *TPCC
-	conn  db.Conn
-	rng   *rand.Rand
-	deck  *Deck
-	home  int
-	p     params
-	nuCID *datagen.NURand
-	nuItm *datagen.NURand
-	nuLst *datagen.NURand
-	s     stmts
+	tpcc   *TPCC
+	conn   db.Conn
+	rng    *rand.Rand
+	deck   *Deck
+	home   int
+	params params
+	nuCID  *datagen.NURand
+	nuItm  *datagen.NURand
+	nuLst  *datagen.NURand
+	stmts  stmts
 	// calls are server mode's routine calls, by transaction type.
 	calls [5]db.Stmt
 	// scratch
@@ -97,12 +97,12 @@ type stockRow struct {
 }
 
 type stmts struct {
-	noCustWh, noDistrict, noUpdDistrict, noInsOrder, noInsNewOrder, noUpdStock db.Stmt
+	newOrdCustWh, newOrdDistrict, newOrdUpdDistrict, newOrdInsOrder, newOrdInsNewOrder, newOrdUpdStock db.Stmt
 	// Prepared on first use, by number of values: item reads, stock reads
 	// (per district) and order-line inserts of one New-Order.
-	noItems                                                                              map[int]db.Stmt
-	noStocks                                                                             map[[2]int]db.Stmt
-	noLines                                                                              map[int]db.Stmt
+	newOrdItems                                                                          map[int]db.Stmt
+	newOrdStocks                                                                         map[[2]int]db.Stmt
+	newOrdLines                                                                          map[int]db.Stmt
 	payUpdWh, paySelWh, payUpdDist, paySelDist, payByName, payCust, payCData, payUpdCust db.Stmt
 	payUpdCustBC, payInsHist                                                             db.Stmt
 	osByName, osCust, osOrder, osLines                                                   db.Stmt
@@ -112,7 +112,7 @@ type stmts struct {
 
 // NewWorker implements workload.Runner: it prepares the statements on conn.
 func (w *TPCC) NewWorker(ctx context.Context, conn db.Conn, id int) (workload.Worker, error) {
-	wk := &worker{t: w, conn: conn, rng: datagen.NewRand(w.seed, 0x7c, uint64(id)), deck: NewDeck(mix[:]),
+	wk := &worker{tpcc: w, conn: conn, rng: datagen.NewRand(w.seed, 0x7c, uint64(id)), deck: NewDeck(mix[:]),
 		home:  id%w.warehouses + 1,
 		nuCID: datagen.Must(datagen.NewNURand(1023, 1, int64(w.pop.Customers), w.cID)),                              // C_ID: NURand(1023, 1, 3000) (clause 2.1.6)
 		nuItm: datagen.Must(datagen.NewNURand(8191, 1, int64(w.pop.Items), w.cItem)),                                // OL_I_ID: NURand(8191, 1, 100000) (clause 2.1.6)
@@ -125,9 +125,9 @@ func (w *TPCC) NewWorker(ctx context.Context, conn db.Conn, id int) (workload.Wo
 }
 
 func (wk *worker) prepare(ctx context.Context) error {
-	if set := wk.t.routines; set != nil {
-		for op := range wk.t.Ops() {
-			k := wk.t.kind(op)
+	if set := wk.tpcc.routines; set != nil {
+		for op := range wk.tpcc.Ops() {
+			k := wk.tpcc.kind(op)
 			st, err := wk.conn.Prepare(ctx, set.call[k])
 			if err != nil {
 				return err
@@ -136,24 +136,24 @@ func (wk *worker) prepare(ctx context.Context) error {
 		}
 		return nil
 	}
-	fu := wk.t.caps.ForUpdate
+	fu := wk.tpcc.caps.ForUpdate
 	var err error
 	p := func(dst *db.Stmt, sql string) {
 		if err == nil {
 			*dst, err = wk.conn.Prepare(ctx, sql)
 		}
 	}
-	s := &wk.s
-	ro := wk.t.RO
+	s := &wk.stmts
+	ro := wk.tpcc.RO
 	if !ro {
 		// New-Order (clause 2.4.2).
-		p(&s.noCustWh, "SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse WHERE w_id = $1 AND c_w_id = w_id AND c_d_id = $2 AND c_id = $3")
-		p(&s.noDistrict, "SELECT d_next_o_id, d_tax FROM district WHERE d_w_id = $1 AND d_id = $2"+fu)
-		p(&s.noUpdDistrict, "UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2")
-		p(&s.noInsOrder, "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP, $5, $6)")
-		p(&s.noInsNewOrder, "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES ($1, $2, $3)")
-		s.noItems, s.noStocks, s.noLines = map[int]db.Stmt{}, map[[2]int]db.Stmt{}, map[int]db.Stmt{}
-		p(&s.noUpdStock, "UPDATE stock SET s_quantity = $1, s_ytd = s_ytd + $2, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $3 WHERE s_i_id = $4 AND s_w_id = $5")
+		p(&s.newOrdCustWh, "SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse WHERE w_id = $1 AND c_w_id = w_id AND c_d_id = $2 AND c_id = $3")
+		p(&s.newOrdDistrict, "SELECT d_next_o_id, d_tax FROM district WHERE d_w_id = $1 AND d_id = $2"+fu)
+		p(&s.newOrdUpdDistrict, "UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2")
+		p(&s.newOrdInsOrder, "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP, $5, $6)")
+		p(&s.newOrdInsNewOrder, "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES ($1, $2, $3)")
+		s.newOrdItems, s.newOrdStocks, s.newOrdLines = map[int]db.Stmt{}, map[[2]int]db.Stmt{}, map[int]db.Stmt{}
+		p(&s.newOrdUpdStock, "UPDATE stock SET s_quantity = $1, s_ytd = s_ytd + $2, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $3 WHERE s_i_id = $4 AND s_w_id = $5")
 		// Payment (clause 2.5.2).
 		p(&s.payUpdWh, "UPDATE warehouse SET w_ytd = w_ytd + $1 WHERE w_id = $2")
 		p(&s.paySelWh, "SELECT w_street_1, w_street_2, w_city, w_state, w_zip, w_name FROM warehouse WHERE w_id = $1")
@@ -182,7 +182,7 @@ func (wk *worker) prepare(ctx context.Context) error {
 	// Stock-Level (clause 2.8.2).
 	p(&s.slDistrict, "SELECT d_next_o_id FROM district WHERE d_w_id = $1 AND d_id = $2")
 	p(&s.slCount, sqlStockLevelCount)
-	if wk.t.Augmented {
+	if wk.tpcc.Augmented {
 		p(&s.avgPrice, sqlAvgPrice)
 	}
 	return err
@@ -193,7 +193,7 @@ func (wk *worker) prepare(ctx context.Context) error {
 // its input data for the client's home warehouse.
 func (wk *worker) Next() int {
 	var op int
-	if wk.t.RO {
+	if wk.tpcc.RO {
 		op = 0
 		if wk.rng.IntN(100) >= 50 {
 			op = 1
@@ -202,13 +202,13 @@ func (wk *worker) Next() int {
 		op = wk.deck.Deal(wk.rng)
 	}
 	w := wk.home
-	if !wk.t.Affinity {
-		w = wk.rng.IntN(wk.t.warehouses) + 1
+	if !wk.tpcc.Affinity {
+		w = wk.rng.IntN(wk.tpcc.warehouses) + 1
 	}
 	// District random in 1..10 (clause 2.4.1.2, 2.5.1.2, 2.6.1.2); the
 	// Stock-Level district is the terminal's (clause 2.8.1.2), for a
 	// client any.
-	wk.draw(wk.t.kind(op), w, wk.rng.IntN(districtsPerWH)+1)
+	wk.draw(wk.tpcc.kind(op), w, wk.rng.IntN(districtsPerWH)+1)
 	return op
 }
 
@@ -232,9 +232,9 @@ func (t *TPCC) CheckTerminals(terminals int) error {
 // transaction of terminal term, whose home warehouse and district are fixed
 // (clause 2.8.1.1, 4.2.2).
 func (wk *worker) Prepare(term, op int) {
-	w := term/terminalsPerWarehouse%wk.t.warehouses + 1
+	w := term/terminalsPerWarehouse%wk.tpcc.warehouses + 1
 	d := term%terminalsPerWarehouse + 1
-	k := wk.t.kind(op)
+	k := wk.tpcc.kind(op)
 	if k != StockLevel {
 		d = wk.rng.IntN(districtsPerWH) + 1
 	}
@@ -246,7 +246,7 @@ func (wk *worker) between(lo, hi int) int { return lo + wk.rng.IntN(hi-lo+1) }
 // otherWarehouse is a warehouse other than w, random (clause 2.4.1.5,
 // 2.5.1.2); w itself when there is only one.
 func (wk *worker) otherWarehouse(w int) int {
-	W := wk.t.warehouses
+	W := wk.tpcc.warehouses
 	if W == 1 {
 		return w
 	}
@@ -269,7 +269,7 @@ func (wk *worker) customer(p *params) {
 
 // draw chooses the input data of a transaction of type k.
 func (wk *worker) draw(k, w, d int) {
-	p := &wk.p
+	p := &wk.params
 	p.w, p.d = w, d
 	switch k {
 	case NewOrder: // clause 2.4.1
@@ -281,10 +281,10 @@ func (wk *worker) draw(k, w, d int) {
 		for i := 0; i < n; i++ {
 			l := line{item: int(wk.nuItm.Int64(wk.rng)), supply: w, qty: wk.between(1, 10)}
 			if p.rollback && i == n-1 {
-				l.item = wk.t.pop.Items + 1 // an unused item number (clause 2.4.1.4)
+				l.item = wk.tpcc.pop.Items + 1 // an unused item number (clause 2.4.1.4)
 			}
 			// 1% of the lines come from a remote warehouse (clause 2.4.1.5).
-			if wk.t.warehouses > 1 && wk.between(1, 100) == 1 {
+			if wk.tpcc.warehouses > 1 && wk.between(1, 100) == 1 {
 				l.supply = wk.otherWarehouse(w)
 				p.allLocal = 0
 			}
@@ -301,7 +301,7 @@ func (wk *worker) draw(k, w, d int) {
 	case Payment: // clause 2.5.1
 		p.cw, p.cd = w, d
 		// 85% home, 15% remote customer (clause 2.5.1.2).
-		if wk.t.warehouses > 1 && wk.between(1, 100) > 85 {
+		if wk.tpcc.warehouses > 1 && wk.between(1, 100) > 85 {
 			p.cw, p.cd = wk.otherWarehouse(w), wk.between(1, districtsPerWH)
 		}
 		wk.customer(p)
@@ -319,15 +319,15 @@ func (wk *worker) draw(k, w, d int) {
 // Do implements workload.Worker: one transaction, in one database
 // transaction, rolled back on error.
 func (wk *worker) Do(ctx context.Context, op int) error {
-	k := wk.t.kind(op)
-	if wk.t.routines != nil {
+	k := wk.tpcc.kind(op)
+	if wk.tpcc.routines != nil {
 		return wk.call(ctx, k)
 	}
-	begin := wk.t.caps.BeginWrite
+	begin := wk.tpcc.caps.BeginWrite
 	if k == OrderStatus || k == StockLevel {
 		// Read-only transactions (clause 3.4.0: Stock-Level may run at
 		// isolation level 1, Order-Status reads committed data).
-		begin = wk.t.caps.BeginRead
+		begin = wk.tpcc.caps.BeginRead
 	}
 	if err := wk.conn.Exec(ctx, begin); err != nil {
 		return err
@@ -345,13 +345,13 @@ func (wk *worker) Do(ctx context.Context, op int) error {
 	case StockLevel:
 		err = wk.stockLevel(ctx)
 	}
-	if err == nil && wk.t.Augmented {
+	if err == nil && wk.tpcc.Augmented {
 		var avg *float64
-		err = wk.s.avgPrice.QueryRow(ctx, []any{&avg}, augmentedMaxItem)
+		err = wk.stmts.avgPrice.QueryRow(ctx, []any{&avg}, augmentedMaxItem)
 	}
 	if errors.Is(err, errRollback) {
 		if err = wk.conn.Exec(ctx, "ROLLBACK"); err == nil {
-			wk.t.rb.add(time.Now())
+			wk.tpcc.rb.add(time.Now())
 		}
 		return err
 	}
@@ -372,7 +372,7 @@ var errRollback = errors.New("item number is not valid")
 // rolls back itself; its error, if any, is returned as it came, except the
 // New-Order's rollback by design, which is counted as in client mode.
 func (wk *worker) call(ctx context.Context, k int) error {
-	p, st := &wk.p, wk.calls[k]
+	p, st := &wk.params, wk.calls[k]
 	var (
 		id, n, m int64
 		x        float64
@@ -385,13 +385,13 @@ func (wk *worker) call(ctx context.Context, k int) error {
 		cid, last = 0, string(p.last)
 	}
 	avgBelow := 0
-	if wk.t.Augmented {
+	if wk.tpcc.Augmented {
 		avgBelow = augmentedMaxItem
 	}
 	switch k {
 	case NewOrder:
 		args := append(wk.args[:0], p.w, p.d, p.cid)
-		args, wk.buf = wk.t.routines.lines(args, wk.buf, p.lines)
+		args, wk.buf = wk.tpcc.routines.lines(args, wk.buf, p.lines)
 		wk.args = args
 		err = st.QueryRow(ctx, []any{&id, &x}, args...)
 	case Payment:
@@ -405,32 +405,32 @@ func (wk *worker) call(ctx context.Context, k int) error {
 		err = st.QueryRow(ctx, []any{&n}, p.w, p.d, p.threshold, avgBelow)
 	}
 	if err != nil && k == NewOrder && strings.Contains(err.Error(), rollbackMarker) {
-		wk.t.rb.add(time.Now())
+		wk.tpcc.rb.add(time.Now())
 		return nil
 	}
 	return err
 }
 
 func (wk *worker) newOrder(ctx context.Context) error {
-	p, s := &wk.p, &wk.s
+	p, s := &wk.params, &wk.stmts
 	var (
 		discount, wTax, dTax float64
 		cLast, cCredit       string
 		nextOID              int
 	)
-	if err := s.noCustWh.QueryRow(ctx, []any{&discount, &cLast, &cCredit, &wTax}, p.w, p.d, p.cid); err != nil {
+	if err := s.newOrdCustWh.QueryRow(ctx, []any{&discount, &cLast, &cCredit, &wTax}, p.w, p.d, p.cid); err != nil {
 		return err
 	}
-	if err := s.noDistrict.QueryRow(ctx, []any{&nextOID, &dTax}, p.w, p.d); err != nil {
+	if err := s.newOrdDistrict.QueryRow(ctx, []any{&nextOID, &dTax}, p.w, p.d); err != nil {
 		return err
 	}
-	if _, err := s.noUpdDistrict.Exec(ctx, p.w, p.d); err != nil {
+	if _, err := s.newOrdUpdDistrict.Exec(ctx, p.w, p.d); err != nil {
 		return err
 	}
-	if _, err := s.noInsOrder.Exec(ctx, nextOID, p.d, p.w, p.cid, len(p.lines), p.allLocal); err != nil {
+	if _, err := s.newOrdInsOrder.Exec(ctx, nextOID, p.d, p.w, p.cid, len(p.lines), p.allLocal); err != nil {
 		return err
 	}
-	if _, err := s.noInsNewOrder.Exec(ctx, nextOID, p.d, p.w); err != nil {
+	if _, err := s.newOrdInsNewOrder.Exec(ctx, nextOID, p.d, p.w); err != nil {
 		return err
 	}
 	// The order's items in one read; a missing one is the unused item
@@ -481,7 +481,7 @@ func (wk *worker) newOrder(ctx context.Context) error {
 		if l.supply != p.w {
 			remote = 1
 		}
-		if _, err := s.noUpdStock.Exec(ctx, q, l.qty, remote, l.item, l.supply); err != nil {
+		if _, err := s.newOrdUpdStock.Exec(ctx, q, l.qty, remote, l.item, l.supply); err != nil {
 			return err
 		}
 		amount := math.Round(float64(l.qty)*wk.items[l.item].price*100) / 100
@@ -489,7 +489,7 @@ func (wk *worker) newOrder(ctx context.Context) error {
 		args = append(args, nextOID, p.d, p.w, i+1, l.item, l.supply, l.qty, amount, st.dist)
 	}
 	wk.args = args
-	ins, err := wk.stmt(ctx, s.noLines, len(p.lines), func(n int) string {
+	ins, err := wk.stmt(ctx, s.newOrdLines, len(p.lines), func(n int) string {
 		var b strings.Builder
 		b.WriteString("INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES ")
 		for r := 0; r < n; r++ {
@@ -544,7 +544,7 @@ func (wk *worker) customerByName(ctx context.Context, st db.Stmt, w, d int, last
 }
 
 func (wk *worker) payment(ctx context.Context) error {
-	p, s := &wk.p, &wk.s
+	p, s := &wk.params, &wk.stmts
 	var a1, a2, a3, a4, a5, name string
 	addr := []any{&a1, &a2, &a3, &a4, &a5, &name}
 	if _, err := s.payUpdWh.Exec(ctx, p.amount, p.w); err != nil {
@@ -606,7 +606,7 @@ func (wk *worker) payment(ctx context.Context) error {
 }
 
 func (wk *worker) orderStatus(ctx context.Context) error {
-	p, s := &wk.p, &wk.s
+	p, s := &wk.params, &wk.stmts
 	cid := p.cid
 	if p.byName {
 		var err error
@@ -651,7 +651,7 @@ func (wk *worker) orderStatus(ctx context.Context) error {
 }
 
 func (wk *worker) delivery(ctx context.Context) error {
-	p, s := &wk.p, &wk.s
+	p, s := &wk.params, &wk.stmts
 	var oid, cid int
 	var amount float64
 	// Each district's oldest undelivered order (clause 2.7.4.2).
@@ -702,7 +702,7 @@ func (wk *worker) delivery(ctx context.Context) error {
 }
 
 func (wk *worker) stockLevel(ctx context.Context) error {
-	p, s := &wk.p, &wk.s
+	p, s := &wk.params, &wk.stmts
 	var next, low int
 	if err := s.slDistrict.QueryRow(ctx, []any{&next}, p.w, p.d); err != nil {
 		return err
@@ -740,7 +740,7 @@ func placeholders(from, n int) string {
 // readItems reads the prices of the items in wk.ids (sorted, distinct)
 // into wk.items.
 func (wk *worker) readItems(ctx context.Context) error {
-	st, err := wk.stmt(ctx, wk.s.noItems, len(wk.ids), func(n int) string {
+	st, err := wk.stmt(ctx, wk.stmts.newOrdItems, len(wk.ids), func(n int) string {
 		return "SELECT i_id, i_price, i_name, i_data FROM item WHERE i_id IN (" + placeholders(1, n) + ")"
 	})
 	if err != nil {
@@ -780,15 +780,15 @@ func (wk *worker) readItems(ctx context.Context) error {
 func (wk *worker) readStock(ctx context.Context, w, d int) error {
 	n := len(wk.ids)
 	key := [2]int{d, n}
-	st, ok := wk.s.noStocks[key]
+	st, ok := wk.stmts.newOrdStocks[key]
 	if !ok {
 		var err error
 		st, err = wk.conn.Prepare(ctx, fmt.Sprintf("SELECT s_i_id, s_quantity, s_data, s_dist_%02d FROM stock WHERE s_w_id = $1 AND s_i_id IN (%s) ORDER BY s_i_id",
-			d, placeholders(2, n))+wk.t.caps.ForUpdate)
+			d, placeholders(2, n))+wk.tpcc.caps.ForUpdate)
 		if err != nil {
 			return err
 		}
-		wk.s.noStocks[key] = st
+		wk.stmts.newOrdStocks[key] = st
 	}
 	args := append(wk.args[:0], w)
 	for _, id := range wk.ids {

@@ -105,11 +105,7 @@ func (w *TransStats) Validate(cmd workload.Command) error {
 
 // Init implements workload.Initer.
 func (w *TransStats) Init(ctx context.Context, env *workload.Env) error {
-	if err := w.Validate(workload.CmdInit); err != nil {
-		return err
-	}
-	caps := env.DB.Caps()
-	conn, err := env.DB.Connect(ctx)
+	caps, conn, err := workload.BeginInit(ctx, env, w)
 	if err != nil {
 		return err
 	}
