@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,9 +61,14 @@ func TestEveryRunGathersEvidenceOnTheRunsIntervals(t *testing.T) {
 	if len(run.Waits.Events) == 0 || run.Waits.Total < 20 {
 		t.Errorf("wait profile: %+v", run.Waits)
 	}
+	// One plan per statement before the run. A plan may change during it:
+	// autovacuum can analyze the small, much-updated tellers and branches
+	// tables mid-run (on a busy machine, it did), and the check rightly
+	// reports that.
 	for _, p := range run.Plans {
-		if len(p.Plans) != 1 || len(p.Flags) != 0 || p.Error != "" {
-			t.Errorf("tpcb's %s should have one stable plan: %+v", p.Statement, p)
+		flags := slices.DeleteFunc(slices.Clone(p.Flags), func(f string) bool { return f == "changed-during-run" })
+		if len(p.Plans) != 1 || len(flags) != 0 || p.Error != "" {
+			t.Errorf("tpcb's %s should have one plan: %+v", p.Statement, p)
 		}
 	}
 	// The store holds the evidence.
