@@ -340,3 +340,19 @@ func TestTargetsOnThisHostAreLocal(t *testing.T) {
 		}
 	}
 }
+
+// The engines come from the registry (internal/db/all, through testdb):
+// the messages name them in their order, as the user knows them.
+func TestURLMessagesNameTheRegisteredEngines(t *testing.T) {
+	for in, want := range map[string]string{
+		"oracle://x":            `--db scheme "oracle" is not supported; use postgres://, mysql:// or sqlite://`,
+		"just-a-word":           `--db "just-a-word" has no scheme; start it with postgres://, mysql:// or sqlite://`,
+		"postgres://u:p%zz@h/d": "; expected postgres://user@host:port/db, mysql://user:pass@host:port/db or sqlite://PATH",
+		"sqlite://":             "--db sqlite:// names no file; use sqlite://PATH, e.g. sqlite:///tmp/bench.db or sqlite://bench.db",
+	} {
+		_, err := db.ParseURL(in)
+		if err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("%s: %v, want ...%s", in, err, want)
+		}
+	}
+}

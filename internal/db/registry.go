@@ -55,8 +55,8 @@ func Register(e Engine) {
 	sort.SliceStable(registry, func(i, j int) bool { return registry[i].Order < registry[j].Order })
 }
 
-// Engines returns the registered engines in their Order.
-func Engines() []Engine {
+// engines returns the registered engines in their Order.
+func engines() []Engine {
 	registryMu.RLock()
 	defer registryMu.RUnlock()
 	out := make([]Engine, len(registry))
@@ -104,7 +104,7 @@ func orList(items []string) string {
 // schemes lists each engine's first scheme: "postgres://, mysql:// or sqlite://".
 func schemes() string {
 	var s []string
-	for _, e := range Engines() {
+	for _, e := range engines() {
 		s = append(s, e.Schemes[0]+"://")
 	}
 	return orList(s)
@@ -113,7 +113,7 @@ func schemes() string {
 // examples lists each engine's example URL.
 func examples() string {
 	var s []string
-	for _, e := range Engines() {
+	for _, e := range engines() {
 		s = append(s, e.Example)
 	}
 	return orList(s)

@@ -297,3 +297,11 @@ func (g *GlobalStatus) BackendID(ctx context.Context) int64 {
 	}
 	return g.conn.BackendID(ctx)
 }
+
+// The engine's optional capabilities, checked at compile time.
+var (
+	_ collect.ServerEvidence = (*myDB)(nil)
+	_ collect.Explainer      = (*myDB)(nil)
+	_ db.Cataloger           = (*myDB)(nil)
+	_ db.LoopDB              = (*myDB)(nil)
+)

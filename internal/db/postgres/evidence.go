@@ -195,3 +195,13 @@ const CollectorAppName = "dbharness-collector"
 func nameCollector(ctx context.Context, c db.Conn) error {
 	return c.Exec(ctx, "SET application_name = '"+CollectorAppName+"'")
 }
+
+// The engine's optional capabilities, checked at compile time.
+var (
+	_ collect.ServerEvidence = (*pgDB)(nil)
+	_ collect.Explainer      = (*pgDB)(nil)
+	_ db.Cataloger           = (*pgDB)(nil)
+	_ db.LoopDB              = (*pgDB)(nil)
+	_ collect.GenericPlanner = (*pgDB)(nil)
+	_ db.FreezeLoader        = (*pgDB)(nil)
+)

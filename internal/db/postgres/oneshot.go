@@ -112,3 +112,8 @@ func (t *textRows) Scan(dest ...any) error {
 func (t *textRows) Err() error { return t.err }
 
 func (t *textRows) Close() {}
+
+var (
+	_ db.OneShotter = (*pgConn)(nil)
+	_ db.OneShotter = (*pgLoopConn)(nil)
+)

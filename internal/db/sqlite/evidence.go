@@ -92,3 +92,10 @@ func (s *Files) Derive(prev, cur *collect.Snapshot, values map[string]float64) {
 		values["write_lock.avg_wait_ms"] = collect.Round3(1000 * (cur.Counters["write_lock.wait_s"] - prev.Counters["write_lock.wait_s"]) / n)
 	}
 }
+
+// The engine's optional capabilities, checked at compile time.
+var (
+	_ collect.ServerEvidence = (*liteDB)(nil)
+	_ collect.Explainer      = (*liteDB)(nil)
+	_ db.Cataloger           = (*liteDB)(nil)
+)
