@@ -24,6 +24,8 @@ import (
 
 	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
+	_ "github.com/dbharness/dbharness/internal/db/all" // every engine
+	"github.com/dbharness/dbharness/internal/db/postgres"
 )
 
 func main() {
@@ -86,7 +88,7 @@ func run(url string, secs, sessions int) error {
 		return err
 	}
 	defer mon.Close()
-	rows, err := mon.Query(ctx, "SELECT pid FROM pg_stat_activity WHERE application_name = $1", collect.CollectorAppName)
+	rows, err := mon.Query(ctx, "SELECT pid FROM pg_stat_activity WHERE application_name = $1", postgres.CollectorAppName)
 	if err != nil {
 		return err
 	}

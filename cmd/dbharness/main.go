@@ -8,6 +8,7 @@ import (
 	"runtime/pprof"
 
 	"github.com/dbharness/dbharness/internal/cli"
+	_ "github.com/dbharness/dbharness/internal/db/all" // every engine
 )
 
 func main() {

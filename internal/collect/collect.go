@@ -233,7 +233,7 @@ func (c *Collector) sampleAll(ctx context.Context, r request) {
 			continue
 		}
 		c.before[i] = prev
-		p := point(s, prev, snap)
+		p := Point(s, prev, snap)
 		p.Seq, p.Phase, p.T = r.seq, r.phase, t
 		c.series[i].Intervals = append(c.series[i].Intervals, p)
 		if c.OnPoint != nil {
@@ -322,8 +322,9 @@ func (c *Collector) warn(s string) {
 	c.errs = append(c.errs, s)
 }
 
-// point turns two snapshots into one interval's rates and values.
-func point(s Sampler, prev, cur *Snapshot) results.Point {
+// Point turns two snapshots of sampler s into one interval's rates and
+// values.
+func Point(s Sampler, prev, cur *Snapshot) results.Point {
 	secs := cur.Time.Sub(prev.Time).Seconds()
 	p := results.Point{Seconds: round3(secs), Rates: map[string]float64{}, Values: map[string]float64{}}
 	for k, v := range cur.Counters {
@@ -432,7 +433,7 @@ func (c *Collector) settle() {
 			continue
 		}
 		last := &sr.Intervals[len(sr.Intervals)-1]
-		p := point(s, c.before[i], snap)
+		p := Point(s, c.before[i], snap)
 		p.Seq, p.Phase, p.T = last.Seq, last.Phase, last.T
 		if last.Phase != "warmup" {
 			for k, v := range snap.Counters {
@@ -468,5 +469,8 @@ func dropZero(s *results.Series) {
 	}
 }
 
-func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+func round3(f float64) float64 { return Round3(f) }
+
+// Round3 rounds f to three decimals, as the collectors store figures.
+func Round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 func round4(f float64) float64 { return math.Round(f*10000) / 10000 }

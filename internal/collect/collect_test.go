@@ -4,15 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/results"
-	"github.com/dbharness/dbharness/internal/testdb"
 )
 
 func TestParseKinds(t *testing.T) {
@@ -157,7 +154,7 @@ func TestTheOSCollectorReadsProc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := point(o, a, b)
+	p := Point(o, a, b)
 	sum := p.Values["cpu.user_pct"] + p.Values["cpu.system_pct"] + p.Values["cpu.iowait_pct"] + p.Values["cpu.idle_pct"] + p.Values["cpu.steal_pct"]
 	if sum < 99 || sum > 101 {
 		t.Errorf("CPU shares add up to %g: %+v", sum, p.Values)
@@ -196,7 +193,7 @@ func TestTheOSCollectorComputesTheIostatView(t *testing.T) {
 		"   8       0 sda 300 0 2400 250 300 0 4800 550 0 600 200\n   8       1 sda1 300 0 2400 250 300 0 4800 550 0 600 200\n   7       0 loop0 5 0 5 5 0 0 0 0 0 0 0\n")
 	b, _ := o.Sample(context.Background())
 	b.Time = time.Unix(101, 0)
-	p := point(o, a, b)
+	p := Point(o, a, b)
 	want := map[string]float64{"cpu.user_pct": 30, "cpu.system_pct": 10, "cpu.idle_pct": 60, "disk.sda.avg_req_kb": 6,
 		"disk.sda.await_ms": 1.5, "disk.sda.util_pct": 50, "run_queue": 3, "mem.used_mb": 500, "mem.cached_mb": 500}
 	for k, v := range want {
@@ -213,262 +210,6 @@ func TestTheOSCollectorComputesTheIostatView(t *testing.T) {
 	for k := range p.Rates {
 		if strings.Contains(k, "sda1") || strings.Contains(k, "loop") {
 			t.Errorf("partitions and loop devices are reported: %s", k)
-		}
-	}
-}
-
-func TestThePostgresCollectorsSeeTheServerWork(t *testing.T) {
-	url := testdb.Postgres(t, "dbh_ev_pgstat")
-	d, c := open(t, url)
-	ctx := context.Background()
-	exec(t, c, "CREATE TABLE t (id int PRIMARY KEY, pad text)")
-	tag := d.(db.Tagger).Tag("dbharness-test-" + time.Now().Format("150405.000"))
-	p := &PgStat{DB: d}
-	if err := p.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer p.Stop()
-	w := NewPgWaits(d, tag, 20*time.Millisecond)
-	if err := w.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	a, err := p.Sample(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Work on a tagged session; closing it flushes its statistics.
-	wc, err := d.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 50; i++ {
-		if err := wc.Exec(ctx, "INSERT INTO t VALUES ("+strconv.Itoa(i)+", repeat('x', 200))"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := wc.Exec(ctx, "SELECT pg_sleep(0.3)"); err != nil {
-		t.Fatal(err)
-	}
-	wc.Close()
-	time.Sleep(50 * time.Millisecond)
-	b, err := p.Sample(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pt := point(p, a, b)
-	for _, k := range []string{"pg_stat_database.xact_commit", "pg_stat_database.tup_inserted", "pg_stat_wal.wal_records", "pg_stat_wal.wal_bytes"} {
-		if pt.Rates[k] <= 0 {
-			t.Errorf("%s did not move: %+v", k, pt.Rates)
-		}
-	}
-	if _, ok := b.Counters["pg_stat_bgwriter.buffers_alloc"]; !ok {
-		t.Errorf("pg_stat_bgwriter is not read: %+v", b.Counters)
-	}
-	if _, ok := b.Gauges["pg_stat_database.numbackends"]; !ok {
-		t.Errorf("numbackends is not a gauge")
-	}
-	cut, err := w.Cut(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cut["Timeout:PgSleep"] < 3 {
-		t.Errorf("the tagged session's pg_sleep was not sampled: %+v", cut)
-	}
-	var s results.Series
-	p.Describe(&s)
-	if !strings.Contains(s.Source, "pg_stat_wal") {
-		t.Errorf("source: %+v", s)
-	}
-}
-
-// mysqlStatus opens url with a table t and starts a GlobalStatus sampler
-// on it, stopped when the test ends.
-func mysqlStatus(t *testing.T, url string) (db.DB, db.Conn, *GlobalStatus) {
-	t.Helper()
-	d, c := open(t, url)
-	exec(t, c, "CREATE TABLE t (id int PRIMARY KEY, pad varchar(200)) ENGINE=InnoDB")
-	g := &GlobalStatus{DB: d}
-	if err := g.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.Stop() })
-	return d, c, g
-}
-
-func TestTheMySQLCollectorsReadGlobalStatus(t *testing.T) {
-	d, c, g := mysqlStatus(t, testdb.MySQL(t, "dbh_ev_mystat"))
-	ctx := context.Background()
-	a, err := g.Sample(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 30; i++ {
-		exec(t, c, "INSERT INTO t VALUES ("+strconv.Itoa(i)+", repeat('x', 150))")
-	}
-	b, err := g.Sample(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pt := point(g, a, b)
-	for _, k := range []string{"Com_insert", "Innodb_log_writes", "Innodb_buffer_pool_write_requests"} {
-		if pt.Rates[k] <= 0 {
-			t.Errorf("%s did not move: %+v", k, pt.Rates)
-		}
-	}
-	// MySQL counts rows in Innodb_rows_*, MariaDB in Handler_*.
-	if pt.Rates["Innodb_rows_inserted"] <= 0 && pt.Rates["Handler_write"] <= 0 {
-		t.Errorf("no row counter moved: %+v", pt.Rates)
-	}
-	if pt.Values["Threads_running"] < 1 {
-		t.Errorf("Threads_running is not a gauge: %+v", pt.Values)
-	}
-	checkMySQLWaits(t, d, c, g, -1)
-}
-
-// The machine's MariaDB has performance_schema OFF: a private server
-// started with it ON gives wait times per event.
-func TestTheMySQLWaitProfileReadsPerformanceSchemaWhereItIsOn(t *testing.T) {
-	d, c, g := mysqlStatus(t, testdb.MariaDBWithPerformanceSchema(t))
-	checkMySQLWaits(t, d, c, g, 1)
-}
-
-// checkMySQLWaits measures the wait profile over a SLEEP and some writes on
-// c. want is the server's performance_schema (1 ON, 0 OFF), or -1 for
-// whichever it is.
-func checkMySQLWaits(t *testing.T, d db.DB, c db.Conn, g *GlobalStatus, want int64) {
-	t.Helper()
-	ctx := context.Background()
-	on, err := db.QueryInt64(ctx, c, "SELECT @@performance_schema")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want >= 0 && on != want {
-		t.Fatalf("performance_schema is %d, want %d", on, want)
-	}
-	w := &MySQLWaits{DB: d, Period: 20 * time.Millisecond, Exclude: func(ctx context.Context) []int64 { return []int64{g.BackendID(ctx)} }}
-	if err := w.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	if _, err := w.Cut(ctx); err != nil {
-		t.Fatal(err)
-	}
-	exec(t, c, "SELECT SLEEP(0.3)")
-	if on == 1 {
-		// Table I/O waits for performance_schema (between these
-		// statements c is idle, which the session list would count).
-		for i := 100; i < 130; i++ {
-			exec(t, c, "INSERT INTO t VALUES ("+strconv.Itoa(i)+", repeat('x', 150))")
-		}
-	}
-	cut, err := w.Cut(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if on == 0 {
-		// The session list: c slept in a query; the status sampler's own
-		// session is not counted.
-		if !strings.Contains(w.Method(), "processlist") || !strings.Contains(w.Method(), "performance_schema is OFF") {
-			t.Errorf("method: %s", w.Method())
-		}
-		if cut["Query:User sleep"] < 3 {
-			t.Errorf("the session's SLEEP was not sampled: %+v", cut)
-		}
-		// The status sampler's session idles all along: counted, it would
-		// be sampled as often as the SLEEP. The test's own session idles
-		// only around its statements, a sample or two on a busy machine.
-		if cut["Client:Sleep"] >= cut["Query:User sleep"]/2 {
-			t.Errorf("the collector's own idle session is counted: %+v", cut)
-		}
-		return
-	}
-	if !strings.Contains(w.Method(), "performance_schema.events_waits_summary_global_by_event_name") || w.Unit() != "seconds" {
-		t.Errorf("method %q, unit %q", w.Method(), w.Unit())
-	}
-	// The inserts wait on table I/O (instrumented by default); the
-	// idle wait of the sleeping session is left out.
-	var total float64
-	for e, v := range cut {
-		if v < 0 || e == "idle" {
-			t.Errorf("wait %q: %g", e, v)
-		}
-		total += v
-	}
-	if total <= 0 || cut["wait/io/table/sql/handler"] <= 0 {
-		t.Errorf("performance_schema waits: %+v", cut)
-	}
-}
-
-func TestTheSQLiteCollectorMeasuresWriteLockWaits(t *testing.T) {
-	d, c := open(t, testdb.SQLite(t))
-	ctx := context.Background()
-	exec(t, c, "CREATE TABLE t (id integer PRIMARY KEY, pad text)")
-	s := &SQLiteFiles{DB: d}
-	if err := s.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	a, err := s.Sample(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// c holds the write lock for 100 ms; c2 waits for it.
-	exec(t, c, d.Caps().BeginWrite, "INSERT INTO t VALUES (1, 'x')")
-	done := make(chan error)
-	c2, err := d.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close()
-	go func() {
-		err := c2.Exec(ctx, d.Caps().BeginWrite)
-		if err == nil {
-			err = c2.Exec(ctx, "COMMIT")
-		}
-		done <- err
-	}()
-	time.Sleep(100 * time.Millisecond)
-	exec(t, c, "COMMIT")
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	b, err := s.Sample(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := b.Counters["write_lock.acquired"] - a.Counters["write_lock.acquired"]; n != 2 {
-		t.Errorf("acquisitions: %g, want 2", n)
-	}
-	if n := b.Counters["write_lock.waited"] - a.Counters["write_lock.waited"]; n != 1 {
-		t.Errorf("waits: %g, want 1", n)
-	}
-	if w := b.Counters["write_lock.wait_s"] - a.Counters["write_lock.wait_s"]; w < 0.05 || w > 2 {
-		t.Errorf("time waited: %gs, want about 0.1s", w)
-	}
-	if b.Gauges["db_file_mb"] <= 0 {
-		t.Errorf("file sizes: %+v", b.Gauges)
-	}
-	if _, ok := b.Gauges["wal_file_mb"]; !ok {
-		t.Errorf("no WAL size: %+v", b.Gauges)
-	}
-}
-
-func TestTargetsOnThisHostAreLocal(t *testing.T) {
-	for url, want := range map[string]bool{
-		"postgres://postgres@127.0.0.1:5432/x":            true,
-		"postgres://postgres@localhost/x":                 true,
-		"postgres://postgres@/x?host=/var/run/postgresql": true,
-		"postgres://postgres@db.example.com/x":            false,
-		"mysql://root@10.0.0.5:3306/x":                    false,
-		"mysql://root@/x?socket=/run/mysqld/mysqld.sock":  true,
-		"sqlite:///tmp/x.db":                              true,
-	} {
-		tg, err := db.ParseURL(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if tg.Local() != want {
-			t.Errorf("%s: local %v, want %v", url, tg.Local(), want)
 		}
 	}
 }

@@ -4,13 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"regexp"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/results"
@@ -174,8 +171,8 @@ func (pc *PlanCheck) Before(ctx context.Context, conn db.Conn) []results.Stateme
 		if len(sp.Plans) > 1 {
 			sp.Flags = append(sp.Flags, FlagParameterSensitive)
 		}
-		if sp.Error == "" && pc.DB.Caps().GenericPlans && len(st.Params) > 0 && !st.OneShot {
-			g, err := genericPlan(ctx, pc.DB, conn, st, i, rng)
+		if gp, ok := pc.DB.(GenericPlanner); ok && sp.Error == "" && len(st.Params) > 0 && !st.OneShot {
+			g, err := genericPlan(ctx, gp, conn, st, i, rng)
 			if err != nil {
 				sp.Error = "generic plan: " + oneLine(err.Error())
 			} else {
@@ -224,30 +221,9 @@ func (pc *PlanCheck) After(ctx context.Context, conn db.Conn) []results.Statemen
 	return pc.report
 }
 
-// genericDraws is how many executions the plan cache is shown before the
-// one that tells whether it chose the generic plan: PostgreSQL plans the
-// first five executions of a prepared statement for their values.
-const genericDraws = 5
-
-// genericPlan prepares the statement on conn as the clients do, explains
-// six executions with random draws in the server's automatic plan cache mode
-// (the sixth may run the generic plan: Chosen), then explains it with
-// plan_cache_mode = force_generic_plan for the generic plan's shape. The
-// values only have to fit the parameters' types, so they are written as
-// untyped literals.
-func genericPlan(ctx context.Context, d db.DB, conn db.Conn, st workload.Statement, i int, rng *rand.Rand) (*results.GenericPlan, error) {
-	name := fmt.Sprintf("dbharness_plan_check_%d", i)
-	if err := conn.Exec(ctx, "PREPARE "+name+" AS "+st.SQL); err != nil {
-		return nil, err
-	}
-	defer func() { _ = conn.Exec(context.WithoutCancel(ctx), "DEALLOCATE "+name) }()
-	explain := func(vals []any) (string, error) {
-		lits := make([]string, len(vals))
-		for k, v := range vals {
-			lits[k] = literal(v)
-		}
-		return Explain(ctx, d, conn, "EXECUTE "+name+"("+strings.Join(lits, ", ")+")", nil)
-	}
+// genericPlan asks the engine for the generic plan of statement i, with
+// random draws of its parameters.
+func genericPlan(ctx context.Context, gp GenericPlanner, conn db.Conn, st workload.Statement, i int, rng *rand.Rand) (*results.GenericPlan, error) {
 	draw := func() []any {
 		v := make([]any, len(st.Params))
 		for k, p := range st.Params {
@@ -260,49 +236,11 @@ func genericPlan(ctx context.Context, d db.DB, conn db.Conn, st workload.Stateme
 		derive(st, v)
 		return v
 	}
-	mode, err := db.QueryString(ctx, conn, "SELECT current_setting('plan_cache_mode')")
+	shape, chosen, err := gp.GenericPlan(ctx, conn, fmt.Sprintf("dbharness_plan_check_%d", i), st.SQL, draw)
 	if err != nil {
 		return nil, err
 	}
-	if mode != "auto" {
-		if err := conn.Exec(ctx, "SET plan_cache_mode = auto"); err != nil {
-			return nil, err
-		}
-	}
-	for k := 0; k <= genericDraws; k++ {
-		if _, err := explain(draw()); err != nil {
-			return nil, err
-		}
-	}
-	generics, err := db.QueryInt64(ctx, conn, "SELECT generic_plans FROM pg_prepared_statements WHERE name = $1", name)
-	if err != nil {
-		return nil, err
-	}
-	if err := conn.Exec(ctx, "SET plan_cache_mode = force_generic_plan"); err != nil {
-		return nil, err
-	}
-	shape, err := explain(draw())
-	if rerr := conn.Exec(context.WithoutCancel(ctx), "SET plan_cache_mode = "+mode); rerr != nil && err == nil {
-		err = rerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &results.GenericPlan{Fingerprint: Fingerprint(shape), Shape: shape, Chosen: generics > 0}, nil
-}
-
-// literal writes v as an untyped SQL literal (the server gives it the
-// parameter's type).
-func literal(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "NULL"
-	case time.Time:
-		return "'" + x.Format("2006-01-02 15:04:05.999999999Z07:00") + "'"
-	case []byte:
-		return "'\\x" + hex.EncodeToString(x) + "'"
-	}
-	return "'" + strings.ReplaceAll(fmt.Sprint(v), "'", "''") + "'"
+	return &results.GenericPlan{Fingerprint: Fingerprint(shape), Shape: shape, Chosen: chosen}, nil
 }
 
 // session runs the statement's session settings on conn.
@@ -333,193 +271,37 @@ func Fingerprint(shape string) string {
 	return hex.EncodeToString(h[:8])
 }
 
+// Explainer is a db.DB whose engine can show the plan of a statement: the
+// engine's package implements it on its DB, and the plan check finds it by
+// type assertion.
+type Explainer interface {
+	// Explain returns the normalized plan of sql (with $1..$n
+	// placeholders) for the parameter values args, run on conn: the plan's
+	// shape (operations, tables, indexes, join order) without estimates,
+	// costs or values, so that equal plans give equal text.
+	Explain(ctx context.Context, conn db.Conn, sql string, args []any) (string, error)
+}
+
+// GenericPlanner is an Explainer whose engine may run a prepared statement
+// with one generic plan for all parameter values instead of a plan for each
+// (PostgreSQL's plan cache, after five executions).
+type GenericPlanner interface {
+	Explainer
+	// GenericPlan prepares sql on conn under name as the clients do,
+	// explains executions of it with values from draw as the server chooses
+	// their plan, and then its generic plan. It returns the generic plan's
+	// normalized shape and whether the server chose the generic plan.
+	GenericPlan(ctx context.Context, conn db.Conn, name, sql string, draw func() []any) (shape string, chosen bool, err error)
+}
+
 // Explain returns the normalized plan of sql (with $1..$n placeholders) for
-// the parameter values args, in the engine's plan format (db.Caps).
+// the parameter values args, as the engine gives it (Explainer).
 func Explain(ctx context.Context, d db.DB, conn db.Conn, sql string, args []any) (string, error) {
-	caps := d.Caps()
-	if caps.Explain == "" {
+	e, ok := d.(Explainer)
+	if !ok {
 		return "", fmt.Errorf("this engine cannot explain statements")
 	}
-	rows, err := conn.Query(ctx, caps.Explain+sql, args...)
-	if err != nil {
-		return "", fmt.Errorf("explain: %w", err)
-	}
-	defer rows.Close()
-	switch caps.PlanFormat {
-	case db.PlanPostgresJSON, db.PlanMySQLJSON:
-		var doc string
-		if rows.Next() {
-			if err := rows.Scan(&doc); err != nil {
-				return "", err
-			}
-		}
-		if err := rows.Err(); err != nil {
-			return "", err
-		}
-		if caps.PlanFormat == db.PlanPostgresJSON {
-			return NormalizePostgres([]byte(doc))
-		}
-		return NormalizeMySQL([]byte(doc))
-	case db.PlanSQLiteRows:
-		var eqp []EQPRow
-		for rows.Next() {
-			var r EQPRow
-			var notused int64
-			if err := rows.Scan(&r.ID, &r.Parent, &notused, &r.Detail); err != nil {
-				return "", err
-			}
-			eqp = append(eqp, r)
-		}
-		if err := rows.Err(); err != nil {
-			return "", err
-		}
-		return NormalizeSQLite(eqp), nil
-	}
-	return "", fmt.Errorf("unknown plan format %q", caps.PlanFormat)
-}
-
-// pgKeep are the plan node fields that describe the plan's shape, in the
-// order they are printed.
-var pgKeep = []struct{ key, label string }{
-	{"Operation", ""}, {"Strategy", ""}, {"Join Type", "join"}, {"Partial Mode", ""}, {"Command", ""},
-	{"Relation Name", "on"}, {"Index Name", "using"}, {"Scan Direction", ""}, {"Parent Relationship", "as"},
-	{"Subplan Name", ""}, {"CTE Name", "cte"},
-}
-
-// NormalizePostgres reduces EXPLAIN (FORMAT JSON) output to node types,
-// strategies, join types, relations, indexes and scan directions, in plan
-// order, without costs, row estimates, widths, conditions or timings.
-func NormalizePostgres(doc []byte) (string, error) {
-	var top []struct {
-		Plan map[string]any `json:"Plan"`
-	}
-	if err := json.Unmarshal(doc, &top); err != nil || len(top) == 0 {
-		return "", fmt.Errorf("unexpected EXPLAIN output: %.80s", doc)
-	}
-	var b strings.Builder
-	var walk func(n map[string]any)
-	walk = func(n map[string]any) {
-		b.WriteString(fmt.Sprint(n["Node Type"]))
-		var attrs []string
-		for _, k := range pgKeep {
-			v, ok := n[k.key]
-			if !ok || v == nil || v == "" {
-				continue
-			}
-			s := fmt.Sprint(v)
-			if k.label != "" {
-				s = k.label + " " + s
-			}
-			attrs = append(attrs, s)
-		}
-		if a, ok := n["Alias"].(string); ok && a != n["Relation Name"] && n["Relation Name"] != nil {
-			attrs = append(attrs, "alias "+a)
-		}
-		if pa, ok := n["Parallel Aware"].(bool); ok && pa {
-			attrs = append(attrs, "parallel")
-		}
-		if len(attrs) > 0 {
-			b.WriteString(" (" + strings.Join(attrs, ", ") + ")")
-		}
-		if kids, ok := n["Plans"].([]any); ok && len(kids) > 0 {
-			b.WriteString(" [")
-			for i, k := range kids {
-				if i > 0 {
-					b.WriteString("; ")
-				}
-				if m, ok := k.(map[string]any); ok {
-					walk(m)
-				}
-			}
-			b.WriteString("]")
-		}
-	}
-	walk(top[0].Plan)
-	return b.String(), nil
-}
-
-// mysqlDrop are EXPLAIN FORMAT=JSON keys that hold estimates, costs,
-// timings, candidate keys or conditions (with the parameter values), not
-// the plan's shape.
-var mysqlDrop = map[string]bool{
-	"rows": true, "filtered": true, "cost_info": true, "query_cost": true, "cost": true, "possible_keys": true,
-	"attached_condition": true, "key_length": true, "ref": true, "used_columns": true, "index_condition": true,
-	"rows_examined_per_scan": true, "rows_produced_per_join": true, "r_loops": true, "r_rows": true,
-	"r_total_time_ms": true, "r_filtered": true, "r_other_time_ms": true, "buffer_size": true,
-	"join_buffer_size": true, "pushed_index_condition": true, "r_buffer_size": true, "loops": true,
-	"data_read_per_join": true, "prefix_cost": true, "read_cost": true, "eval_cost": true, "sort_cost": true,
-	"r_index_rows": true, "r_icp_filtered": true, "r_table_time_ms": true, "r_engine_stats": true,
-}
-
-// NormalizeMySQL reduces EXPLAIN FORMAT=JSON output (MySQL or MariaDB) to
-// its structure: query blocks, tables in join order, access types, chosen
-// keys and key parts, and the operations (filesort, temporary tables),
-// dropping estimates, costs and conditions.
-func NormalizeMySQL(doc []byte) (string, error) {
-	var v any
-	if err := json.Unmarshal(doc, &v); err != nil {
-		return "", fmt.Errorf("unexpected EXPLAIN output: %.80s", doc)
-	}
-	var clean func(x any) any
-	clean = func(x any) any {
-		switch t := x.(type) {
-		case map[string]any:
-			m := map[string]any{}
-			for k, v := range t {
-				if mysqlDrop[k] {
-					continue
-				}
-				if _, num := v.(float64); num && k != "select_id" {
-					continue
-				}
-				m[k] = clean(v)
-			}
-			return m
-		case []any:
-			out := make([]any, len(t))
-			for i, e := range t {
-				out[i] = clean(e)
-			}
-			return out
-		}
-		return x
-	}
-	b, err := json.Marshal(clean(v)) // map keys come out sorted
-	return string(b), err
-}
-
-// EQPRow is one row of SQLite's EXPLAIN QUERY PLAN.
-type EQPRow struct {
-	ID, Parent int64
-	Detail     string
-}
-
-var eqpEstimate = regexp.MustCompile(`\s*\(~\d+ rows?\)`)
-
-// NormalizeSQLite turns EXPLAIN QUERY PLAN rows into one line, children in
-// brackets, without row estimates.
-func NormalizeSQLite(rows []EQPRow) string {
-	kids := map[int64][]EQPRow{}
-	for _, r := range rows {
-		kids[r.Parent] = append(kids[r.Parent], r)
-	}
-	var b strings.Builder
-	var walk func(parent int64)
-	walk = func(parent int64) {
-		for i, r := range kids[parent] {
-			if i > 0 {
-				b.WriteString("; ")
-			}
-			b.WriteString(eqpEstimate.ReplaceAllString(r.Detail, ""))
-			if len(kids[r.ID]) > 0 && r.ID != parent {
-				b.WriteString(" [")
-				walk(r.ID)
-				b.WriteString("]")
-			}
-		}
-	}
-	walk(0)
-	return b.String()
+	return e.Explain(ctx, conn, sql, args)
 }
 
 func oneLine(s string) string {

@@ -1,4 +1,4 @@
-package collect
+package collect_test
 
 import (
 	"context"
@@ -7,21 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
 )
-
-func open(t *testing.T, url string) (db.DB, db.Conn) { return testdb.Connect(t, url) }
-
-func exec(t *testing.T, c db.Conn, stmts ...string) {
-	t.Helper()
-	for _, s := range stmts {
-		if err := c.Exec(context.Background(), s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-}
 
 // skewStatement reads rows of a value that is common (1) or rare (the
 // others).
@@ -30,22 +20,22 @@ var skewStatement = workload.Statement{Name: "by_v", SQL: "SELECT id, pad FROM s
 		Sample: func(rng *rand.Rand) any { return int64(1 + rng.IntN(5000)) }}}}
 
 func TestASkewedColumnIsFlaggedParameterSensitiveOnPostgres(t *testing.T) {
-	d, c := open(t, testdb.Postgres(t, "dbh_ev_plans"))
+	d, c := testdb.Connect(t, testdb.Postgres(t, "dbh_ev_plans"))
 	// 99% of the rows have v = 1; the others have rare values. PostgreSQL
 	// reads the whole table for v = 1 and uses the index for a rare value.
-	exec(t, c,
+	testdb.Exec(t, c,
 		"CREATE TABLE skew (id int PRIMARY KEY, v int NOT NULL, pad text)",
 		"INSERT INTO skew SELECT g, CASE WHEN g % 100 = 0 THEN g / 100 ELSE 1 END, repeat('x', 50) FROM generate_series(1, 200000) g",
 		"CREATE INDEX skew_v ON skew (v)",
 		"ANALYZE skew")
 	ctx := context.Background()
-	pc := &PlanCheck{DB: d, Stmts: []workload.Statement{skewStatement}, Seed: 7}
+	pc := &collect.PlanCheck{DB: d, Stmts: []workload.Statement{skewStatement}, Seed: 7}
 	rep := pc.Before(ctx, c)
 	if len(rep) != 1 || rep[0].Error != "" {
 		t.Fatalf("report: %+v", rep)
 	}
 	sp := rep[0]
-	if len(sp.Plans) < 2 || !has(sp.Flags, FlagParameterSensitive) {
+	if len(sp.Plans) < 2 || !has(sp.Flags, collect.FlagParameterSensitive) {
 		t.Fatalf("the skewed statement is not flagged parameter-sensitive: %+v", sp)
 	}
 	var seq, idx bool
@@ -71,7 +61,7 @@ func TestASkewedColumnIsFlaggedParameterSensitiveOnPostgres(t *testing.T) {
 	// mostly rare (uniform over 1..5000), the first executions' custom
 	// plans are cheaper, so the plan cache keeps planning each value.
 	g := sp.Generic
-	if g == nil || !strings.Contains(g.Shape, "skew_v") || !has(sp.Flags, FlagGenericDiffers) || g.Chosen {
+	if g == nil || !strings.Contains(g.Shape, "skew_v") || !has(sp.Flags, collect.FlagGenericDiffers) || g.Chosen {
 		t.Errorf("generic plan %+v, flags %v", g, sp.Flags)
 	}
 	// Drawn as the data is (v=1 for 99 of 100), the custom plans are
@@ -85,16 +75,16 @@ func TestASkewedColumnIsFlaggedParameterSensitiveOnPostgres(t *testing.T) {
 			}
 			return int64(1)
 		}}}
-	rc := (&PlanCheck{DB: d, Stmts: []workload.Statement{common}, Seed: 7}).Before(ctx, c)
-	if g := rc[0].Generic; g == nil || !g.Chosen || !has(rc[0].Flags, FlagGenericDiffers) {
+	rc := (&collect.PlanCheck{DB: d, Stmts: []workload.Statement{common}, Seed: 7}).Before(ctx, c)
+	if g := rc[0].Generic; g == nil || !g.Chosen || !has(rc[0].Flags, collect.FlagGenericDiffers) {
 		t.Errorf("drawn as the data is: generic plan %+v, flags %v", g, rc[0].Flags)
 	}
 	// Sent afresh each time (pgbench's simple and extended modes), the
 	// statement is planned for its values every time: no generic plan.
 	oneShot := common
 	oneShot.OneShot = true
-	ro := (&PlanCheck{DB: d, Stmts: []workload.Statement{oneShot}, Seed: 7}).Before(ctx, c)
-	if ro[0].Generic != nil || has(ro[0].Flags, FlagGenericDiffers) || !has(ro[0].Flags, FlagParameterSensitive) {
+	ro := (&collect.PlanCheck{DB: d, Stmts: []workload.Statement{oneShot}, Seed: 7}).Before(ctx, c)
+	if ro[0].Generic != nil || has(ro[0].Flags, collect.FlagGenericDiffers) || !has(ro[0].Flags, collect.FlagParameterSensitive) {
 		t.Errorf("a one-shot statement: generic plan %+v, flags %v", ro[0].Generic, ro[0].Flags)
 	}
 	if left, err := db.QueryInt64(ctx, c, "SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'dbharness_plan_check%'"); err != nil || left != 0 {
@@ -105,15 +95,15 @@ func TestASkewedColumnIsFlaggedParameterSensitiveOnPostgres(t *testing.T) {
 	}
 	// Nothing changed: no flag. Then the index goes away: the rare values'
 	// plan changes and is flagged.
-	if rep = pc.After(ctx, c); has(rep[0].Flags, FlagChanged) {
+	if rep = pc.After(ctx, c); has(rep[0].Flags, collect.FlagChanged) {
 		t.Fatalf("flagged as changed although nothing changed: %+v", rep[0])
 	}
-	exec(t, c, "DROP INDEX skew_v")
-	pc2 := &PlanCheck{DB: d, Stmts: pc.Stmts, Seed: 7}
+	testdb.Exec(t, c, "DROP INDEX skew_v")
+	pc2 := &collect.PlanCheck{DB: d, Stmts: pc.Stmts, Seed: 7}
 	pc2.Before(ctx, c)
-	exec(t, c, "CREATE INDEX skew_v ON skew (v)", "ANALYZE skew")
+	testdb.Exec(t, c, "CREATE INDEX skew_v ON skew (v)", "ANALYZE skew")
 	rep = pc2.After(ctx, c)
-	if !has(rep[0].Flags, FlagChanged) || len(rep[0].Changed) == 0 {
+	if !has(rep[0].Flags, collect.FlagChanged) || len(rep[0].Changed) == 0 {
 		t.Fatalf("a plan that changed during the run is not flagged: %+v", rep[0])
 	}
 	for _, ch := range rep[0].Changed {
@@ -125,7 +115,7 @@ func TestASkewedColumnIsFlaggedParameterSensitiveOnPostgres(t *testing.T) {
 	// scans off every value reads the whole table, and nothing is flagged.
 	st := skewStatement
 	st.Session = []string{"SET enable_indexscan = off", "SET enable_bitmapscan = off"}
-	rep = (&PlanCheck{DB: d, Stmts: []workload.Statement{st}, Seed: 7}).Before(ctx, c)
+	rep = (&collect.PlanCheck{DB: d, Stmts: []workload.Statement{st}, Seed: 7}).Before(ctx, c)
 	if rep[0].Error != "" || len(rep[0].Plans) != 1 || !strings.HasPrefix(rep[0].Plans[0].Shape, "Seq Scan (on skew)") || len(rep[0].Flags) != 0 {
 		t.Errorf("with index scans off in the session: %+v", rep[0])
 	}
@@ -134,10 +124,10 @@ func TestASkewedColumnIsFlaggedParameterSensitiveOnPostgres(t *testing.T) {
 func TestPlansAreCapturedAndStableOnEveryEngine(t *testing.T) {
 	for _, e := range testdb.Engines(t, "dbh_ev_plans_all") {
 		t.Run(e.Name, func(t *testing.T) {
-			d, c := open(t, e.URL)
-			exec(t, c, "CREATE TABLE acc (aid int NOT NULL PRIMARY KEY, bal int)")
+			d, c := testdb.Connect(t, e.URL)
+			testdb.Exec(t, c, "CREATE TABLE acc (aid int NOT NULL PRIMARY KEY, bal int)")
 			for i := 0; i < 20; i++ {
-				exec(t, c, "INSERT INTO acc VALUES ("+strconv.Itoa(i*50+1)+", 0)")
+				testdb.Exec(t, c, "INSERT INTO acc VALUES ("+strconv.Itoa(i*50+1)+", 0)")
 			}
 			aid := workload.ParamDomain{Name: "aid", Min: int64(1), Median: int64(501), Max: int64(951),
 				Sample: func(rng *rand.Rand) any { return int64(1 + 50*rng.IntN(20)) }}
@@ -147,7 +137,7 @@ func TestPlansAreCapturedAndStableOnEveryEngine(t *testing.T) {
 				{Name: "select", SQL: "SELECT bal FROM acc WHERE aid = $1", Params: []workload.ParamDomain{aid}},
 				{Name: "update", SQL: "UPDATE acc SET bal = bal + $1 WHERE aid = $2", Params: []workload.ParamDomain{delta, aid}},
 			}
-			pc := &PlanCheck{DB: d, Stmts: stmts, Seed: 1}
+			pc := &collect.PlanCheck{DB: d, Stmts: stmts, Seed: 1}
 			rep := pc.Before(context.Background(), c)
 			rep = pc.After(context.Background(), c)
 			for _, sp := range rep {
@@ -171,7 +161,7 @@ func TestDrawsCoverTheBoundsTheMedianAndRandomValues(t *testing.T) {
 		{Name: "a", Min: int64(1), Max: int64(100), Sample: func(r *rand.Rand) any { return int64(1 + r.IntN(100)) }},
 		{Name: "b", Min: int64(-5), Max: int64(5), Sample: func(r *rand.Rand) any { return int64(r.IntN(11) - 5) }},
 	}}
-	ds := Draws(st, rand.New(rand.NewPCG(1, 2)), 3)
+	ds := collect.Draws(st, rand.New(rand.NewPCG(1, 2)), 3)
 	labels := map[string][]any{}
 	for _, d := range ds {
 		labels[d.Label] = d.Values
@@ -196,7 +186,7 @@ func TestDerivedParametersFollowTheOthersInEveryDraw(t *testing.T) {
 		{Name: "hi", Derive: func(e []any) any { return e[0].(int64) + 20 }},
 		{Name: "k", Min: int64(0), Max: int64(9), Sample: func(r *rand.Rand) any { return int64(r.IntN(10)) }},
 	}}
-	ds := Draws(st, rand.New(rand.NewPCG(3, 4)), 5)
+	ds := collect.Draws(st, rand.New(rand.NewPCG(3, 4)), 5)
 	labels := map[string]bool{}
 	for _, d := range ds {
 		labels[d.Label] = true
@@ -211,36 +201,6 @@ func TestDerivedParametersFollowTheOthersInEveryDraw(t *testing.T) {
 	}
 	if !labels["min lo"] || !labels["max k"] {
 		t.Errorf("the free parameters were not drawn at their bounds: %v", labels)
-	}
-}
-
-func TestNormalizersDropEstimates(t *testing.T) {
-	pg := `[{"Plan": {"Node Type": "Nested Loop", "Join Type": "Inner", "Startup Cost": 0.5, "Total Cost": 16.6, "Plan Rows": 1,
-		"Plans": [{"Node Type": "Index Scan", "Parent Relationship": "Outer", "Scan Direction": "Forward", "Index Name": "a_pkey",
-		"Relation Name": "a", "Alias": "x", "Index Cond": "(id = 5)", "Plan Rows": 1},
-		{"Node Type": "Seq Scan", "Parent Relationship": "Inner", "Relation Name": "b", "Alias": "b", "Filter": "(v = 3)"}]}}]`
-	got, err := NormalizePostgres([]byte(pg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "Nested Loop (join Inner) [Index Scan (on a, using a_pkey, Forward, as Outer, alias x); Seq Scan (on b, as Inner)]"
-	if got != want {
-		t.Errorf("postgres:\n got %s\nwant %s", got, want)
-	}
-	my := `{"query_block": {"select_id": 1, "cost_info": {"query_cost": "1.00"}, "table": {"table_name": "acc",
-		"access_type": "const", "possible_keys": ["PRIMARY"], "key": "PRIMARY", "key_length": "4", "used_key_parts": ["aid"],
-		"ref": ["const"], "rows": 1, "filtered": 100, "attached_condition": "acc.aid = 5"}}}`
-	got, err = NormalizeMySQL([]byte(my))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want = `{"query_block":{"select_id":1,"table":{"access_type":"const","key":"PRIMARY","table_name":"acc","used_key_parts":["aid"]}}}`
-	if got != want {
-		t.Errorf("mysql:\n got %s\nwant %s", got, want)
-	}
-	lite := NormalizeSQLite([]EQPRow{{2, 0, "SCAN a (~1000 rows)"}, {5, 0, "SEARCH b USING INDEX b_v (v=?)"}})
-	if lite != "SCAN a; SEARCH b USING INDEX b_v (v=?)" {
-		t.Errorf("sqlite: %s", lite)
 	}
 }
 

@@ -1,7 +1,6 @@
 package collect
 
 import (
-	"context"
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
@@ -11,42 +10,41 @@ import (
 // list (pg_stat_activity, information_schema.processlist).
 const WaitPeriod = 100 * time.Millisecond
 
+// ServerEvidence is a db.DB whose engine can watch its server: the engine's
+// package implements it on its DB, and For finds it by type assertion.
+type ServerEvidence interface {
+	// ServerSampler returns a new sampler of the server's counters (kind
+	// KindServer), or nil where the engine has none. Its Describe names
+	// the counters reports single out (results.Series.Headlines and
+	// Priority).
+	ServerSampler() Sampler
+	// WaitProfiler returns a new profiler of the waits of the harness's
+	// sessions, or nil where the engine has none. appName is the name the
+	// harness's sessions carry (db.Tagger), empty if they carry none;
+	// server is the sampler For runs beside it (from ServerSampler, nil if
+	// none), whose session the profiler may leave out.
+	WaitProfiler(appName string, server Sampler) WaitProfiler
+}
+
 // For returns the collectors of kinds (os, server, waits) for database d.
 // appName is the name the harness's sessions carry (db.Tagger), used to
-// find them in pg_stat_activity. The server collector is chosen by the
-// engine's db.Caps.ServerStats.
+// find them in the server's session list. The server collectors come from
+// the engine (ServerEvidence).
 func For(d db.DB, kinds map[string]bool, appName string) *Collector {
 	var samplers []Sampler
-	var status *GlobalStatus
 	if kinds[KindOS] {
 		samplers = append(samplers, &OS{Src: LocalSource{}, DBLocal: d.Target().Local()})
 	}
-	stats := d.Caps().ServerStats
-	if kinds[KindServer] {
-		switch stats {
-		case db.StatsPgStat:
-			samplers = append(samplers, &PgStat{DB: d})
-		case db.StatsGlobalStatus:
-			status = &GlobalStatus{DB: d}
-			samplers = append(samplers, status)
-		case db.StatsFiles:
-			samplers = append(samplers, &SQLiteFiles{DB: d})
+	se, _ := d.(ServerEvidence)
+	var server Sampler
+	if kinds[KindServer] && se != nil {
+		if server = se.ServerSampler(); server != nil {
+			samplers = append(samplers, server)
 		}
 	}
 	var waits WaitProfiler
-	if kinds[KindWaits] {
-		switch stats {
-		case db.StatsPgStat:
-			if appName != "" {
-				waits = NewPgWaits(d, appName, WaitPeriod)
-			}
-		case db.StatsGlobalStatus:
-			mw := &MySQLWaits{DB: d, Period: WaitPeriod}
-			if status != nil {
-				mw.Exclude = func(ctx context.Context) []int64 { return []int64{status.BackendID(ctx)} }
-			}
-			waits = mw
-		}
+	if kinds[KindWaits] && se != nil {
+		waits = se.WaitProfiler(appName, server)
 	}
 	return New(samplers, waits)
 }

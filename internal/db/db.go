@@ -1,8 +1,9 @@
-// Package db is the engine (database) layer: it parses --db URLs, opens
-// connections, describes what each engine can do, classifies errors and
-// bulk-loads rows. The driver and the workloads talk to databases only
-// through the interfaces declared here, so no code outside this package
-// branches on the engine's name: it asks for a capability instead.
+// Package db is the engine-neutral core of the engine (database) layer:
+// --db URLs, the interfaces through which the driver and the workloads talk
+// to a database, the dialect (Caps) and helpers. Each engine is a package
+// under internal/db (postgres, mysql, sqlite) that registers itself with
+// Register; internal/db/all imports them all. No code outside an engine's
+// package branches on the engine's name: it asks for a capability instead.
 package db
 
 import (
@@ -36,7 +37,8 @@ type Target struct {
 	// raw is the URL as given, password included; never printed.
 	raw string
 	u   *url.URL
-	// Path is the database file for SQLite targets.
+	// Path is the database file of an engine that keeps the database in
+	// a file (SQLite); empty for a server.
 	Path string
 	// Default is true when the embedded default SQLite database is used
 	// because no --db was given.
@@ -47,7 +49,7 @@ type Target struct {
 func DefaultSQLitePath() string { return filepath.Join(datadir.Default(), "default.db") }
 
 // ParseURL parses a --db value. An empty value selects the embedded SQLite
-// default database.
+// default database. The scheme picks the registered engine (Register).
 func ParseURL(raw string) (*Target, error) {
 	if raw == "" {
 		p := DefaultSQLitePath()
@@ -56,45 +58,50 @@ func ParseURL(raw string) (*Target, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		// url.Parse errors quote the whole URL, password included.
-		return nil, fmt.Errorf("--db %q is not a valid URL; expected postgres://user@host:port/db, mysql://user:pass@host:port/db or sqlite://PATH", redact.String(raw))
+		return nil, fmt.Errorf("--db %q is not a valid URL; expected %s", redact.String(raw), examples())
 	}
 	t := &Target{raw: raw, u: u}
-	switch strings.ToLower(u.Scheme) {
-	case "postgres", "postgresql":
-		t.Kind = Postgres
-	case "mysql", "mariadb":
-		t.Kind = MySQL
-		if strings.TrimPrefix(u.Path, "/") == "" {
-			return nil, fmt.Errorf("--db %s names no database; add one, as in mysql://root@127.0.0.1:3306/test", t)
+	if u.Scheme == "" {
+		return nil, fmt.Errorf("--db %q has no scheme; start it with %s", redact.String(raw), schemes())
+	}
+	e := bySchemeName(u.Scheme)
+	if e == nil {
+		return nil, fmt.Errorf("--db scheme %q is not supported; use %s", u.Scheme, schemes())
+	}
+	t.Kind = e.Kind
+	if e.Check != nil {
+		if err := e.Check(t); err != nil {
+			return nil, err
 		}
-	case "sqlite", "sqlite3", "file":
-		t.Kind = SQLite
-		p := u.Opaque
-		if p == "" {
-			p = u.Host + u.Path
-		}
-		if p == "" {
-			return nil, fmt.Errorf("--db %s names no file; use sqlite://PATH, e.g. sqlite:///tmp/bench.db or sqlite://bench.db", t)
-		}
-		t.Path = p
-	case "":
-		return nil, fmt.Errorf("--db %q has no scheme; start it with postgres://, mysql:// or sqlite://", redact.String(raw))
-	default:
-		return nil, fmt.Errorf("--db scheme %q is not supported; use postgres://, mysql:// or sqlite://", u.Scheme)
 	}
 	return t, nil
 }
 
-// String returns the URL with any password replaced by "xxxxx".
+// String returns the URL with any password replaced by "xxxxx"; a
+// database file's as KIND://PATH.
 func (t *Target) String() string {
 	if t == nil {
 		return ""
 	}
-	if t.Kind == SQLite {
-		return "sqlite://" + t.Path
+	if t.Path != "" {
+		return string(t.Kind) + "://" + t.Path
 	}
 	return redact.String(t.raw)
 }
+
+// URL returns the parsed URL, password included: for the engine's Open,
+// never to print (String is for that).
+func (t *Target) URL() *url.URL {
+	if t.u == nil {
+		return &url.URL{}
+	}
+	u := *t.u
+	return &u
+}
+
+// RawURL returns the URL as given, password included: for the engine's
+// Open, never to print (String is for that).
+func (t *Target) RawURL() string { return t.raw }
 
 // Caps describes what an engine can do; workloads and the loader branch on
 // these, never on the engine's name.
@@ -161,32 +168,8 @@ type Caps struct {
 	// query may use, sets the session's intra-query parallelism; empty
 	// where IntraQueryParallelism is false.
 	SetParallelWorkers string
-	// Explain is the prefix that makes a statement return its plan instead
-	// of running, e.g. "EXPLAIN (FORMAT JSON) ".
-	Explain string
-	// PlanFormat names what Explain returns: PlanPostgresJSON,
-	// PlanMySQLJSON or PlanSQLiteRows.
-	PlanFormat string
-	// GenericPlans: a prepared statement may be run with one generic plan
-	// for all parameter values instead of a plan for each (PostgreSQL's
-	// plan cache, after five executions); the plan check then explains it
-	// with PREPARE, plan_cache_mode and EXPLAIN EXECUTE.
-	GenericPlans bool
-	// ServerStats names the server's cumulative statistics the collectors
-	// read: StatsPgStat (pg_stat_* views), StatsGlobalStatus (SHOW GLOBAL
-	// STATUS and performance_schema) or StatsFiles (an embedded database:
-	// its files and the write-lock waits measured by the client).
-	ServerStats string
 	// FloatType is the column type for a double-precision float.
 	FloatType string
-	// StorageStats names where table sizes are read: "pg_class"
-	// (relpages/reltuples), "information_schema" (data_length,
-	// avg_row_length) or "dbstat" (SQLite's dbstat virtual table).
-	StorageStats string
-	// ColumnStats names the optimizer's per-column statistics: "pg_stats",
-	// "column_stats" (MariaDB's mysql.column_stats where collected, else
-	// InnoDB's index cardinality), or "" for none.
-	ColumnStats string
 	// ForUpdate is the clause appended to a SELECT to lock the rows it
 	// reads (" FOR UPDATE"); empty where the engine has no row locks and
 	// BeginWrite already takes the write lock (SQLite's BEGIN IMMEDIATE).
@@ -225,20 +208,6 @@ func (c Caps) UUIDArg(u [16]byte) any {
 	}
 	return u[:]
 }
-
-// Plan formats (Caps.PlanFormat).
-const (
-	PlanPostgresJSON = "postgres-json"
-	PlanMySQLJSON    = "mysql-json"
-	PlanSQLiteRows   = "sqlite-eqp"
-)
-
-// Server statistics sources (Caps.ServerStats).
-const (
-	StatsPgStat       = "pg_stat"
-	StatsGlobalStatus = "global_status"
-	StatsFiles        = "files"
-)
 
 // Tagger is a DB whose sessions can carry a name the server shows to
 // monitoring (PostgreSQL's application_name), so that collectors can find
@@ -371,17 +340,14 @@ type ErrorClass struct {
 	ConnLost bool
 }
 
-// Open returns a DB for the target. It does not connect yet.
+// Open returns a DB for the target, from its registered engine. It does
+// not connect yet.
 func Open(t *Target) (DB, error) {
-	switch t.Kind {
-	case Postgres:
-		return openPostgres(t)
-	case MySQL:
-		return openMySQL(t)
-	case SQLite:
-		return openSQLite(t)
+	e := byKind(t.Kind)
+	if e == nil {
+		return nil, fmt.Errorf("engine %q is not supported", t.Kind)
 	}
-	return nil, fmt.Errorf("engine %q is not supported", t.Kind)
+	return e.Open(t)
 }
 
 // SliceSource is a RowSource over rows held in memory.
@@ -490,10 +456,10 @@ func QueryString(ctx context.Context, c Conn, sql string, args ...any) (string, 
 	return *v, nil
 }
 
-// Local reports whether the target runs on this host: an SQLite file, a
+// Local reports whether the target runs on this host: a database file, a
 // Unix socket, or a loopback host (127.0.0.1, ::1, localhost).
 func (t *Target) Local() bool {
-	if t.Kind == SQLite {
+	if t.Path != "" {
 		return true
 	}
 	if t.u == nil {
@@ -511,8 +477,8 @@ func (t *Target) Local() bool {
 	}
 }
 
-// scanSettings reads (name, value) rows into m.
-func scanSettings(ctx context.Context, c Conn, m map[string]string, sql string, args ...any) error {
+// ScanSettings reads the (name, value) rows of a query into m (for Info).
+func ScanSettings(ctx context.Context, c Conn, m map[string]string, sql string, args ...any) error {
 	rows, err := c.Query(ctx, sql, args...)
 	if err != nil {
 		return err
@@ -544,4 +510,50 @@ type LoopConn interface {
 	// Attach hands the connection's socket to task t; it must be called
 	// from t.
 	Attach(t *evloop.Task) error
+}
+
+// FreezeLoader is a DB that can load a table so that its rows are written
+// already frozen (PostgreSQL's COPY ... FREEZE): the following VACUUM then
+// has nothing to do. It requires the table to be emptied in the same
+// transaction, so such a load is a single stream.
+type FreezeLoader interface {
+	// CopyInFrozen empties table and loads every row of the batches in one
+	// transaction on conn; next returns the source of each batch in turn
+	// and nil at the end. It returns the rows written.
+	CopyInFrozen(ctx context.Context, conn Conn, table string, columns []string, next func() RowSource, progress func(int64)) (int64, error)
+}
+
+// Cataloger is a DB whose catalog tells how a table is stored and what the
+// optimizer believes about its columns (the data profile of workload
+// files).
+type Cataloger interface {
+	// TableStorage reads the engine's size figures for table.
+	TableStorage(ctx context.Context, conn Conn, table string) (TableStorage, error)
+	// ColumnStats reads the optimizer's statistics of a column of table,
+	// which has rows rows; nil where it keeps none.
+	ColumnStats(ctx context.Context, conn Conn, table, column string, rows int64) (*ColumnStats, error)
+}
+
+// TableStorage is a table's size as the engine's catalog gives it.
+type TableStorage struct {
+	// Source names where the figures come from ("pg_class").
+	Source      string
+	Pages       int64
+	PageBytes   int64
+	EstRows     float64
+	AvgRowBytes float64
+	RowsPerPage float64
+}
+
+// ColumnStats is what the optimizer believes about a column; nil fields
+// are unknown.
+type ColumnStats struct {
+	// Source names where the figures come from ("pg_stats").
+	Source   string   `json:"source"`
+	Distinct float64  `json:"distinct"`
+	NullFrac *float64 `json:"null_frac,omitempty"`
+	// TopShare is the share the engine believes the most common value
+	// has; nil where it keeps no list of most common values.
+	TopShare *float64 `json:"top_share,omitempty"`
+	AvgWidth *float64 `json:"avg_width,omitempty"`
 }

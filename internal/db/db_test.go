@@ -299,159 +299,38 @@ func TestADeadlockIsRetryable(t *testing.T) {
 	}
 }
 
-// connectPostgres opens a connection to a fresh PostgreSQL database name;
-// both are closed after the test.
-func connectPostgres(t *testing.T, name string) (db.DB, db.Conn) {
-	t.Helper()
-	tg, err := db.ParseURL(testdb.Postgres(t, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := db.Open(tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	c, err := d.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return d, c
-}
-
-func TestFrozenCopyKeepsEveryValueIntact(t *testing.T) {
-	ctx := context.Background()
-	d, c := connectPostgres(t, "dbh_db_freeze")
-	if err := c.Exec(ctx, "CREATE TABLE fz (k int, s text, f float8, n int)"); err != nil {
-		t.Fatal(err)
-	}
-	tricky := "tab\there\nnew line\\back\rslash"
-	batches := [][][]any{{{int32(1), tricky, 1.25, nil}}, {{int64(2), "", -3.5, int32(7)}, {3, "plain", 0.0, nil}}}
-	i := 0
-	next := func() db.RowSource {
-		if i == len(batches) {
-			return nil
-		}
-		i++
-		return &db.SliceSource{Rows: batches[i-1]}
-	}
-	var reported int64
-	n, err := d.(db.FreezeLoader).CopyInFrozen(ctx, c, "fz", []string{"k", "s", "f", "n"}, next, func(k int64) { reported += k })
-	if err != nil || n != 3 || reported != 3 {
-		t.Fatalf("copied %d (reported %d), %v; want 3", n, reported, err)
-	}
-	var s string
-	st, err := c.Prepare(ctx, "SELECT s FROM fz WHERE k = $1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.QueryRow(ctx, []any{&s}, int64(1)); err != nil || s != tricky {
-		t.Fatalf("read back %q, %v; want %q", s, err, tricky)
-	}
-	nulls, err := db.QueryInt64(ctx, c, "SELECT count(*) FROM fz WHERE n IS NULL")
-	if err != nil || nulls != 2 {
-		t.Fatalf("%d NULLs, %v; want 2", nulls, err)
-	}
-	// Rows written by COPY FREEZE are frozen: every page is marked all
-	// frozen in the visibility map, with no VACUUM.
-	if err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_visibility"); err != nil {
-		t.Fatal(err)
-	}
-	notFrozen, err := db.QueryInt64(ctx, c, "SELECT count(*) FROM pg_visibility_map('fz') WHERE NOT all_frozen")
-	if err != nil || notFrozen != 0 {
-		t.Fatalf("%d pages not frozen, %v", notFrozen, err)
-	}
-}
-
-func TestManyClientsCanOpenAFreshSQLiteDatabaseAtOnce(t *testing.T) {
-	// Each new connection switches the file to WAL; done at once on a new
-	// file, that used to fail with SQLITE_BUSY.
-	for round := 0; round < 100; round++ {
-		tg, _ := db.ParseURL(testdb.SQLite(t))
-		d, err := db.Open(tg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		errs := make(chan error, 16)
-		conns := make(chan db.Conn, 16)
-		for i := 0; i < 16; i++ {
-			go func() {
-				c, err := d.Connect(context.Background())
-				errs <- err
-				conns <- c
-			}()
-		}
-		for i := 0; i < 16; i++ {
-			if err := <-errs; err != nil {
-				t.Fatalf("round %d: %v", round, err)
-			}
-			if c := <-conns; c != nil {
-				c.Close()
-			}
-		}
-		d.Close()
-	}
-}
-
-// On PostgreSQL a parameter of a text type takes a number, boolean, time
-// or UUID as its text (pgx alone refuses them), while a parameter of
-// another type still gets the value in its own encoding.
-func TestPostgresTextParametersTakeValuesOfOtherTypesAsText(t *testing.T) {
-	ctx := context.Background()
-	_, c := connectPostgres(t, "dbh_wf_pgtext")
-	u := [16]byte{0xe3, 0x78, 0x55, 0x91, 0x3a, 0x92, 0x43, 0x8b, 0xba, 0x23, 0x1b, 0xe8, 0x57, 0xf5, 0xb1, 0xbc}
-	ts := time.Date(2026, 1, 2, 3, 4, 5, 500000000, time.UTC)
-	for _, tc := range []struct {
-		sql  string
-		arg  any
-		want string
-	}{
-		{"SELECT $1::text", int64(73), "73"},
-		{"SELECT $1::varchar(10)", int32(-7), "-7"},
-		{"SELECT $1::char(3)", uint8(9), "9  "},
-		{"SELECT $1::text", 2.5, "2.5"},
-		{"SELECT $1::text", float32(0.1), "0.1"},
-		{"SELECT $1::text", true, "true"},
-		{"SELECT $1::text", u, "e3785591-3a92-438b-ba23-1be857f5b1bc"},
-		{"SELECT $1::text", ts, "2026-01-02 03:04:05.5"},
-		{"SELECT $1::text", ts.In(time.FixedZone("", 3600)), "2026-01-02 04:04:05.5+01:00"},
-		// Parameters of other types: unchanged.
-		{"SELECT ($1::int8 + 1)::text", int32(41), "42"},
-		{"SELECT ($1::numeric * 2)::text", int64(21), "42"},
-		{"SELECT $1::uuid::text", u, "e3785591-3a92-438b-ba23-1be857f5b1bc"},
-		{"SELECT $1::timestamp::text", ts, "2026-01-02 03:04:05.5"},
-		{"SELECT ($1::int + 1)::text", "41", "42"},
+func TestTargetsOnThisHostAreLocal(t *testing.T) {
+	for url, want := range map[string]bool{
+		"postgres://postgres@127.0.0.1:5432/x":            true,
+		"postgres://postgres@localhost/x":                 true,
+		"postgres://postgres@/x?host=/var/run/postgresql": true,
+		"postgres://postgres@db.example.com/x":            false,
+		"mysql://root@10.0.0.5:3306/x":                    false,
+		"mysql://root@/x?socket=/run/mysqld/mysqld.sock":  true,
+		"sqlite:///tmp/x.db":                              true,
 	} {
-		st, err := c.Prepare(ctx, tc.sql)
+		tg, err := db.ParseURL(url)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got string
-		if err := st.QueryRow(ctx, []any{&got}, tc.arg); err != nil || got != tc.want {
-			t.Errorf("prepared %s with %T %v: %q, %v; want %q", tc.sql, tc.arg, tc.arg, got, err, tc.want)
-		}
-		rows, err := c.Query(ctx, tc.sql, tc.arg)
-		if err != nil {
-			t.Fatalf("%s with %T: %v", tc.sql, tc.arg, err)
-		}
-		got = ""
-		for rows.Next() {
-			if err := rows.Scan(&got); err != nil {
-				t.Fatal(err)
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil || got != tc.want {
-			t.Errorf("%s with %T %v: %q, %v; want %q", tc.sql, tc.arg, tc.arg, got, err, tc.want)
+		if tg.Local() != want {
+			t.Errorf("%s: local %v, want %v", url, tg.Local(), want)
 		}
 	}
-	st, err := c.Prepare(ctx, "SELECT $1::int8")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n int64
-	if err := st.QueryRow(ctx, []any{&n}, ts); err == nil {
-		t.Errorf("a time passed for an int8 parameter gave %d, want an error", n)
+}
+
+// The engines come from the registry (internal/db/all, through testdb):
+// the messages name them in their order, as the user knows them.
+func TestURLMessagesNameTheRegisteredEngines(t *testing.T) {
+	for in, want := range map[string]string{
+		"oracle://x":            `--db scheme "oracle" is not supported; use postgres://, mysql:// or sqlite://`,
+		"just-a-word":           `--db "just-a-word" has no scheme; start it with postgres://, mysql:// or sqlite://`,
+		"postgres://u:p%zz@h/d": "; expected postgres://user@host:port/db, mysql://user:pass@host:port/db or sqlite://PATH",
+		"sqlite://":             "--db sqlite:// names no file; use sqlite://PATH, e.g. sqlite:///tmp/bench.db or sqlite://bench.db",
+	} {
+		_, err := db.ParseURL(in)
+		if err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("%s: %v, want ...%s", in, err, want)
+		}
 	}
 }

@@ -118,45 +118,10 @@ func waitLine(w io.Writer, ws *results.Waits) {
 }
 
 func serverLine(w io.Writer, r *results.Run, s *results.Series) {
-	tx := float64(r.Summary.Transactions)
-	per := func(key string) (float64, bool) {
-		v, ok := s.Totals[key]
-		if !ok || tx == 0 {
-			return 0, false
-		}
-		return v / tx, true
-	}
 	var parts []string
-	if v, ok := per("pg_stat_wal.wal_bytes"); ok {
-		parts = append(parts, fmt.Sprintf("WAL %s/transaction (server-wide)", byteSize(v)))
-	}
-	if v, ok := measureMean(s, "pg_stat_database.hit_pct", false); ok {
-		parts = append(parts, fmt.Sprintf("buffer hits %.2f%%", v))
-	}
-	if v, ok := per("pg_stat_database.temp_bytes"); ok {
-		parts = append(parts, fmt.Sprintf("temp %s/transaction", byteSize(v)))
-	}
-	if v, ok := s.Totals["pg_stat_database.deadlocks"]; ok && v > 0 {
-		parts = append(parts, fmt.Sprintf("%.0f deadlocks", v))
-	}
-	if v, ok := per("Innodb_os_log_written"); ok {
-		parts = append(parts, fmt.Sprintf("redo log %s/transaction (server-wide)", byteSize(v)))
-	}
-	if v, ok := measureMean(s, "Innodb_buffer_pool_hit_pct", false); ok {
-		parts = append(parts, fmt.Sprintf("buffer pool hits %.2f%%", v))
-	}
-	if v, ok := measureMean(s, "Threads_running", false); ok {
-		parts = append(parts, fmt.Sprintf("threads running %.1f", v))
-	}
-	if n, ok := s.Totals["write_lock.acquired"]; ok && n > 0 {
-		waited := s.Totals["write_lock.waited"]
-		parts = append(parts, fmt.Sprintf("write lock: %.0f taken, %.0f waited (%.1f%%), %.3f ms average", n, waited,
-			100*waited/n, 1000*s.Totals["write_lock.wait_s"]/n))
-	}
-	if len(s.Intervals) > 0 {
-		last := s.Intervals[len(s.Intervals)-1].Values
-		if v, ok := last["wal_file_mb"]; ok {
-			parts = append(parts, fmt.Sprintf("database %.1f MB, WAL file %.1f MB", last["db_file_mb"], v))
+	for _, h := range s.ServerHeadlines() {
+		if v, ok := headlineValue(r, s, h); ok {
+			parts = append(parts, strings.Replace(h.Label, "{}", v, 1))
 		}
 	}
 	if len(parts) > 0 {
@@ -165,6 +130,43 @@ func serverLine(w io.Writer, r *results.Run, s *results.Series) {
 	for _, u := range s.Unavailable {
 		fmt.Fprintf(w, "  server: not measured: %s\n", u)
 	}
+}
+
+// headlineValue computes and writes one headline figure of series s, as
+// h.Show says; false when its counter or value is missing.
+func headlineValue(r *results.Run, s *results.Series, h results.Headline) (string, bool) {
+	tx := float64(r.Summary.Transactions)
+	switch h.Show {
+	case results.ShowBytesPerTx:
+		if v, ok := s.Totals[h.Key]; ok && tx > 0 {
+			return byteSize(v / tx), true
+		}
+	case results.ShowMeanPct:
+		if v, ok := measureMean(s, h.Key, false); ok {
+			return fmt.Sprintf("%.2f%%", v), true
+		}
+	case results.ShowMean:
+		if v, ok := measureMean(s, h.Key, false); ok {
+			return fmt.Sprintf("%.1f", v), true
+		}
+	case results.ShowCount:
+		if v, ok := s.Totals[h.Key]; ok && v > 0 {
+			return fmt.Sprintf("%.0f", v), true
+		}
+	case results.ShowLast:
+		if len(s.Intervals) > 0 {
+			if v, ok := s.Intervals[len(s.Intervals)-1].Values[h.Key]; ok {
+				return fmt.Sprintf("%.1f", v), true
+			}
+		}
+	case results.ShowWaits:
+		if n, ok := s.Totals[h.Key+".acquired"]; ok && n > 0 {
+			waited := s.Totals[h.Key+".waited"]
+			return fmt.Sprintf("%.0f taken, %.0f waited (%.1f%%), %.3f ms average", n, waited,
+				100*waited/n, 1000*s.Totals[h.Key+".wait_s"]/n), true
+		}
+	}
+	return "", false
 }
 
 func planLines(w io.Writer, plans []results.StatementPlans) {

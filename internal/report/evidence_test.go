@@ -73,3 +73,36 @@ func TestTheEvidenceBlockNeverPrintsAHeaderAlone(t *testing.T) {
 		})
 	}
 }
+
+// A series that describes its own headline figures is shown from that
+// description alone: the report knows no engine's counter names.
+func TestTheServerLineShowsTheFiguresTheSeriesDescribes(t *testing.T) {
+	s := &results.Series{
+		Totals: map[string]float64{"log.bytes": 4096000, "fails": 3, "idle": 0, "latch.acquired": 10, "latch.waited": 4, "latch.wait_s": 0.02},
+		Intervals: []results.Point{
+			{Phase: "warmup", Seconds: 1, Values: map[string]float64{"hits_pct": 10, "busy": 9}},
+			{Phase: "measure", Seconds: 1, Values: map[string]float64{"hits_pct": 99, "busy": 2, "size_mb": 1.25}},
+			{Phase: "measure", Seconds: 1, Values: map[string]float64{"hits_pct": 97, "busy": 3, "size_mb": 2.5}},
+		},
+		Headlines: []results.Headline{
+			{Label: "log {}/transaction", Key: "log.bytes", Show: results.ShowBytesPerTx},
+			{Label: "hits {}", Key: "hits_pct", Show: results.ShowMeanPct},
+			{Label: "busy {}", Key: "busy", Show: results.ShowMean},
+			{Label: "{} failures", Key: "fails", Show: results.ShowCount},
+			{Label: "{} idle", Key: "idle", Show: results.ShowCount},
+			{Label: "latch: {}", Key: "latch", Show: results.ShowWaits},
+			{Label: "size {} MB", Key: "size_mb", Show: results.ShowLast},
+			{Label: "missing {}", Key: "nowhere", Show: results.ShowBytesPerTx},
+		},
+	}
+	r := &results.Run{Summary: results.Summary{Transactions: 1000}, Collect: &results.Collect{Server: s}}
+	var b bytes.Buffer
+	Evidence(&b, r)
+	want := "evidence:\n  server: log 4.0 kB/transaction, hits 98.00%, busy 2.5, 3 failures, latch: 10 taken, 4 waited (40.0%), 2.000 ms average, size 2.5 MB\n"
+	if b.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
+	}
+	if got := serverRank([]string{"x", "commits"}, "engine.commits"); got != 1 {
+		t.Errorf("rank of a priority counter: %d", got)
+	}
+}

@@ -265,23 +265,15 @@ func totalsTable(caption string, totals map[string]float64, txns int64, keep fun
 	return t, len(t.Rows) > 0
 }
 
-// serverPriority ranks well-known server counters first; the rest follow by
-// their mean rate.
-var serverPriority = []string{
-	"xact_commit", "xact_rollback", "blks_read", "blks_hit", "wal_bytes", "wal_records", "wal_sync", "buffers_backend",
-	"buffers_checkpoint", "deadlocks", "temp_bytes",
-	"Com_commit", "Com_rollback", "Innodb_buffer_pool_reads", "Innodb_buffer_pool_read_requests", "Innodb_data_fsyncs",
-	"Innodb_os_log_written", "Innodb_row_lock_waits", "Innodb_rows_updated", "Innodb_rows_read",
-	"write_lock.acquired", "write_lock.waited", "write_lock.wait_s",
-}
-
-func serverRank(k string) int {
-	for i, p := range serverPriority {
+// serverRank ranks the counters the series puts first (its priority);
+// the rest follow by their mean rate.
+func serverRank(priority []string, k string) int {
+	for i, p := range priority {
 		if strings.HasSuffix(k, p) {
 			return i
 		}
 	}
-	return len(serverPriority)
+	return len(priority)
 }
 
 func serverSection(r *results.Run, s *results.Series, bands []svg.Band, markers []svg.Marker) (section, error) {
@@ -302,8 +294,9 @@ func serverSection(r *results.Run, s *results.Series, bands []svg.Band, markers 
 			mean[k] = sum / n
 		}
 	}
+	priority := s.ServerPriority()
 	sort.SliceStable(keys, func(i, j int) bool {
-		ri, rj := serverRank(keys[i]), serverRank(keys[j])
+		ri, rj := serverRank(priority, keys[i]), serverRank(priority, keys[j])
 		if ri != rj {
 			return ri < rj
 		}

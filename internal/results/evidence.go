@@ -37,7 +37,52 @@ type Series struct {
 	// Totals are the counters' increases over the measured phase (not
 	// rates), for figures per transaction.
 	Totals map[string]float64 `json:"totals,omitempty"`
+	// Headlines are the figures the report's one-line summary of the
+	// collector singles out, in order; the collector names them (for the
+	// server, the engine's package). Runs saved before they were stored
+	// have none: see ServerHeadlines.
+	Headlines []Headline `json:"headlines,omitempty"`
+	// Priority lists counter names (or their ends) that the report's
+	// counter charts and tables rank first, in order; the rest follow by
+	// their mean rate. See ServerPriority for runs saved without it.
+	Priority []string `json:"priority,omitempty"`
 }
+
+// Headline is one figure of a collector's summary line.
+type Headline struct {
+	// Label is the text shown, with {} where the value goes: "WAL {}/
+	// transaction (server-wide)", "{} deadlocks".
+	Label string `json:"label"`
+	// Key is the counter or value the figure comes from; for Show
+	// ShowWaits, the prefix of three totals (see there).
+	Key string `json:"key"`
+	// Show says how the figure is computed and written (Show* constants).
+	Show string `json:"show"`
+}
+
+// How a Headline is shown (Headline.Show). A figure whose counter or value
+// is missing is left out.
+const (
+	// ShowBytesPerTx: the counter's total over the measured phase per
+	// transaction, as a byte size ("1.2 kB").
+	ShowBytesPerTx = "bytes_per_transaction"
+	// ShowMeanPct: the value's time-weighted mean over the measured
+	// intervals, as a percentage with two decimals ("99.52%").
+	ShowMeanPct = "mean_pct"
+	// ShowMean: the value's time-weighted mean over the measured
+	// intervals, with one decimal.
+	ShowMean = "mean"
+	// ShowCount: the counter's total over the measured phase, shown only
+	// when above zero.
+	ShowCount = "count"
+	// ShowLast: the value at the end of the last interval, with one
+	// decimal.
+	ShowLast = "last"
+	// ShowWaits: acquisitions of a lock from three totals, Key+".acquired",
+	// Key+".waited" and Key+".wait_s" (seconds): "N taken, M waited (P%),
+	// X ms average"; shown when any were taken.
+	ShowWaits = "waits"
+)
 
 // Point is one interval of a Series.
 type Point struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbharness/dbharness/internal/db"
+	_ "github.com/dbharness/dbharness/internal/db/all" // every engine
 )
 
 // PostgresBase is the server used by tests: $DBHARNESS_TEST_PG or the local
@@ -135,4 +136,14 @@ func Connect(t testing.TB, url string) (db.DB, db.Conn) {
 	}
 	t.Cleanup(func() { c.Close() })
 	return d, c
+}
+
+// Exec runs statements on c, failing the test on the first error.
+func Exec(t testing.TB, c db.Conn, stmts ...string) {
+	t.Helper()
+	for _, s := range stmts {
+		if err := c.Exec(context.Background(), s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
 }

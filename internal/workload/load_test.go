@@ -1,4 +1,4 @@
-package workload
+package workload_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/testdb"
+	"github.com/dbharness/dbharness/internal/workload"
 )
 
 // errDeadlock stands for a deadlock the engine reports on a batch.
@@ -46,8 +47,8 @@ func (f *flakyDB) Classify(err error) db.ErrorClass {
 func TestALoadBatchThatDeadlocksBeforeWritingIsTriedAgain(t *testing.T) {
 	ctx := context.Background()
 	real := testdb.Open(t, testdb.SQLite(t))
-	table := func() Table {
-		return Table{Name: "t", Columns: []string{"id", "v"}, Rows: 100, Batches: 10,
+	table := func() workload.Table {
+		return workload.Table{Name: "t", Columns: []string{"id", "v"}, Rows: 100, Batches: 10,
 			Batch: func(i int, dst [][]any) [][]any {
 				for k := 0; k < 10; k++ {
 					dst = append(dst, []any{int64(i*10 + k + 100), "v"})
@@ -63,7 +64,7 @@ func TestALoadBatchThatDeadlocksBeforeWritingIsTriedAgain(t *testing.T) {
 	}{
 		{"two deadlocks before any row", 2, false, true},
 		{"a deadlock after rows were written", 1, true, false},
-		{"more deadlocks than tries", loadTries, false, false},
+		{"more deadlocks than tries", workload.LoadTries, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := real.Connect(ctx)
@@ -71,12 +72,12 @@ func TestALoadBatchThatDeadlocksBeforeWritingIsTriedAgain(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			if err := ExecAll(ctx, c, "DROP TABLE IF EXISTS t", "CREATE TABLE t (id integer PRIMARY KEY, v text)"); err != nil {
+			if err := workload.ExecAll(ctx, c, "DROP TABLE IF EXISTS t", "CREATE TABLE t (id integer PRIMARY KEY, v text)"); err != nil {
 				t.Fatal(err)
 			}
 			f := &flakyDB{DB: real, partial: tc.partial}
 			f.fails.Store(tc.fails)
-			err = Load(ctx, &Env{DB: f, Loaders: 1, Progress: NopProgress{}}, []Table{table()})
+			err = workload.Load(ctx, &workload.Env{DB: f, Loaders: 1, Progress: workload.NopProgress{}}, []workload.Table{table()})
 			if tc.ok != (err == nil) {
 				t.Fatalf("load: %v", err)
 			}
@@ -95,9 +96,9 @@ func TestALoadBatchThatDeadlocksBeforeWritingIsTriedAgain(t *testing.T) {
 }
 
 // badFlags is a workload whose flags never validate.
-type badFlags struct{ cmd Command }
+type badFlags struct{ cmd workload.Command }
 
-func (b *badFlags) Validate(cmd Command) error {
+func (b *badFlags) Validate(cmd workload.Command) error {
 	b.cmd = cmd
 	return errors.New("--scale 0 is not a positive number")
 }
@@ -105,11 +106,11 @@ func (b *badFlags) Validate(cmd Command) error {
 func TestBeginInitReportsBadFlagsBeforeConnecting(t *testing.T) {
 	v := &badFlags{}
 	// env.DB is nil: BeginInit must not reach it when the flags are wrong.
-	_, conn, err := BeginInit(context.Background(), &Env{}, v)
+	_, conn, err := workload.BeginInit(context.Background(), &workload.Env{}, v)
 	if err == nil || conn != nil {
 		t.Fatalf("BeginInit = %v, %v; want the flag error and no connection", conn, err)
 	}
-	if v.cmd != CmdInit {
-		t.Errorf("flags validated for %q, want %q", v.cmd, CmdInit)
+	if v.cmd != workload.CmdInit {
+		t.Errorf("flags validated for %q, want %q", v.cmd, workload.CmdInit)
 	}
 }

@@ -66,15 +66,7 @@ type ColumnProfile struct {
 }
 
 // EngineStats is the optimizer's belief about a column.
-type EngineStats struct {
-	Source   string   `json:"source"`
-	Distinct float64  `json:"distinct"`
-	NullFrac *float64 `json:"null_frac,omitempty"`
-	// TopShare is the share the engine believes the most common value
-	// has; nil where it keeps no list of most common values.
-	TopShare *float64 `json:"top_share,omitempty"`
-	AvgWidth *float64 `json:"avg_width,omitempty"`
-}
+type EngineStats = db.ColumnStats
 
 // ChildrenProfile describes children per parent as loaded.
 type ChildrenProfile struct {
@@ -111,14 +103,14 @@ func (w *Workload) Profile(ctx context.Context, d db.DB, conn db.Conn) (*Profile
 	if err != nil {
 		return nil, err
 	}
-	caps := d.Caps()
+	cat, _ := d.(db.Cataloger)
 	pr := &Profile{Workload: w.Path, Target: d.Target().String(), Flags: []string{}}
 	for _, t := range spec.Tables {
 		tp := TableProfile{Name: t.Name}
 		if tp.Rows, err = db.QueryInt64(ctx, conn, "SELECT count(*) FROM "+t.Name); err != nil {
 			return nil, fmt.Errorf("count %s: %w", t.Name, err)
 		}
-		if err := storage(ctx, caps, conn, &tp); err != nil {
+		if err := storage(ctx, cat, conn, &tp); err != nil {
 			tp.Note = "storage figures unavailable: " + oneLine(err.Error())
 		}
 		for _, c := range t.Columns {
@@ -131,7 +123,7 @@ func (w *Workload) Profile(ctx context.Context, d db.DB, conn db.Conn) (*Profile
 			if err := measure(ctx, conn, t.Name, c.Name, tp.Rows, &cp); err != nil {
 				return nil, fmt.Errorf("measure %s.%s: %w", t.Name, c.Name, err)
 			}
-			es, err := engineStats(ctx, caps, conn, t.Name, c.Name, tp.Rows)
+			es, err := engineStats(ctx, cat, conn, t.Name, c.Name, tp.Rows)
 			if err == nil && es != nil {
 				cp.Engine = es
 				cp.Flags = compare(&cp, es)
@@ -228,217 +220,24 @@ func measure(ctx context.Context, conn db.Conn, table, col string, rows int64, c
 	return nil
 }
 
-func queryFloat(ctx context.Context, conn db.Conn, q string, args ...any) (float64, error) {
-	rs, err := conn.Query(ctx, q, args...)
-	if err != nil {
-		return 0, err
+// storage reads the engine's size figures for a table (db.Cataloger).
+func storage(ctx context.Context, cat db.Cataloger, conn db.Conn, tp *TableProfile) error {
+	if cat == nil {
+		return fmt.Errorf("the engine reports no table sizes")
 	}
-	defer rs.Close()
-	var v *float64
-	if rs.Next() {
-		var x any
-		if err := rs.Scan(&x); err != nil {
-			return 0, err
-		}
-		f, ok := toFloat(x)
-		if ok {
-			v = &f
-		}
-	}
-	if err := rs.Err(); err != nil {
-		return 0, err
-	}
-	if v == nil {
-		return 0, nil
-	}
-	return *v, nil
+	ts, err := cat.TableStorage(ctx, conn, tp.Name)
+	tp.Source, tp.Pages, tp.PageBytes = ts.Source, ts.Pages, ts.PageBytes
+	tp.EstRows, tp.AvgRowBytes, tp.RowsPerPage = ts.EstRows, ts.AvgRowBytes, ts.RowsPerPage
+	return err
 }
 
-func toFloat(x any) (float64, bool) {
-	switch v := x.(type) {
-	case float64:
-		return v, true
-	case float32:
-		return float64(v), true
-	case int64:
-		return float64(v), true
-	case int32:
-		return float64(v), true
-	case int:
-		return float64(v), true
-	case []byte:
-		var f float64
-		_, err := fmt.Sscan(string(v), &f)
-		return f, err == nil
-	case string:
-		var f float64
-		_, err := fmt.Sscan(v, &f)
-		return f, err == nil
+// engineStats reads what the optimizer believes about a column
+// (db.Cataloger); nil where the engine keeps or tells nothing.
+func engineStats(ctx context.Context, cat db.Cataloger, conn db.Conn, table, col string, rows int64) (*EngineStats, error) {
+	if cat == nil {
+		return nil, nil
 	}
-	if s, ok := x.(fmt.Stringer); ok {
-		var f float64
-		_, err := fmt.Sscan(s.String(), &f)
-		return f, err == nil
-	}
-	return 0, false
-}
-
-// storage reads the engine's size figures for a table.
-func storage(ctx context.Context, caps db.Caps, conn db.Conn, tp *TableProfile) error {
-	tp.Source = caps.StorageStats
-	switch caps.StorageStats {
-	case "pg_class":
-		rs, err := conn.Query(ctx, "SELECT relpages::bigint, reltuples::float8, pg_relation_size(oid)::bigint, current_setting('block_size')::bigint FROM pg_class WHERE relname = $1 AND relkind = 'r' AND pg_table_is_visible(oid)", strings.ToLower(tp.Name))
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		if rs.Next() {
-			var size int64
-			if err := rs.Scan(&tp.Pages, &tp.EstRows, &size, &tp.PageBytes); err != nil {
-				return err
-			}
-			if tp.EstRows > 0 {
-				tp.AvgRowBytes = float64(size) / tp.EstRows
-			}
-			if tp.Pages > 0 {
-				tp.RowsPerPage = tp.EstRows / float64(tp.Pages)
-			}
-		}
-		return rs.Err()
-	case "information_schema":
-		rs, err := conn.Query(ctx, "SELECT CAST(table_rows AS SIGNED), CAST(avg_row_length AS SIGNED), CAST(data_length AS SIGNED), CAST(@@innodb_page_size AS SIGNED) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = $1", tp.Name)
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		if rs.Next() {
-			var est, avg, data int64
-			if err := rs.Scan(&est, &avg, &data, &tp.PageBytes); err != nil {
-				return err
-			}
-			tp.EstRows, tp.AvgRowBytes = float64(est), float64(avg)
-			if tp.PageBytes > 0 {
-				tp.Pages = data / tp.PageBytes
-			}
-			if tp.Pages > 0 {
-				tp.RowsPerPage = tp.EstRows / float64(tp.Pages)
-			}
-		}
-		return rs.Err()
-	case "dbstat":
-		rs, err := conn.Query(ctx, "SELECT count(*), coalesce(sum(pgsize), 0), coalesce(sum(CASE WHEN pagetype = 'leaf' THEN ncell ELSE 0 END), 0), coalesce(sum(CASE WHEN pagetype = 'leaf' THEN 1 ELSE 0 END), 0), coalesce(sum(payload), 0) FROM dbstat WHERE name = $1", tp.Name)
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		if rs.Next() {
-			var pages, bytes, cells, leaves, payload int64
-			if err := rs.Scan(&pages, &bytes, &cells, &leaves, &payload); err != nil {
-				return err
-			}
-			tp.Pages = pages
-			if pages > 0 {
-				tp.PageBytes = bytes / pages
-			}
-			tp.EstRows = float64(cells)
-			if cells > 0 {
-				tp.AvgRowBytes = float64(payload) / float64(cells)
-			}
-			if leaves > 0 {
-				tp.RowsPerPage = float64(cells) / float64(leaves)
-			}
-		}
-		return rs.Err()
-	}
-	return fmt.Errorf("the engine reports no table sizes")
-}
-
-// engineStats reads what the optimizer believes about a column.
-func engineStats(ctx context.Context, caps db.Caps, conn db.Conn, table, col string, rows int64) (*EngineStats, error) {
-	switch caps.ColumnStats {
-	case "pg_stats":
-		// most_common_freqs is NULL where PostgreSQL keeps no list of most
-		// common values (a unique column, or no value notably more common
-		// than the others): the top share is then unknown, not 0.
-		rs, err := conn.Query(ctx, `SELECT n_distinct::float8, null_frac::float8, most_common_freqs[1]::float8, avg_width::float8,
-			(SELECT reltuples::float8 FROM pg_class WHERE relname = $1 AND pg_table_is_visible(oid))
-			FROM pg_stats WHERE tablename = $1 AND attname = $2 AND schemaname = ANY(current_schemas(false))`, strings.ToLower(table), strings.ToLower(col))
-		if err != nil {
-			return nil, err
-		}
-		defer rs.Close()
-		if !rs.Next() {
-			return nil, rs.Err()
-		}
-		var nd, nf, aw, reltuples float64
-		var mcf *float64
-		if err := rs.Scan(&nd, &nf, &mcf, &aw, &reltuples); err != nil {
-			return nil, err
-		}
-		if nd < 0 {
-			// A negative n_distinct is a fraction of the rows.
-			nd = -nd * reltuples * (1 - nf)
-		}
-		return &EngineStats{Source: "pg_stats", Distinct: nd, NullFrac: &nf, TopShare: mcf, AvgWidth: &aw}, nil
-	case "column_stats":
-		// MariaDB's engine-independent statistics, if collected.
-		rs, err := conn.Query(ctx, "SELECT avg_frequency, nulls_ratio, avg_length FROM mysql.column_stats WHERE db_name = DATABASE() AND table_name = $1 AND column_name = $2", table, col)
-		if err == nil {
-			var es *EngineStats
-			if rs.Next() {
-				var af, nr, al any
-				if err := rs.Scan(&af, &nr, &al); err == nil {
-					f, _ := toFloat(af)
-					n, _ := toFloat(nr)
-					l, _ := toFloat(al)
-					es = &EngineStats{Source: "mysql.column_stats", NullFrac: &n, AvgWidth: &l}
-					if f > 0 {
-						es.Distinct = float64(rows) * (1 - n) / f
-					}
-				}
-			}
-			rs.Close()
-			if es != nil {
-				return es, nil
-			}
-		}
-		// InnoDB's index statistics: the cardinality of an index that
-		// starts with the column.
-		card, err := queryFloat(ctx, conn, "SELECT max(cardinality) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = $1 AND column_name = $2 AND seq_in_index = 1", table, col)
-		if err != nil || card == 0 {
-			return nil, err
-		}
-		return &EngineStats{Source: "index cardinality", Distinct: card}, nil
-	}
-	if caps.StorageStats == "dbstat" {
-		// SQLite: sqlite_stat1 rows per key of an index starting with the
-		// column.
-		rs, err := conn.Query(ctx, "SELECT s.stat FROM sqlite_stat1 s, pragma_index_info(s.idx) i WHERE s.tbl = $1 AND i.seqno = 0 AND i.name = $2", table, col)
-		if err != nil {
-			return nil, err
-		}
-		defer rs.Close()
-		if !rs.Next() {
-			return nil, rs.Err()
-		}
-		var stat string
-		if err := rs.Scan(&stat); err != nil {
-			return nil, err
-		}
-		f := strings.Fields(stat)
-		if len(f) < 2 {
-			return nil, nil
-		}
-		var n, per float64
-		fmt.Sscan(f[0], &n)
-		fmt.Sscan(f[1], &per)
-		if per <= 0 {
-			return nil, nil
-		}
-		return &EngineStats{Source: "sqlite_stat1", Distinct: n / per}, nil
-	}
-	return nil, nil
+	return cat.ColumnStats(ctx, conn, table, col, rows)
 }
 
 // compare flags where the engine's belief is off by more than FlagRatio.

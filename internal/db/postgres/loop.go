@@ -1,4 +1,4 @@
-package db
+package postgres
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/dbharness/dbharness/internal/evloop"
+
+	"github.com/dbharness/dbharness/internal/db"
 )
 
 // ConnectLoop implements LoopDB: pgconn connects and authenticates (TLS
@@ -21,7 +23,7 @@ import (
 // hijacked and its socket taken off Go's network poller. From then on the
 // wire protocol is spoken here, with pgproto3's messages and pgx's type
 // map for values.
-func (d *pgDB) ConnectLoop(ctx context.Context) (LoopConn, error) {
+func (d *pgDB) ConnectLoop(ctx context.Context) (db.LoopConn, error) {
 	cfg := d.cfg.Copy()
 	dial := cfg.DialFunc
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -250,7 +252,7 @@ func (c *pgLoopConn) roundTrip() error {
 
 // Prepare prepares sql once per connection (a second Prepare of the same
 // text returns the same statement).
-func (c *pgLoopConn) Prepare(ctx context.Context, sql string) (Stmt, error) {
+func (c *pgLoopConn) Prepare(ctx context.Context, sql string) (db.Stmt, error) {
 	c.bound(ctx)
 	return c.prepare(sql)
 }
@@ -319,7 +321,7 @@ func (c *pgLoopConn) deallocateAll() error {
 
 // Query runs sql with args as a statement prepared once and kept, as pgx's
 // statement cache does.
-func (c *pgLoopConn) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
+func (c *pgLoopConn) Query(ctx context.Context, sql string, args ...any) (db.Rows, error) {
 	c.bound(ctx)
 	s, err := c.prepare(sql)
 	if err != nil {
@@ -370,11 +372,11 @@ func (c *pgLoopConn) Cancel(ctx context.Context) error {
 	return nil
 }
 
-// queryOnce implements QueryOnce for the loop connection: rows in text,
-// every value an *any's string.
-func (c *pgLoopConn) queryOnce(ctx context.Context, how OneShot, sql string, args []any) (Rows, error) {
+// QueryOnce implements db.OneShotter for the loop connection: rows in
+// text, every value an *any's string.
+func (c *pgLoopConn) QueryOnce(ctx context.Context, how db.OneShot, sql string, args []any) (db.Rows, error) {
 	c.bound(ctx)
-	if how == Simple {
+	if how == db.Simple {
 		if len(args) > 0 {
 			return nil, errors.New("a simple query takes no parameters")
 		}
@@ -478,7 +480,7 @@ func (s *pgLoopStmt) QueryRow(ctx context.Context, dest []any, args ...any) erro
 	case res.err != nil:
 		return res.err
 	case !res.found:
-		return ErrNoRows
+		return db.ErrNoRows
 	case text:
 		return scanText(s.c.row, dest)
 	}
@@ -486,7 +488,7 @@ func (s *pgLoopStmt) QueryRow(ctx context.Context, dest []any, args ...any) erro
 }
 
 // Query runs the statement and returns its rows, read whole.
-func (s *pgLoopStmt) Query(ctx context.Context, args ...any) (Rows, error) {
+func (s *pgLoopStmt) Query(ctx context.Context, args ...any) (db.Rows, error) {
 	s.c.bound(ctx)
 	if err := s.bind(args, false); err != nil {
 		return nil, err
@@ -561,4 +563,4 @@ func (r *pgLoopRows) Err() error { return nil }
 
 func (r *pgLoopRows) Close() {}
 
-var _ LoopConn = (*pgLoopConn)(nil)
+var _ db.LoopConn = (*pgLoopConn)(nil)

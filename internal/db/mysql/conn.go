@@ -1,4 +1,4 @@
-package db
+package mysql
 
 import (
 	"bytes"
@@ -13,6 +13,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/db/sqlconn"
 )
 
 // myConn is a MySQL/MariaDB connection. Everything goes through
@@ -28,7 +31,7 @@ import (
 // Caps.CancelByRequest), so it does not hand each statement to its watcher
 // goroutine either; a statement is cancelled with Cancel instead.
 type myConn struct {
-	*sqlConn
+	*sqlconn.Conn
 	d *myDB
 	// id is the server's connection id, the target of KILL QUERY.
 	id int64
@@ -59,7 +62,7 @@ func (e *rawExec) run(dc any) error {
 }
 
 func newMyConn(d *myDB, c *sql.Conn, id int64, nc net.Conn) *myConn {
-	mc := &myConn{sqlConn: &sqlConn{c: c, rebind: true, classify: d.Classify}, d: d, id: id, nc: nc}
+	mc := &myConn{Conn: &sqlconn.Conn{C: c, Rebind: true, Classify: d.Classify}, d: d, id: id, nc: nc}
 	mc.exec.fn = mc.exec.run
 	return mc
 }
@@ -69,28 +72,28 @@ func (c *myConn) sql(s string) string {
 	if strings.IndexByte(s, '$') < 0 {
 		return s
 	}
-	return Rebind(s)
+	return db.Rebind(s)
 }
 
 // Exec runs a statement without parameters on the raw path.
 func (c *myConn) Exec(ctx context.Context, s string) error {
 	c.exec.ctx, c.exec.sql = ctx, c.sql(s)
 	c.busy.Store(true)
-	err := c.c.Raw(c.exec.fn)
+	err := c.C.Raw(c.exec.fn)
 	c.busy.Store(false)
 	c.exec.ctx = nil
 	if errors.Is(err, driver.ErrSkip) {
-		_, err = c.c.ExecContext(ctx, c.exec.sql)
+		_, err = c.C.ExecContext(ctx, c.exec.sql)
 	}
-	return c.note(err)
+	return c.Note(err)
 }
 
 // Prepare prepares the statement on the server once, for the raw path.
 // database/sql prepares its own copy only if the statement is used in a way
 // the raw path leaves to it (Query, or QueryRow into other types).
-func (c *myConn) Prepare(ctx context.Context, s string) (Stmt, error) {
+func (c *myConn) Prepare(ctx context.Context, s string) (db.Stmt, error) {
 	st := &myStmt{c: c, sql: c.sql(s)}
-	err := c.c.Raw(func(dc any) error {
+	err := c.C.Raw(func(dc any) error {
 		p, ok := dc.(driver.ConnPrepareContext)
 		if !ok {
 			return fmt.Errorf("the MySQL driver's connection (%T) cannot prepare statements", dc)
@@ -100,7 +103,7 @@ func (c *myConn) Prepare(ctx context.Context, s string) (Stmt, error) {
 		return err
 	})
 	if err != nil {
-		return nil, c.note(err)
+		return nil, c.Note(err)
 	}
 	var ok bool
 	if st.q, ok = st.ds.(driver.StmtQueryContext); !ok {
@@ -117,8 +120,8 @@ func (c *myConn) Prepare(ctx context.Context, s string) (Stmt, error) {
 
 // Close releases the raw statements on the server, then the connection.
 func (c *myConn) Close() error {
-	if len(c.stmts) > 0 && !c.dead {
-		_ = c.c.Raw(func(any) error {
+	if len(c.stmts) > 0 && !c.Dead {
+		_ = c.C.Raw(func(any) error {
 			for _, st := range c.stmts {
 				_ = st.ds.Close()
 			}
@@ -126,7 +129,7 @@ func (c *myConn) Close() error {
 		})
 	}
 	c.stmts = nil
-	return c.c.Close()
+	return c.C.Close()
 }
 
 // BackendID returns the server's connection id, read when connecting.
@@ -229,11 +232,11 @@ func (s *myStmt) Exec(ctx context.Context, args ...any) (int64, error) {
 		return 0, err
 	}
 	s.c.busy.Store(true)
-	err := s.c.c.Raw(s.execFn)
+	err := s.c.C.Raw(s.execFn)
 	s.c.busy.Store(false)
 	s.done()
 	if err != nil {
-		return 0, s.c.note(err)
+		return 0, s.c.Note(err)
 	}
 	return s.affected, nil
 }
@@ -257,7 +260,7 @@ func (s *myStmt) rawQueryRow(any) error {
 	err = rows.Next(s.vals)
 	switch {
 	case err == io.EOF:
-		err = ErrNoRows
+		err = db.ErrNoRows
 	case err != nil:
 	case len(s.dest) != len(cols):
 		err = errScan{fmt.Errorf("sql: expected %d destination arguments in Scan, not %d", len(cols), len(s.dest))}
@@ -287,25 +290,25 @@ func (s *myStmt) QueryRow(ctx context.Context, dest []any, args ...any) error {
 	}
 	s.dest = dest
 	s.c.busy.Store(true)
-	err := s.c.c.Raw(s.queryRowFn)
+	err := s.c.C.Raw(s.queryRowFn)
 	s.c.busy.Store(false)
 	s.done()
 	var se errScan
 	switch {
-	case err == nil, err == ErrNoRows:
+	case err == nil, err == db.ErrNoRows:
 		return err
 	case errors.As(err, &se):
 		return se.err
 	}
-	return s.c.note(err)
+	return s.c.Note(err)
 }
 
 // prepared returns database/sql's copy of the statement.
 func (s *myStmt) prepared(ctx context.Context) (*sql.Stmt, error) {
 	if s.st == nil {
-		st, err := s.c.c.PrepareContext(ctx, s.sql)
+		st, err := s.c.C.PrepareContext(ctx, s.sql)
 		if err != nil {
-			return nil, s.c.note(err)
+			return nil, s.c.Note(err)
 		}
 		s.st = st
 	}
@@ -319,15 +322,15 @@ func (c *myConn) sqlStmtQueryRow(ctx context.Context, s *myStmt, dest []any, arg
 	if err != nil {
 		return err
 	}
-	return (&sqlStmt{s: st, c: c.sqlConn}).QueryRow(ctx, dest, args...)
+	return (&sqlconn.Stmt{S: st, C: c.Conn}).QueryRow(ctx, dest, args...)
 }
 
-func (s *myStmt) Query(ctx context.Context, args ...any) (Rows, error) {
+func (s *myStmt) Query(ctx context.Context, args ...any) (db.Rows, error) {
 	st, err := s.prepared(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return (&sqlStmt{s: st, c: s.c.sqlConn}).Query(ctx, args...)
+	return (&sqlconn.Stmt{S: st, C: s.c.Conn}).Query(ctx, args...)
 }
 
 // fastDest reports whether every destination is a non-nil pointer of a

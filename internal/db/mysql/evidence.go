@@ -1,4 +1,4 @@
-package collect
+package mysql
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/results"
 )
@@ -41,7 +42,7 @@ func myGauge(name string) bool {
 }
 
 // Name implements Sampler.
-func (g *GlobalStatus) Name() string { return KindServer }
+func (g *GlobalStatus) Name() string { return collect.KindServer }
 
 // Start implements Sampler.
 func (g *GlobalStatus) Start(ctx context.Context) error {
@@ -65,11 +66,40 @@ func (g *GlobalStatus) Stop() error {
 func (g *GlobalStatus) Describe(s *results.Series) {
 	s.Source = "SHOW GLOBAL STATUS"
 	s.Describes = "database server " + g.DB.Target().String()
+	s.Headlines = myHeadlines
+	s.Priority = myPriority
+}
+
+// myHeadlines are the figures the report's summary singles out.
+var myHeadlines = []results.Headline{
+	{Label: "redo log {}/transaction (server-wide)", Key: "Innodb_os_log_written", Show: results.ShowBytesPerTx},
+	{Label: "buffer pool hits {}", Key: "Innodb_buffer_pool_hit_pct", Show: results.ShowMeanPct},
+	{Label: "threads running {}", Key: "Threads_running", Show: results.ShowMean},
+}
+
+// myPriority are the counters the report ranks first.
+var myPriority = []string{
+	"Com_commit", "Com_rollback", "Innodb_buffer_pool_reads", "Innodb_buffer_pool_read_requests", "Innodb_data_fsyncs",
+	"Innodb_os_log_written", "Innodb_row_lock_waits", "Innodb_rows_updated", "Innodb_rows_read",
+}
+
+// ServerSampler implements collect.ServerEvidence: SHOW GLOBAL STATUS.
+func (d *myDB) ServerSampler() collect.Sampler { return &GlobalStatus{DB: d} }
+
+// WaitProfiler implements collect.ServerEvidence: performance_schema or
+// the processlist (Waits), leaving out the session of server, the status
+// sampler, if it runs.
+func (d *myDB) WaitProfiler(_ string, server collect.Sampler) collect.WaitProfiler {
+	w := &Waits{DB: d, Period: collect.WaitPeriod}
+	if status, ok := server.(*GlobalStatus); ok {
+		w.Exclude = func(ctx context.Context) []int64 { return []int64{status.BackendID(ctx)} }
+	}
+	return w
 }
 
 // Sample implements Sampler.
-func (g *GlobalStatus) Sample(ctx context.Context) (*Snapshot, error) {
-	snap := &Snapshot{Time: time.Now(), Counters: map[string]float64{}, Gauges: map[string]float64{}}
+func (g *GlobalStatus) Sample(ctx context.Context) (*collect.Snapshot, error) {
+	snap := &collect.Snapshot{Time: time.Now(), Counters: map[string]float64{}, Gauges: map[string]float64{}}
 	rows, err := g.conn.Query(ctx, globalStatusQuery)
 	if err != nil {
 		return nil, err
@@ -94,11 +124,11 @@ func (g *GlobalStatus) Sample(ctx context.Context) (*Snapshot, error) {
 }
 
 // Derive implements Deriver: the buffer pool hit ratio.
-func (g *GlobalStatus) Derive(prev, cur *Snapshot, values map[string]float64) {
+func (g *GlobalStatus) Derive(prev, cur *collect.Snapshot, values map[string]float64) {
 	d := func(k string) float64 { return cur.Counters[k] - prev.Counters[k] }
 	req, rd := d("Innodb_buffer_pool_read_requests"), d("Innodb_buffer_pool_reads")
 	if req > 0 {
-		values["Innodb_buffer_pool_hit_pct"] = round3(100 * (req - rd) / req)
+		values["Innodb_buffer_pool_hit_pct"] = collect.Round3(100 * (req - rd) / req)
 	}
 }
 
@@ -192,25 +222,25 @@ func (w *PerfSchemaWaits) Stop() error {
 	return nil
 }
 
-// MySQLWaits is the MySQL/MariaDB wait profile: performance_schema's wait
+// Waits is the MySQL/MariaDB wait profile: performance_schema's wait
 // time where it is ON; otherwise the session list
 // (information_schema.processlist) sampled every period for the sessions on
 // the target database, other than the collectors' own. Each session seen
 // counts one sample: "Client:Sleep" (waiting for the harness) or
 // "Command:State" (e.g. "Query:Updating", "Query:Waiting for table
 // metadata lock"; "running" when the state is empty).
-type MySQLWaits struct {
+type Waits struct {
 	DB     db.DB
 	Period time.Duration
 	// Exclude returns connection ids not to count (the collectors').
 	Exclude func(ctx context.Context) []int64
 
-	WaitProfiler
+	collect.WaitProfiler
 }
 
 // Start implements WaitProfiler: it picks performance_schema or the
 // processlist.
-func (w *MySQLWaits) Start(ctx context.Context) error {
+func (w *Waits) Start(ctx context.Context) error {
 	ps := &PerfSchemaWaits{DB: w.DB}
 	err := ps.Start(ctx)
 	if err == nil {
@@ -226,8 +256,8 @@ func (w *MySQLWaits) Start(ctx context.Context) error {
 		}
 	}
 	why, _, _ := strings.Cut(err.Error(), " (")
-	sw := &SampledWaits{DB: w.DB, Period: w.Period, Query: q,
-		method: fmt.Sprintf("information_schema.processlist sampled every %s for the sessions on the target database (%s)", w.Period, why)}
+	sw := &collect.SampledWaits{DB: w.DB, Period: w.Period, Query: q,
+		How: fmt.Sprintf("information_schema.processlist sampled every %s for the sessions on the target database (%s)", w.Period, why)}
 	if err := sw.Start(ctx); err != nil {
 		return err
 	}
@@ -236,7 +266,7 @@ func (w *MySQLWaits) Start(ctx context.Context) error {
 }
 
 // Method implements WaitProfiler.
-func (w *MySQLWaits) Method() string {
+func (w *Waits) Method() string {
 	if w.WaitProfiler == nil {
 		return "performance_schema or information_schema.processlist"
 	}
@@ -244,7 +274,7 @@ func (w *MySQLWaits) Method() string {
 }
 
 // Unit implements WaitProfiler.
-func (w *MySQLWaits) Unit() string {
+func (w *Waits) Unit() string {
 	if w.WaitProfiler == nil {
 		return "samples"
 	}
@@ -252,7 +282,7 @@ func (w *MySQLWaits) Unit() string {
 }
 
 // Stop implements WaitProfiler.
-func (w *MySQLWaits) Stop() error {
+func (w *Waits) Stop() error {
 	if w.WaitProfiler == nil {
 		return nil
 	}
@@ -267,3 +297,11 @@ func (g *GlobalStatus) BackendID(ctx context.Context) int64 {
 	}
 	return g.conn.BackendID(ctx)
 }
+
+// The engine's optional capabilities, checked at compile time.
+var (
+	_ collect.ServerEvidence = (*myDB)(nil)
+	_ collect.Explainer      = (*myDB)(nil)
+	_ db.Cataloger           = (*myDB)(nil)
+	_ db.LoopDB              = (*myDB)(nil)
+)

@@ -1,4 +1,10 @@
-package db
+// Package postgres is the PostgreSQL engine: connections (pgx, and
+// event-loop connections of its own over the wire protocol), the dialect,
+// COPY bulk loads, error classes, and the engine's evidence: the pg_stat_*
+// sampler, the pg_stat_activity wait profile, EXPLAIN (FORMAT JSON) with
+// generic plans, and the pg_class and pg_stats catalog. It registers itself
+// with db.Register in init.
+package postgres
 
 import (
 	"context"
@@ -15,18 +21,29 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/redact"
 )
 
+func init() {
+	db.Register(db.Engine{
+		Kind:    db.Postgres,
+		Schemes: []string{"postgres", "postgresql"},
+		Example: "postgres://user@host:port/db",
+		Order:   1,
+		Open:    openPostgres,
+	})
+}
+
 type pgDB struct {
-	t   *Target
+	t   *db.Target
 	cfg *pgx.ConnConfig
 	// userAppName is the application_name the URL gave, if any.
 	userAppName string
 }
 
-func openPostgres(t *Target) (DB, error) {
-	cfg, err := pgx.ParseConfig(t.raw)
+func openPostgres(t *db.Target) (db.DB, error) {
+	cfg, err := pgx.ParseConfig(t.RawURL())
 	if err != nil {
 		return nil, fmt.Errorf("--db %s is not a valid PostgreSQL URL: %s", t, redact.String(err.Error()))
 	}
@@ -49,10 +66,10 @@ func openPostgres(t *Target) (DB, error) {
 	return &pgDB{t: t, cfg: cfg, userAppName: user}, nil
 }
 
-func (d *pgDB) Target() *Target { return d.t }
+func (d *pgDB) Target() *db.Target { return d.t }
 
-func (d *pgDB) Caps() Caps {
-	return Caps{
+func (d *pgDB) Caps() db.Caps {
+	return db.Caps{
 		NumberedParams:        true,
 		ParallelWriters:       4,
 		KeysAfterLoad:         true,
@@ -72,15 +89,9 @@ func (d *pgDB) Caps() Caps {
 		ResetStats:            "SELECT pg_stat_reset()",
 		WALBytes:              "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint",
 		SetParallelWorkers:    "SET max_parallel_workers_per_gather = %d",
-		Explain:               "EXPLAIN (FORMAT JSON) ",
-		PlanFormat:            PlanPostgresJSON,
-		GenericPlans:          true,
-		ServerStats:           StatsPgStat,
 		FloatType:             "double precision",
-		StorageStats:          "pg_class",
-		ColumnStats:           "pg_stats",
 		ForUpdate:             " FOR UPDATE",
-		Routines:              RoutinesPLpgSQL,
+		Routines:              db.RoutinesPLpgSQL,
 		ServerXacts:           "SELECT sum(xact_commit + xact_rollback)::bigint FROM pg_stat_database",
 		DatabaseXacts:         "SELECT (xact_commit + xact_rollback)::bigint FROM pg_stat_database WHERE datname = current_database()",
 		XactsDelay:            time.Second,
@@ -99,7 +110,7 @@ func (d *pgDB) Tag(name string) string {
 
 func (d *pgDB) Close() error { return nil }
 
-func (d *pgDB) Connect(ctx context.Context) (Conn, error) {
+func (d *pgDB) Connect(ctx context.Context) (db.Conn, error) {
 	c, err := pgx.ConnectConfig(ctx, d.cfg.Copy())
 	if err != nil {
 		return nil, connectError(d.t, err)
@@ -169,46 +180,31 @@ func paramText(value any) (string, bool) {
 
 // connectError turns a driver's connect error into one sentence that names
 // the target (without its password) and what to fix.
-func connectError(t *Target, err error) error {
-	msg := redact.String(err.Error())
-	low := strings.ToLower(msg)
+func connectError(t *db.Target, err error) error {
 	var pgErr *pgconn.PgError
-	switch {
-	case errors.As(err, &pgErr) && pgErr.Code == "28P01", strings.Contains(low, "password authentication failed"), strings.Contains(low, "access denied"):
-		return fmt.Errorf("cannot connect to %s: authentication failed; check the user and password in --db", t)
-	case errors.As(err, &pgErr) && pgErr.Code == "3D000", strings.Contains(low, "unknown database"):
-		return fmt.Errorf("cannot connect to %s: the database does not exist; create it or fix the name in --db", t)
-	case strings.Contains(low, "connection refused"):
-		return fmt.Errorf("cannot connect to %s: connection refused; is the server running and listening there?", t)
-	case strings.Contains(low, "timeout"), strings.Contains(low, "deadline exceeded"), strings.Contains(low, "i/o timeout"):
-		return fmt.Errorf("cannot connect to %s: no answer within the connect timeout; check host and port", t)
-	case strings.Contains(low, "no such host"):
-		return fmt.Errorf("cannot connect to %s: unknown host; check the host name in --db", t)
-	case strings.Contains(low, "no such file"):
-		return fmt.Errorf("cannot connect to %s: the socket does not exist; is the server running?", t)
-	case strings.Contains(low, "invalid body length"), strings.Contains(low, "expected at most"),
-		strings.Contains(low, "unknown message type"), strings.Contains(low, "does not look like a tls handshake"),
-		strings.Contains(low, "unexpected message"):
-		return fmt.Errorf("cannot connect to %s: the server there does not speak the PostgreSQL protocol; check the host and port", t)
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "28P01":
+			return db.AuthFailed(t)
+		case "3D000":
+			return db.NoDatabase(t)
+		}
 	}
-	// Keep the driver's reason but only its last clause, which is the cause.
-	if i := strings.LastIndex(msg, ": "); i >= 0 && i+2 < len(msg) {
-		msg = msg[i+2:]
-	}
-	return fmt.Errorf("cannot connect to %s: %s", t, msg)
+	return db.ConnectError(t, err, "PostgreSQL", "invalid body length", "expected at most", "unknown message type",
+		"does not look like a tls handshake", "unexpected message")
 }
 
-func (d *pgDB) Info(ctx context.Context) (Info, error) {
+func (d *pgDB) Info(ctx context.Context) (db.Info, error) {
 	c, err := d.Connect(ctx)
 	if err != nil {
-		return Info{}, err
+		return db.Info{}, err
 	}
 	defer c.Close()
-	info := Info{Engine: "postgresql", Settings: map[string]string{}}
-	if info.Version, err = QueryString(ctx, c, "SHOW server_version"); err != nil {
+	info := db.Info{Engine: "postgresql", Settings: map[string]string{}}
+	if info.Version, err = db.QueryString(ctx, c, "SHOW server_version"); err != nil {
 		return info, err
 	}
-	err = scanSettings(ctx, c, info.Settings, `SELECT name, setting || coalesce(unit, '') FROM pg_settings WHERE name = ANY($1) ORDER BY name`,
+	err = db.ScanSettings(ctx, c, info.Settings, `SELECT name, setting || coalesce(unit, '') FROM pg_settings WHERE name = ANY($1) ORDER BY name`,
 		[]string{"shared_buffers", "max_connections", "synchronous_commit", "fsync", "wal_level", "work_mem",
 			"effective_cache_size", "checkpoint_timeout", "max_wal_size", "max_parallel_workers_per_gather",
 			"default_transaction_isolation", "full_page_writes", "wal_buffers", "random_page_cost", "jit",
@@ -216,16 +212,16 @@ func (d *pgDB) Info(ctx context.Context) (Info, error) {
 	return info, err
 }
 
-func (d *pgDB) TableExists(ctx context.Context, c Conn, table string) (bool, error) {
-	n, err := QueryInt64(ctx, c, "SELECT count(*) FROM pg_catalog.pg_tables WHERE tablename = $1 AND schemaname = ANY(current_schemas(false))", table)
+func (d *pgDB) TableExists(ctx context.Context, c db.Conn, table string) (bool, error) {
+	n, err := db.QueryInt64(ctx, c, "SELECT count(*) FROM pg_catalog.pg_tables WHERE tablename = $1 AND schemaname = ANY(current_schemas(false))", table)
 	return n > 0, err
 }
 
-func (d *pgDB) Classify(err error) ErrorClass {
+func (d *pgDB) Classify(err error) db.ErrorClass {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		code := pgErr.Code
-		class := ErrorClass{Code: "sqlstate:" + code[:2]}
+		class := db.ErrorClass{Code: "sqlstate:" + code[:2]}
 		switch {
 		case code == "40001" || code == "40P01":
 			class.Retryable = true
@@ -235,21 +231,21 @@ func (d *pgDB) Classify(err error) ErrorClass {
 		return class
 	}
 	if pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded) {
-		return ErrorClass{Code: "timeout"}
+		return db.ErrorClass{Code: "timeout"}
 	}
 	var netErr net.Error
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &netErr) ||
 		strings.Contains(err.Error(), "conn closed") || strings.Contains(err.Error(), "connection reset") {
-		return ErrorClass{Code: "conn", ConnLost: true}
+		return db.ErrorClass{Code: "conn", ConnLost: true}
 	}
-	return ErrorClass{Code: "other"}
+	return db.ErrorClass{Code: "other"}
 }
 
-type copySource struct{ RowSource }
+type copySource struct{ db.RowSource }
 
 func (s copySource) Values() ([]any, error) { return s.RowSource.Values(), nil }
 
-func (d *pgDB) CopyIn(ctx context.Context, c Conn, table string, columns []string, src RowSource) (int64, error) {
+func (d *pgDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []string, src db.RowSource) (int64, error) {
 	pc := c.(*pgConn)
 	return pc.c.CopyFrom(ctx, pgx.Identifier{table}, columns, copySource{src})
 }
@@ -263,7 +259,7 @@ func (c *pgConn) Exec(ctx context.Context, sql string) error {
 	return err
 }
 
-func (c *pgConn) Prepare(ctx context.Context, sql string) (Stmt, error) {
+func (c *pgConn) Prepare(ctx context.Context, sql string) (db.Stmt, error) {
 	// Prepared under its own text as the key, so executing the text finds it.
 	sd, err := c.c.Prepare(ctx, sql, sql)
 	if err != nil {
@@ -272,7 +268,7 @@ func (c *pgConn) Prepare(ctx context.Context, sql string) (Stmt, error) {
 	return &pgStmt{c: c.c, name: sql, server: sd.Name, params: make([][]byte, len(sd.ParamOIDs))}, nil
 }
 
-func (c *pgConn) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
+func (c *pgConn) Query(ctx context.Context, sql string, args ...any) (db.Rows, error) {
 	rows, err := c.c.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
@@ -374,13 +370,13 @@ func (s *pgStmt) QueryRow(ctx context.Context, dest []any, args ...any) error {
 		case err != nil:
 			return err
 		case !found:
-			return ErrNoRows
+			return db.ErrNoRows
 		}
 		return scanErr
 	}
 	err := s.c.QueryRow(ctx, s.name, args...).Scan(dest...)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return ErrNoRows
+		return db.ErrNoRows
 	}
 	return err
 }
@@ -438,7 +434,7 @@ func scanText(vals [][]byte, dest []any) error {
 	return nil
 }
 
-func (s *pgStmt) Query(ctx context.Context, args ...any) (Rows, error) {
+func (s *pgStmt) Query(ctx context.Context, args ...any) (db.Rows, error) {
 	rows, err := s.c.Query(ctx, s.name, args...)
 	if err != nil {
 		return nil, err

@@ -1,13 +1,13 @@
-package collect
+package postgres
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/results"
 )
@@ -31,7 +31,7 @@ var pgGauges = map[string]bool{"pg_stat_database.numbackends": true}
 var pgSkip = map[string]bool{"pg_stat_database.datid": true}
 
 // Name implements Sampler.
-func (p *PgStat) Name() string { return KindServer }
+func (p *PgStat) Name() string { return collect.KindServer }
 
 // Start implements Sampler: it opens the sampler's connection and finds
 // which views this server has.
@@ -85,11 +85,27 @@ func (p *PgStat) Describe(s *results.Series) {
 	s.Source = strings.Join(p.views, ", ")
 	s.Describes = "database server " + p.DB.Target().String()
 	s.Unavailable = append(s.Unavailable, p.unav...)
+	s.Headlines = pgHeadlines
+	s.Priority = pgPriority
+}
+
+// pgHeadlines are the figures the report's summary singles out.
+var pgHeadlines = []results.Headline{
+	{Label: "WAL {}/transaction (server-wide)", Key: "pg_stat_wal.wal_bytes", Show: results.ShowBytesPerTx},
+	{Label: "buffer hits {}", Key: "pg_stat_database.hit_pct", Show: results.ShowMeanPct},
+	{Label: "temp {}/transaction", Key: "pg_stat_database.temp_bytes", Show: results.ShowBytesPerTx},
+	{Label: "{} deadlocks", Key: "pg_stat_database.deadlocks", Show: results.ShowCount},
+}
+
+// pgPriority are the counters the report ranks first.
+var pgPriority = []string{
+	"xact_commit", "xact_rollback", "blks_read", "blks_hit", "wal_bytes", "wal_records", "wal_sync", "buffers_backend",
+	"buffers_checkpoint", "deadlocks", "temp_bytes",
 }
 
 // Sample implements Sampler.
-func (p *PgStat) Sample(ctx context.Context) (*Snapshot, error) {
-	snap := &Snapshot{Time: time.Now(), Counters: map[string]float64{}, Gauges: map[string]float64{}}
+func (p *PgStat) Sample(ctx context.Context) (*collect.Snapshot, error) {
+	snap := &collect.Snapshot{Time: time.Now(), Counters: map[string]float64{}, Gauges: map[string]float64{}}
 	rows, err := p.conn.Query(ctx, p.query)
 	if err != nil {
 		return nil, err
@@ -138,150 +154,39 @@ func (p *PgStat) Sample(ctx context.Context) (*Snapshot, error) {
 func (p *PgStat) Settle() time.Duration { return 300 * time.Millisecond }
 
 // Derive implements Deriver: the buffer cache hit ratio.
-func (p *PgStat) Derive(prev, cur *Snapshot, values map[string]float64) {
+func (p *PgStat) Derive(prev, cur *collect.Snapshot, values map[string]float64) {
 	d := func(k string) float64 { return cur.Counters[k] - prev.Counters[k] }
 	hit, read := d("pg_stat_database.blks_hit"), d("pg_stat_database.blks_read")
 	if hit+read > 0 {
-		values["pg_stat_database.hit_pct"] = round3(100 * hit / (hit + read))
+		values["pg_stat_database.hit_pct"] = collect.Round3(100 * hit / (hit + read))
 	}
 }
 
-// SampledWaits is a wait profile built by sampling the server's session
-// list for the harness's sessions every Period, on its own connection: each
-// session seen counts one sample under the event the query returns for it.
-type SampledWaits struct {
-	DB     db.DB
-	Period time.Duration
-	// Query returns one row per harness session: its event.
-	Query string
-	Args  []any
-	// Setup runs once on the sampler's connection before sampling.
-	Setup  func(ctx context.Context, c db.Conn) error
-	method string
+// ServerSampler implements collect.ServerEvidence: the pg_stat_* views.
+func (d *pgDB) ServerSampler() collect.Sampler { return &PgStat{DB: d} }
 
-	conn   db.Conn
-	mu     sync.Mutex
-	counts map[string]float64
-	stopC  chan struct{}
-	done   chan struct{}
-	err    error
+// WaitProfiler implements collect.ServerEvidence: pg_stat_activity,
+// sampled, where the harness's sessions carry a name to find them by.
+func (d *pgDB) WaitProfiler(appName string, _ collect.Sampler) collect.WaitProfiler {
+	if appName == "" {
+		return nil
+	}
+	return NewWaits(d, appName, collect.WaitPeriod)
 }
 
-// NewPgWaits samples pg_stat_activity for the sessions with application
+// NewWaits samples pg_stat_activity for the sessions with application
 // name appName and counts them as "CPU" (active, not waiting), "Type:Event"
 // (waiting; an idle session shows Client:ClientRead: the server waits for
 // the harness) or their state when no wait event is set.
-func NewPgWaits(d db.DB, appName string, period time.Duration) *SampledWaits {
-	return &SampledWaits{DB: d, Period: period, Query: pgWaitQuery, Args: []any{appName}, Setup: nameCollector,
-		method: fmt.Sprintf("pg_stat_activity sampled every %s for sessions with application_name %s", period, appName)}
+func NewWaits(d db.DB, appName string, period time.Duration) *collect.SampledWaits {
+	return &collect.SampledWaits{DB: d, Period: period, Query: pgWaitQuery, Args: []any{appName}, Setup: nameCollector,
+		How: fmt.Sprintf("pg_stat_activity sampled every %s for sessions with application_name %s", period, appName)}
 }
-
-// Method implements WaitProfiler.
-func (w *SampledWaits) Method() string { return w.method }
-
-// Unit implements WaitProfiler.
-func (w *SampledWaits) Unit() string { return "samples" }
 
 const pgWaitQuery = `SELECT CASE WHEN state = 'active' AND wait_event IS NULL THEN 'CPU'
 	WHEN wait_event IS NULL THEN coalesce(state, 'unknown')
 	ELSE wait_event_type || ':' || wait_event END
 FROM pg_catalog.pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()`
-
-// Start implements WaitProfiler.
-func (w *SampledWaits) Start(ctx context.Context) error {
-	if w.Period <= 0 {
-		w.Period = 100 * time.Millisecond
-	}
-	c, err := w.DB.Connect(ctx)
-	if err != nil {
-		return err
-	}
-	w.conn = c
-	w.counts = map[string]float64{}
-	if w.Setup != nil {
-		if err := w.Setup(ctx, c); err != nil {
-			c.Close()
-			return err
-		}
-	}
-	if err := w.sample(ctx); err != nil {
-		c.Close()
-		return err
-	}
-	w.counts = map[string]float64{}
-	w.stopC, w.done = make(chan struct{}), make(chan struct{})
-	go w.loop()
-	return nil
-}
-
-func (w *SampledWaits) loop() {
-	defer close(w.done)
-	t := time.NewTicker(w.Period)
-	defer t.Stop()
-	for {
-		select {
-		case <-w.stopC:
-			return
-		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			if err := w.sample(ctx); err != nil {
-				w.mu.Lock()
-				w.err = err
-				w.mu.Unlock()
-			}
-			cancel()
-		}
-	}
-}
-
-func (w *SampledWaits) sample(ctx context.Context) error {
-	rows, err := w.conn.Query(ctx, w.Query, w.Args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	var got []string
-	for rows.Next() {
-		var e string
-		if err := rows.Scan(&e); err != nil {
-			return err
-		}
-		got = append(got, e)
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	w.mu.Lock()
-	for _, e := range got {
-		w.counts[e]++
-	}
-	w.mu.Unlock()
-	return nil
-}
-
-// Cut implements WaitProfiler.
-func (w *SampledWaits) Cut(context.Context) (map[string]float64, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	out := w.counts
-	w.counts = map[string]float64{}
-	err := w.err
-	w.err = nil
-	return out, err
-}
-
-// Stop implements WaitProfiler.
-func (w *SampledWaits) Stop() error {
-	if w.stopC != nil {
-		close(w.stopC)
-		<-w.done
-		w.stopC = nil
-	}
-	if w.conn != nil {
-		w.conn.Close()
-	}
-	return nil
-}
 
 // CollectorAppName is the application_name of the collectors' own
 // sessions, so that they are not counted among the harness's.
@@ -290,3 +195,13 @@ const CollectorAppName = "dbharness-collector"
 func nameCollector(ctx context.Context, c db.Conn) error {
 	return c.Exec(ctx, "SET application_name = '"+CollectorAppName+"'")
 }
+
+// The engine's optional capabilities, checked at compile time.
+var (
+	_ collect.ServerEvidence = (*pgDB)(nil)
+	_ collect.Explainer      = (*pgDB)(nil)
+	_ db.Cataloger           = (*pgDB)(nil)
+	_ db.LoopDB              = (*pgDB)(nil)
+	_ collect.GenericPlanner = (*pgDB)(nil)
+	_ db.FreezeLoader        = (*pgDB)(nil)
+)

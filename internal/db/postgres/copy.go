@@ -1,4 +1,4 @@
-package db
+package postgres
 
 import (
 	"context"
@@ -9,22 +9,13 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/dbharness/dbharness/internal/db"
 )
 
-// FreezeLoader is a DB that can load a table so that its rows are written
-// already frozen (PostgreSQL's COPY ... FREEZE): the following VACUUM then
-// has nothing to do. It requires the table to be emptied in the same
-// transaction, so such a load is a single stream.
-type FreezeLoader interface {
-	// CopyInFrozen empties table and loads every row of the batches in one
-	// transaction on conn; next returns the source of each batch in turn
-	// and nil at the end. It returns the rows written.
-	CopyInFrozen(ctx context.Context, conn Conn, table string, columns []string, next func() RowSource, progress func(int64)) (int64, error)
-}
-
-// CopyInFrozen implements FreezeLoader with text-format COPY FREEZE, as
+// CopyInFrozen implements db.FreezeLoader with text-format COPY FREEZE, as
 // pgbench -i does.
-func (d *pgDB) CopyInFrozen(ctx context.Context, c Conn, table string, columns []string, next func() RowSource, progress func(int64)) (n int64, err error) {
+func (d *pgDB) CopyInFrozen(ctx context.Context, c db.Conn, table string, columns []string, next func() db.RowSource, progress func(int64)) (n int64, err error) {
 	pc := c.(*pgConn).c
 	if _, err := pc.Exec(ctx, "BEGIN"); err != nil {
 		return 0, err
@@ -61,9 +52,9 @@ func (d *pgDB) CopyInFrozen(ctx context.Context, c Conn, table string, columns [
 // textCopyReader renders the rows of successive sources in COPY's text
 // format, reporting each source's rows to progress when it is done.
 type textCopyReader struct {
-	next     func() RowSource
+	next     func() db.RowSource
 	progress func(int64)
-	src      RowSource
+	src      db.RowSource
 	rows     int64
 	buf      []byte
 	off      int

@@ -1,4 +1,4 @@
-package db_test
+package mysql_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package db_test
+package postgres_test
 
 import (
 	"context"

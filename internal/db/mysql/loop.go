@@ -1,10 +1,12 @@
-package db
+package mysql
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/dbharness/dbharness/internal/evloop"
+
+	"github.com/dbharness/dbharness/internal/db"
 )
 
 // ConnectLoop implements LoopDB. go-sql-driver connects and authenticates
@@ -14,7 +16,7 @@ import (
 // was given, starts no goroutine per statement (it runs under a context
 // that is never cancelled, so its watcher goroutine stays parked) and sets
 // no deadline, so it runs on a loop task unchanged.
-func (d *myDB) ConnectLoop(ctx context.Context) (LoopConn, error) {
+func (d *myDB) ConnectLoop(ctx context.Context) (db.LoopConn, error) {
 	c, err := d.connect(ctx, true)
 	if err != nil {
 		return nil, err

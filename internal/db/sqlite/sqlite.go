@@ -1,4 +1,9 @@
-package db
+// Package sqlite is the embedded SQLite engine (modernc.org/sqlite): the
+// database file, the dialect, bulk loads, error classes, the write-lock
+// waits its connections measure, and the engine's evidence: file sizes and
+// lock waits, EXPLAIN QUERY PLAN, and the dbstat and sqlite_stat1 catalog.
+// It registers itself with db.Register in init.
+package sqlite
 
 import (
 	"context"
@@ -13,12 +18,37 @@ import (
 	"sync"
 
 	"modernc.org/sqlite"
+
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/db/sqlconn"
 )
 
+func init() {
+	db.Register(db.Engine{
+		Kind:    db.SQLite,
+		Schemes: []string{"sqlite", "sqlite3", "file"},
+		Example: "sqlite://PATH",
+		Order:   3,
+		Check: func(t *db.Target) error {
+			u := t.URL()
+			p := u.Opaque
+			if p == "" {
+				p = u.Host + u.Path
+			}
+			if p == "" {
+				return fmt.Errorf("--db sqlite:// names no file; use sqlite://PATH, e.g. sqlite:///tmp/bench.db or sqlite://bench.db")
+			}
+			t.Path = p
+			return nil
+		},
+		Open: openSQLite,
+	})
+}
+
 type liteDB struct {
-	t     *Target
+	t     *db.Target
 	db    *sql.DB
-	locks LockWaits
+	locks db.LockWaits
 	// opening serialises new connections: each runs the DSN's pragmas,
 	// and two switching a new file to WAL at once get SQLITE_BUSY without
 	// the busy handler being asked.
@@ -28,9 +58,9 @@ type liteDB struct {
 // LockWaits implements LockWaiter: the time connections spent in BEGIN
 // IMMEDIATE, which waits (sleeping in SQLite's busy handler) while another
 // connection holds the write lock.
-func (d *liteDB) LockWaits() *LockWaits { return &d.locks }
+func (d *liteDB) LockWaits() *db.LockWaits { return &d.locks }
 
-func openSQLite(t *Target) (DB, error) {
+func openSQLite(t *db.Target) (db.DB, error) {
 	if dir := filepath.Dir(t.Path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("cannot create the directory for %s: %v", t, err)
@@ -47,11 +77,9 @@ func openSQLite(t *Target) (DB, error) {
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
-	if t.u != nil {
-		for k, vs := range t.u.Query() {
-			for _, v := range vs {
-				q.Add(k, v)
-			}
+	for k, vs := range t.URL().Query() {
+		for _, v := range vs {
+			q.Add(k, v)
 		}
 	}
 	if !q.Has("_time_format") {
@@ -65,10 +93,10 @@ func openSQLite(t *Target) (DB, error) {
 	return &liteDB{t: t, db: db}, nil
 }
 
-func (d *liteDB) Target() *Target { return d.t }
+func (d *liteDB) Target() *db.Target { return d.t }
 
-func (d *liteDB) Caps() Caps {
-	return Caps{
+func (d *liteDB) Caps() db.Caps {
+	return db.Caps{
 		NumberedParams:   true,
 		ParallelWriters:  1,
 		Analyze:          "ANALYZE %s",
@@ -79,17 +107,13 @@ func (d *liteDB) Caps() Caps {
 		UUIDType:         "blob",
 		ClusterOnKey:     " WITHOUT ROWID",
 		CurrentTimestamp: "CURRENT_TIMESTAMP",
-		Explain:          "EXPLAIN QUERY PLAN ",
-		PlanFormat:       PlanSQLiteRows,
-		ServerStats:      StatsFiles,
 		FloatType:        "real",
-		StorageStats:     "dbstat",
 	}
 }
 
 func (d *liteDB) Close() error { return d.db.Close() }
 
-func (d *liteDB) Connect(ctx context.Context) (Conn, error) {
+func (d *liteDB) Connect(ctx context.Context) (db.Conn, error) {
 	d.opening.Lock()
 	c, err := d.db.Conn(ctx)
 	if err == nil {
@@ -101,21 +125,21 @@ func (d *liteDB) Connect(ctx context.Context) (Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot open %s: %v", d.t, err)
 	}
-	return &sqlConn{c: c, classify: d.Classify, lockStmt: d.Caps().BeginWrite, locks: &d.locks}, nil
+	return &sqlconn.Conn{C: c, Classify: d.Classify, LockStmt: d.Caps().BeginWrite, Locks: &d.locks}, nil
 }
 
-func (d *liteDB) Info(ctx context.Context) (Info, error) {
+func (d *liteDB) Info(ctx context.Context) (db.Info, error) {
 	c, err := d.Connect(ctx)
 	if err != nil {
-		return Info{}, err
+		return db.Info{}, err
 	}
 	defer c.Close()
-	info := Info{Engine: "sqlite", Settings: map[string]string{"path": d.t.Path}}
-	if info.Version, err = QueryString(ctx, c, "SELECT sqlite_version()"); err != nil {
+	info := db.Info{Engine: "sqlite", Settings: map[string]string{"path": d.t.Path}}
+	if info.Version, err = db.QueryString(ctx, c, "SELECT sqlite_version()"); err != nil {
 		return info, err
 	}
 	for _, p := range []string{"journal_mode", "synchronous", "page_size", "cache_size", "busy_timeout"} {
-		v, err := QueryString(ctx, c, "PRAGMA "+p)
+		v, err := db.QueryString(ctx, c, "PRAGMA "+p)
 		if err != nil {
 			return info, err
 		}
@@ -124,8 +148,8 @@ func (d *liteDB) Info(ctx context.Context) (Info, error) {
 	return info, nil
 }
 
-func (d *liteDB) TableExists(ctx context.Context, c Conn, table string) (bool, error) {
-	n, err := QueryInt64(ctx, c, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = $1", table)
+func (d *liteDB) TableExists(ctx context.Context, c db.Conn, table string) (bool, error) {
+	n, err := db.QueryInt64(ctx, c, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = $1", table)
 	return n > 0, err
 }
 
@@ -135,11 +159,11 @@ const (
 	sqliteLocked = 6
 )
 
-func (d *liteDB) Classify(err error) ErrorClass {
+func (d *liteDB) Classify(err error) db.ErrorClass {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		code := se.Code() & 0xff
-		class := ErrorClass{Code: "sqlite:" + strconv.Itoa(code)}
+		class := db.ErrorClass{Code: "sqlite:" + strconv.Itoa(code)}
 		// BUSY and LOCKED are SQLite's serialization failures: the
 		// transaction lost a race for the write lock and may be retried.
 		if code == sqliteBusy || code == sqliteLocked {
@@ -148,36 +172,36 @@ func (d *liteDB) Classify(err error) ErrorClass {
 		return class
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return ErrorClass{Code: "timeout"}
+		return db.ErrorClass{Code: "timeout"}
 	}
 	if errors.Is(err, sql.ErrConnDone) {
-		return ErrorClass{Code: "conn", ConnLost: true}
+		return db.ErrorClass{Code: "conn", ConnLost: true}
 	}
-	return ErrorClass{Code: "other"}
+	return db.ErrorClass{Code: "other"}
 }
 
 // CopyIn loads rows in one transaction through a prepared multi-row INSERT.
-func (d *liteDB) CopyIn(ctx context.Context, c Conn, table string, columns []string, src RowSource) (n int64, err error) {
-	sc := c.(*sqlConn)
+func (d *liteDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []string, src db.RowSource) (n int64, err error) {
+	sc := c.(*sqlconn.Conn)
 	const perStmt = 200
 	row := "(" + strings.TrimSuffix(strings.Repeat("?,", len(columns)), ",") + ")"
 	head := "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES "
-	many, err := sc.c.PrepareContext(ctx, head+strings.TrimSuffix(strings.Repeat(row+",", perStmt), ","))
+	many, err := sc.C.PrepareContext(ctx, head+strings.TrimSuffix(strings.Repeat(row+",", perStmt), ","))
 	if err != nil {
 		return 0, err
 	}
 	defer many.Close()
-	one, err := sc.c.PrepareContext(ctx, head+row)
+	one, err := sc.C.PrepareContext(ctx, head+row)
 	if err != nil {
 		return 0, err
 	}
 	defer one.Close()
-	if _, err := sc.c.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+	if _, err := sc.C.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return 0, err
 	}
 	defer func() {
 		if err != nil {
-			_, _ = sc.c.ExecContext(context.Background(), "ROLLBACK")
+			_, _ = sc.C.ExecContext(context.Background(), "ROLLBACK")
 		}
 	}()
 	args := make([]any, 0, perStmt*len(columns))
@@ -202,6 +226,6 @@ func (d *liteDB) CopyIn(ctx context.Context, c Conn, table string, columns []str
 		}
 		n++
 	}
-	_, err = sc.c.ExecContext(ctx, "COMMIT")
+	_, err = sc.C.ExecContext(ctx, "COMMIT")
 	return n, err
 }

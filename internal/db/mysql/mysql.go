@@ -1,4 +1,11 @@
-package db
+// Package mysql is the MySQL and MariaDB engine: connections (the
+// go-sql-driver with a raw path for prepared statements, and event-loop
+// connections), the dialect, multi-row INSERT bulk loads, error classes,
+// and the engine's evidence: the SHOW GLOBAL STATUS sampler, the
+// performance_schema or processlist wait profile, EXPLAIN FORMAT=JSON, and
+// the information_schema and column_stats catalog. It registers itself with
+// db.Register in init.
+package mysql
 
 import (
 	"context"
@@ -18,20 +25,37 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/dbharness/dbharness/internal/evloop"
+
+	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/redact"
 )
 
 type myDB struct {
-	t  *Target
+	t  *db.Target
 	db *sql.DB
 }
 
-// The driver logs protocol warnings to standard error; the harness reports
-// errors itself, in one sentence.
-func init() { _ = mysql.SetLogger(log.New(io.Discard, "", 0)) }
+func init() {
+	// The driver logs protocol warnings to standard error; the harness
+	// reports errors itself, in one sentence.
+	_ = mysql.SetLogger(log.New(io.Discard, "", 0))
+	db.Register(db.Engine{
+		Kind:    db.MySQL,
+		Schemes: []string{"mysql", "mariadb"},
+		Example: "mysql://user:pass@host:port/db",
+		Order:   2,
+		Check: func(t *db.Target) error {
+			if strings.TrimPrefix(t.URL().Path, "/") == "" {
+				return fmt.Errorf("--db %s names no database; add one, as in mysql://root@127.0.0.1:3306/test", t)
+			}
+			return nil
+		},
+		Open: openMySQL,
+	})
+}
 
-func openMySQL(t *Target) (DB, error) {
-	u := t.u
+func openMySQL(t *db.Target) (db.DB, error) {
+	u := t.URL()
 	cfg := mysql.NewConfig()
 	if u.User != nil {
 		cfg.User = u.User.Username()
@@ -106,10 +130,10 @@ func dialMySQL(ctx context.Context, network, addr string) (net.Conn, error) {
 	return nc, err
 }
 
-func (d *myDB) Target() *Target { return d.t }
+func (d *myDB) Target() *db.Target { return d.t }
 
-func (d *myDB) Caps() Caps {
-	return Caps{
+func (d *myDB) Caps() db.Caps {
+	return db.Caps{
 		ParallelWriters:  4,
 		Analyze:          "ANALYZE TABLE %s",
 		BeginWrite:       "START TRANSACTION",
@@ -121,14 +145,9 @@ func (d *myDB) Caps() Caps {
 		CurrentTimestamp: "CURRENT_TIMESTAMP(6)",
 		MaxCharLength:    255,
 		ResetStats:       "FLUSH STATUS",
-		Explain:          "EXPLAIN FORMAT=JSON ",
-		PlanFormat:       PlanMySQLJSON,
-		ServerStats:      StatsGlobalStatus,
 		FloatType:        "double",
-		StorageStats:     "information_schema",
-		ColumnStats:      "column_stats",
 		ForUpdate:        " FOR UPDATE",
-		Routines:         RoutinesMySQL,
+		Routines:         db.RoutinesMySQL,
 		ServerXacts:      "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback')",
 		// KILL QUERY, from another connection (see myConn.Cancel).
 		CancelByRequest: true,
@@ -137,7 +156,7 @@ func (d *myDB) Caps() Caps {
 
 func (d *myDB) Close() error { return d.db.Close() }
 
-func (d *myDB) Connect(ctx context.Context) (Conn, error) {
+func (d *myDB) Connect(ctx context.Context) (db.Conn, error) {
 	c, err := d.connect(ctx, false)
 	if err != nil {
 		return nil, err
@@ -161,7 +180,7 @@ func (d *myDB) connect(ctx context.Context, loop bool) (*myConn, error) {
 		}
 	}
 	if err != nil {
-		return nil, connectError(d.t, err)
+		return nil, db.ConnectError(d.t, err, "MySQL")
 	}
 	nc, _ := slot.nc.Load().(net.Conn)
 	return newMyConn(d, c, id, nc), nil
@@ -177,35 +196,35 @@ func (d *myDB) kill(ctx context.Context, id int64) error {
 	return err
 }
 
-func (d *myDB) Info(ctx context.Context) (Info, error) {
+func (d *myDB) Info(ctx context.Context) (db.Info, error) {
 	c, err := d.Connect(ctx)
 	if err != nil {
-		return Info{}, err
+		return db.Info{}, err
 	}
 	defer c.Close()
-	info := Info{Engine: "mysql", Settings: map[string]string{}}
-	if info.Version, err = QueryString(ctx, c, "SELECT VERSION()"); err != nil {
+	info := db.Info{Engine: "mysql", Settings: map[string]string{}}
+	if info.Version, err = db.QueryString(ctx, c, "SELECT VERSION()"); err != nil {
 		return info, err
 	}
 	if strings.Contains(strings.ToLower(info.Version), "mariadb") {
 		info.Engine = "mariadb"
 	}
-	err = scanSettings(ctx, c, info.Settings, `SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_buffer_pool_size',
+	err = db.ScanSettings(ctx, c, info.Settings, `SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_buffer_pool_size',
 		'innodb_flush_log_at_trx_commit', 'sync_binlog', 'log_bin', 'max_connections', 'innodb_log_file_size',
 		'innodb_flush_method', 'innodb_io_capacity', 'transaction_isolation', 'tx_isolation', 'innodb_doublewrite',
 		'thread_handling', 'performance_schema', 'version_comment')`)
 	return info, err
 }
 
-func (d *myDB) TableExists(ctx context.Context, c Conn, table string) (bool, error) {
-	n, err := QueryInt64(ctx, c, "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = $1", table)
+func (d *myDB) TableExists(ctx context.Context, c db.Conn, table string) (bool, error) {
+	n, err := db.QueryInt64(ctx, c, "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = $1", table)
 	return n > 0, err
 }
 
-func (d *myDB) Classify(err error) ErrorClass {
+func (d *myDB) Classify(err error) db.ErrorClass {
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
-		class := ErrorClass{Code: "mysql:" + strconv.Itoa(int(me.Number))}
+		class := db.ErrorClass{Code: "mysql:" + strconv.Itoa(int(me.Number))}
 		switch me.Number {
 		case 1213, 1020: // ER_LOCK_DEADLOCK, ER_CHECKREAD (snapshot changed)
 			class.Retryable = true
@@ -215,28 +234,28 @@ func (d *myDB) Classify(err error) ErrorClass {
 		return class
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return ErrorClass{Code: "timeout"}
+		return db.ErrorClass{Code: "timeout"}
 	}
 	var netErr net.Error
 	if errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &netErr) {
-		return ErrorClass{Code: "conn", ConnLost: true}
+		return db.ErrorClass{Code: "conn", ConnLost: true}
 	}
-	return ErrorClass{Code: "other"}
+	return db.ErrorClass{Code: "other"}
 }
 
 // CopyIn loads rows with large multi-row INSERT statements sent as text,
 // with unique and foreign key checks off for the session.
-func (d *myDB) CopyIn(ctx context.Context, c Conn, table string, columns []string, src RowSource) (int64, error) {
-	sc := c.(*myConn).sqlConn
+func (d *myDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []string, src db.RowSource) (int64, error) {
+	sc := c.(*myConn).Conn
 	for _, s := range []string{"SET unique_checks = 0", "SET foreign_key_checks = 0"} {
-		if _, err := sc.c.ExecContext(ctx, s); err != nil {
+		if _, err := sc.C.ExecContext(ctx, s); err != nil {
 			return 0, err
 		}
 	}
 	defer func() {
-		_, _ = sc.c.ExecContext(context.Background(), "SET unique_checks = 1")
-		_, _ = sc.c.ExecContext(context.Background(), "SET foreign_key_checks = 1")
+		_, _ = sc.C.ExecContext(context.Background(), "SET unique_checks = 1")
+		_, _ = sc.C.ExecContext(context.Background(), "SET foreign_key_checks = 1")
 	}()
 	head := "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES "
 	const maxStmt = 1 << 20
@@ -246,8 +265,8 @@ func (d *myDB) CopyIn(ctx context.Context, c Conn, table string, columns []strin
 		if pending == 0 {
 			return nil
 		}
-		if _, err := sc.c.ExecContext(ctx, string(buf)); err != nil {
-			return sc.note(err)
+		if _, err := sc.C.ExecContext(ctx, string(buf)); err != nil {
+			return sc.Note(err)
 		}
 		n += pending
 		pending = 0

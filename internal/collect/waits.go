@@ -1,0 +1,133 @@
+package collect
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/db"
+)
+
+// SampledWaits is a wait profile built by sampling the server's session
+// list for the harness's sessions every Period, on its own connection: each
+// session seen counts one sample under the event the query returns for it.
+type SampledWaits struct {
+	DB     db.DB
+	Period time.Duration
+	// Query returns one row per harness session: its event.
+	Query string
+	Args  []any
+	// Setup runs once on the sampler's connection before sampling.
+	Setup func(ctx context.Context, c db.Conn) error
+	// How says how the profile is measured (its Method).
+	How string
+
+	conn   db.Conn
+	mu     sync.Mutex
+	counts map[string]float64
+	stopC  chan struct{}
+	done   chan struct{}
+	err    error
+}
+
+// Method implements WaitProfiler.
+func (w *SampledWaits) Method() string { return w.How }
+
+// Unit implements WaitProfiler.
+func (w *SampledWaits) Unit() string { return "samples" }
+
+// Start implements WaitProfiler.
+func (w *SampledWaits) Start(ctx context.Context) error {
+	if w.Period <= 0 {
+		w.Period = 100 * time.Millisecond
+	}
+	c, err := w.DB.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	w.conn = c
+	w.counts = map[string]float64{}
+	if w.Setup != nil {
+		if err := w.Setup(ctx, c); err != nil {
+			c.Close()
+			return err
+		}
+	}
+	if err := w.sample(ctx); err != nil {
+		c.Close()
+		return err
+	}
+	w.counts = map[string]float64{}
+	w.stopC, w.done = make(chan struct{}), make(chan struct{})
+	go w.loop()
+	return nil
+}
+
+func (w *SampledWaits) loop() {
+	defer close(w.done)
+	t := time.NewTicker(w.Period)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stopC:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			if err := w.sample(ctx); err != nil {
+				w.mu.Lock()
+				w.err = err
+				w.mu.Unlock()
+			}
+			cancel()
+		}
+	}
+}
+
+func (w *SampledWaits) sample(ctx context.Context) error {
+	rows, err := w.conn.Query(ctx, w.Query, w.Args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var e string
+		if err := rows.Scan(&e); err != nil {
+			return err
+		}
+		got = append(got, e)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	for _, e := range got {
+		w.counts[e]++
+	}
+	w.mu.Unlock()
+	return nil
+}
+
+// Cut implements WaitProfiler.
+func (w *SampledWaits) Cut(context.Context) (map[string]float64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.counts
+	w.counts = map[string]float64{}
+	err := w.err
+	w.err = nil
+	return out, err
+}
+
+// Stop implements WaitProfiler.
+func (w *SampledWaits) Stop() error {
+	if w.stopC != nil {
+		close(w.stopC)
+		<-w.done
+		w.stopC = nil
+	}
+	if w.conn != nil {
+		w.conn.Close()
+	}
+	return nil
+}

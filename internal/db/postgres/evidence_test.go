@@ -1,0 +1,80 @@
+package postgres_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/collect"
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/db/postgres"
+	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/testdb"
+)
+
+func TestThePostgresCollectorsSeeTheServerWork(t *testing.T) {
+	url := testdb.Postgres(t, "dbh_ev_pgstat")
+	d, c := testdb.Connect(t, url)
+	ctx := context.Background()
+	testdb.Exec(t, c, "CREATE TABLE t (id int PRIMARY KEY, pad text)")
+	tag := d.(db.Tagger).Tag("dbharness-test-" + time.Now().Format("150405.000"))
+	p := &postgres.PgStat{DB: d}
+	if err := p.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	w := postgres.NewWaits(d, tag, 20*time.Millisecond)
+	if err := w.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	a, err := p.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Work on a tagged session; closing it flushes its statistics.
+	wc, err := d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 50; i++ {
+		if err := wc.Exec(ctx, "INSERT INTO t VALUES ("+strconv.Itoa(i)+", repeat('x', 200))"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := wc.Exec(ctx, "SELECT pg_sleep(0.3)"); err != nil {
+		t.Fatal(err)
+	}
+	wc.Close()
+	time.Sleep(50 * time.Millisecond)
+	b, err := p.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := collect.Point(p, a, b)
+	for _, k := range []string{"pg_stat_database.xact_commit", "pg_stat_database.tup_inserted", "pg_stat_wal.wal_records", "pg_stat_wal.wal_bytes"} {
+		if pt.Rates[k] <= 0 {
+			t.Errorf("%s did not move: %+v", k, pt.Rates)
+		}
+	}
+	if _, ok := b.Counters["pg_stat_bgwriter.buffers_alloc"]; !ok {
+		t.Errorf("pg_stat_bgwriter is not read: %+v", b.Counters)
+	}
+	if _, ok := b.Gauges["pg_stat_database.numbackends"]; !ok {
+		t.Errorf("numbackends is not a gauge")
+	}
+	cut, err := w.Cut(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cut["Timeout:PgSleep"] < 3 {
+		t.Errorf("the tagged session's pg_sleep was not sampled: %+v", cut)
+	}
+	var s results.Series
+	p.Describe(&s)
+	if !strings.Contains(s.Source, "pg_stat_wal") {
+		t.Errorf("source: %+v", s)
+	}
+}

@@ -1,0 +1,128 @@
+// Package sqlconn adapts a database/sql connection to db.Conn, for the
+// engines whose driver is a database/sql driver (MySQL, SQLite).
+package sqlconn
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/db"
+)
+
+// Conn adapts a database/sql connection to db.Conn.
+type Conn struct {
+	C *sql.Conn
+	// Rebind turns $1..$n into ? (db.Rebind) before a statement is sent.
+	Rebind   bool
+	Classify func(error) db.ErrorClass
+	// Dead is set once an error said the connection is lost.
+	Dead bool
+	// ID returns the server's session id (Conn.BackendID); nil for none.
+	ID func(ctx context.Context, c *sql.Conn) int64
+	// LockStmt is the statement that takes the write lock (SQLite's BEGIN
+	// IMMEDIATE); its duration is recorded in Locks.
+	LockStmt string
+	Locks    *db.LockWaits
+}
+
+// Note marks the connection dead when err says it is lost, and returns err.
+func (c *Conn) Note(err error) error {
+	if err != nil && !c.Dead && c.Classify(err).ConnLost {
+		c.Dead = true
+	}
+	return err
+}
+
+func (c *Conn) sql(s string) string {
+	if c.Rebind {
+		return db.Rebind(s)
+	}
+	return s
+}
+
+func (c *Conn) Exec(ctx context.Context, s string) error {
+	if c.Locks != nil && s == c.LockStmt {
+		start := time.Now()
+		_, err := c.C.ExecContext(ctx, s)
+		// A failed attempt (SQLITE_BUSY after busy_timeout) waited too.
+		c.Locks.Observe(time.Since(start))
+		return c.Note(err)
+	}
+	_, err := c.C.ExecContext(ctx, c.sql(s))
+	return c.Note(err)
+}
+
+func (c *Conn) Prepare(ctx context.Context, s string) (db.Stmt, error) {
+	st, err := c.C.PrepareContext(ctx, c.sql(s))
+	if err != nil {
+		return nil, c.Note(err)
+	}
+	return &Stmt{S: st, C: c}, nil
+}
+
+func (c *Conn) Query(ctx context.Context, s string, args ...any) (db.Rows, error) {
+	rows, err := c.C.QueryContext(ctx, c.sql(s), args...)
+	if err != nil {
+		return nil, c.Note(err)
+	}
+	return Rows{rows}, nil
+}
+
+func (c *Conn) Close() error { return c.C.Close() }
+
+func (c *Conn) Alive() bool { return !c.Dead }
+
+func (c *Conn) BackendID(ctx context.Context) int64 {
+	if c.ID == nil {
+		return 0
+	}
+	return c.ID(ctx, c.C)
+}
+
+// Cancel does nothing: database/sql cancels through the context.
+func (c *Conn) Cancel(context.Context) error { return nil }
+
+// Stmt adapts a database/sql statement prepared on C to db.Stmt.
+type Stmt struct {
+	S *sql.Stmt
+	C *Conn
+}
+
+func (s *Stmt) Exec(ctx context.Context, args ...any) (int64, error) {
+	res, err := s.S.ExecContext(ctx, args...)
+	if err != nil {
+		return 0, s.C.Note(err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}
+
+func (s *Stmt) QueryRow(ctx context.Context, dest []any, args ...any) error {
+	err := s.S.QueryRowContext(ctx, args...).Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return db.ErrNoRows
+	}
+	return s.C.Note(err)
+}
+
+func (s *Stmt) Query(ctx context.Context, args ...any) (db.Rows, error) {
+	rows, err := s.S.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, s.C.Note(err)
+	}
+	return Rows{rows}, nil
+}
+
+// Rows adapts database/sql rows to db.Rows.
+type Rows struct{ R *sql.Rows }
+
+func (r Rows) Next() bool { return r.R.Next() }
+func (r Rows) Columns() []string {
+	c, _ := r.R.Columns()
+	return c
+}
+func (r Rows) Scan(dest ...any) error { return r.R.Scan(dest...) }
+func (r Rows) Err() error             { return r.R.Err() }
+func (r Rows) Close()                 { _ = r.R.Close() }
