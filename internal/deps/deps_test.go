@@ -38,30 +38,44 @@ var allowed = map[string][]string{
 	"internal/datagen":    {},
 	"internal/analysis":   {},
 	"internal/report/svg": {},
+	"internal/redact":     {},
+	"internal/datadir":    {},
+	"internal/runphase":   {},
 	"internal/pgbexpr":    {"internal/datagen"},
 	"internal/wlfile":     {"internal/datagen", "internal/pgbexpr", "internal/sqlparams"},
 
-	// What a run produced, and what reads it.
-	"internal/results":    {"internal/db", "internal/engine", "internal/histogram", "internal/hostinfo", "internal/selfcost"},
-	"internal/experiment": {"internal/analysis", "internal/engine", "internal/results"},
-	"internal/report":     {"internal/analysis", "internal/db", "internal/engine", "internal/report/svg", "internal/results"},
+	// What a run produced, and what reads it: results, analysis and
+	// report know no database and no driver.
+	"internal/results":    {"internal/datadir", "internal/engine", "internal/histogram", "internal/hostinfo", "internal/redact", "internal/selfcost"},
+	"internal/experiment": {"internal/analysis", "internal/results", "internal/runphase"},
+	"internal/report":     {"internal/analysis", "internal/redact", "internal/report/svg", "internal/results", "internal/runphase"},
 
-	// Databases, workloads, the driver and the evidence.
-	"internal/db":         {"internal/evloop"},
+	// The database core, the workloads, the driver and the evidence. None
+	// of them knows an engine: they ask the db.DB for capabilities.
+	"internal/db":         {"internal/datadir", "internal/evloop", "internal/redact"},
+	"internal/db/sqlconn": {"internal/db"},
 	"internal/workload":   {"internal/db"},
 	"internal/workload/*": {"internal/datagen", "internal/db", "internal/evloop", "internal/pgbexpr", "internal/sqlparams", "internal/wlfile", "internal/workload"},
 	"internal/workload/all": {"internal/workload/file", "internal/workload/inserts", "internal/workload/null", "internal/workload/script",
 		"internal/workload/tpcb", "internal/workload/tpcc", "internal/workload/transtats"},
-	"internal/engine":  {"internal/db", "internal/evloop", "internal/histogram", "internal/selfcost", "internal/workload"},
+	"internal/engine":  {"internal/db", "internal/evloop", "internal/histogram", "internal/runphase", "internal/selfcost", "internal/workload"},
 	"internal/collect": {"internal/db", "internal/results", "internal/workload"},
-	"internal/testdb":  {"internal/db"},
+
+	// One package per engine: it plugs into db (connections, dialect,
+	// catalog) and collect (server counters, waits, plans). Only db/all
+	// names them, and what must open a database imports db/all.
+	"internal/db/postgres": {"internal/collect", "internal/db", "internal/evloop", "internal/redact", "internal/results"},
+	"internal/db/mysql":    {"internal/collect", "internal/db", "internal/db/sqlconn", "internal/evloop", "internal/redact", "internal/results"},
+	"internal/db/sqlite":   {"internal/collect", "internal/db", "internal/db/sqlconn", "internal/results"},
+	"internal/db/all":      {"internal/db/mysql", "internal/db/postgres", "internal/db/sqlite"},
+	"internal/testdb":      {"internal/db", "internal/db/all"},
 
 	// The command line, and the binary.
-	"internal/cli": {"internal/collect", "internal/db", "internal/engine", "internal/experiment", "internal/hostinfo", "internal/report",
-		"internal/results", "internal/workload", "internal/workload/all", "internal/workload/file", "internal/workload/script"},
-	"cmd/dbharness":     {"internal/cli"},
+	"internal/cli": {"internal/collect", "internal/db", "internal/engine", "internal/experiment", "internal/hostinfo", "internal/redact",
+		"internal/report", "internal/results", "internal/workload", "internal/workload/all", "internal/workload/file", "internal/workload/script"},
+	"cmd/dbharness":     {"internal/cli", "internal/db/all"},
 	"bench/pairs":       {},
-	"bench/collectcost": {"internal/collect", "internal/db"},
+	"bench/collectcost": {"internal/collect", "internal/db", "internal/db/all", "internal/db/postgres"},
 }
 
 // rule returns the allowed imports of pkg and the key that gave them.
