@@ -124,8 +124,16 @@ func run(url string, secs, sessions int) error {
 	client, srv := selfCPU()-c0, s1-s0
 	cores := runtime.NumCPU()
 	fmt.Printf("collectors alone for %.1fs (%d collector backends, %d idle run sessions, %d wait samples, %d OS and %d server points)\n",
-		c1, len(pids), sessions, int(res.Waits.Total), len(res.OS.Intervals), len(res.Server.Intervals))
+		c1, len(pids), sessions, int(res.Waits.Total), points(res, collect.KindOS), points(res, collect.KindServer))
 	fmt.Printf("client CPU %.2f ms/s, server CPU %.2f ms/s, total %.2f ms/s = %.3f%% of %d cores\n",
 		1000*client/c1, 1000*srv/c1, 1000*(client+srv)/c1, 100*(client+srv)/c1/float64(cores), cores)
 	return nil
+}
+
+// points counts the intervals of one collector's series, 0 when it has none.
+func points(res *collect.Result, name string) int {
+	if s := res.Series[name]; s != nil {
+		return len(s.Intervals)
+	}
+	return 0
 }

@@ -33,11 +33,7 @@ func (a *app) startEvidence(ctx context.Context, kinds map[string]bool, d db.DB,
 	}
 	ev := &evidence{a: a, kinds: kinds, d: d}
 	run.Collect = &results.Collect{}
-	for _, k := range collect.AllKinds {
-		if kinds[k] {
-			run.Collect.Enabled = append(run.Collect.Enabled, k)
-		}
-	}
+	run.Collect.Enabled = collect.Enabled(kinds)
 	appName := ""
 	if tg, ok := d.(db.Tagger); ok {
 		appName = tg.Tag("dbharness-" + run.RunID)
@@ -65,16 +61,27 @@ func (a *app) startEvidence(ctx context.Context, kinds map[string]bool, d db.DB,
 			}
 		}
 	}
-	if kinds[collect.KindOS] || kinds[collect.KindServer] || kinds[collect.KindWaits] {
+	if onIntervals(kinds) {
 		ev.col = collect.For(d, kinds, appName)
 		ev.col.OnPoint = onPoint
 		for _, w := range ev.col.Start(ctx) {
 			a.warnf("%s", w)
 		}
 		h := ev.col.Headers()
-		run.Collect.OS, run.Collect.Server, run.Waits = h.OS, h.Server, h.Waits
+		run.Collect.Series, run.Waits = h.Series, h.Waits
 	}
 	return ev
+}
+
+// onIntervals says whether any collector of the set samples on the run's
+// intervals (a series or the wait profile).
+func onIntervals(kinds map[string]bool) bool {
+	for _, n := range collect.Enabled(kinds) {
+		if k, _ := collect.Lookup(n); k.Sampler != nil || k.Waits != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // observer wraps the run's tick observer so that the collectors sample at
@@ -106,7 +113,7 @@ func (ev *evidence) finish(ctx context.Context, run *results.Run) {
 	}
 	if ev.col != nil {
 		res := ev.col.Stop(-1, "", time.Time{})
-		run.Collect.OS, run.Collect.Server, run.Waits = res.OS, res.Server, res.Waits
+		run.Collect.Series, run.Waits = res.Series, res.Waits
 		for _, w := range res.Warnings {
 			ev.a.warnf("%s", w)
 		}

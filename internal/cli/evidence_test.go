@@ -36,11 +36,11 @@ func TestEveryRunGathersEvidenceOnTheRunsIntervals(t *testing.T) {
 		t.Errorf("the summary lacks the evidence block:\n%s", r.stderr)
 	}
 	c := run.Collect
-	if c == nil || c.OS == nil || c.Server == nil || run.Waits == nil || len(run.Plans) != 5 {
+	if c == nil || c.Get("os") == nil || c.Get("server") == nil || run.Waits == nil || len(run.Plans) != 5 {
 		t.Fatalf("evidence missing from the JSON: collect %+v waits %+v plans %d", c, run.Waits, len(run.Plans))
 	}
 	// One point per interval, with the same seq and phase.
-	for _, s := range []*results.Series{c.OS, c.Server} {
+	for _, s := range []*results.Series{c.Get("os"), c.Get("server")} {
 		if len(s.Intervals) != len(run.Intervals) {
 			t.Fatalf("%s: %d points for %d intervals", s.Source, len(s.Intervals), len(run.Intervals))
 		}
@@ -55,7 +55,7 @@ func TestEveryRunGathersEvidenceOnTheRunsIntervals(t *testing.T) {
 	// statistics at most once a second (the end of the run waits for the
 	// rest), so up to a second of the warm-up can land in the measured
 	// phase.
-	if n, tx := c.Server.Totals["pg_stat_database.tup_inserted"], float64(run.Summary.Transactions); n < 0.9*tx || n > 1.6*tx+50 {
+	if n, tx := c.Get("server").Totals["pg_stat_database.tup_inserted"], float64(run.Summary.Transactions); n < 0.9*tx || n > 1.6*tx+50 {
 		t.Errorf("the server saw %g rows inserted in the measured phase, the run committed %g transactions", n, tx)
 	}
 	if len(run.Waits.Events) == 0 || run.Waits.Total < 20 {
@@ -77,7 +77,7 @@ func TestEveryRunGathersEvidenceOnTheRunsIntervals(t *testing.T) {
 	if err := json.Unmarshal([]byte(s.stdout), &saved); err != nil {
 		t.Fatal(err)
 	}
-	if saved.Collect == nil || saved.Collect.OS == nil || len(saved.Plans) != 5 || saved.Waits == nil {
+	if saved.Collect == nil || saved.Collect.Get("os") == nil || len(saved.Plans) != 5 || saved.Waits == nil {
 		t.Errorf("the stored run lacks its evidence")
 	}
 
@@ -93,7 +93,7 @@ func TestEveryRunGathersEvidenceOnTheRunsIntervals(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &only); err != nil {
 		t.Fatal(err)
 	}
-	if only.Collect == nil || only.Collect.OS != nil || only.Waits != nil || len(only.Plans) != 5 {
+	if only.Collect == nil || only.Collect.Get("os") != nil || only.Waits != nil || len(only.Plans) != 5 {
 		t.Errorf("--collect plans gathers something else: %+v", only.Collect)
 	}
 	r = dbh(t, home, "run", "tpcb", "--db", url, "--collect", "cpu")
@@ -153,8 +153,8 @@ func TestARunWhoseHarnessIsKilledKeepsWhatItMeasured(t *testing.T) {
 	if len(run.Intervals) < 3 || run.Summary.Transactions == 0 || run.Summary.TPS <= 0 || len(run.Ops) != 1 || run.Ops[0].LatencyMs["p99"] <= 0 {
 		t.Errorf("%d intervals, summary %+v, ops %+v", len(run.Intervals), run.Summary, run.Ops)
 	}
-	if run.Collect == nil || run.Collect.OS == nil || len(run.Collect.OS.Intervals) < 2 || run.Collect.OS.Source == "" ||
-		run.Collect.Server == nil || len(run.Collect.Server.Intervals) < 2 || run.Waits == nil || len(run.Waits.Intervals) < 2 {
+	if run.Collect == nil || run.Collect.Get("os") == nil || len(run.Collect.Get("os").Intervals) < 2 || run.Collect.Get("os").Source == "" ||
+		run.Collect.Get("server") == nil || len(run.Collect.Get("server").Intervals) < 2 || run.Waits == nil || len(run.Waits.Intervals) < 2 {
 		t.Errorf("evidence not kept: collect %+v waits %+v", run.Collect, run.Waits)
 	}
 	if list := dbh(t, home, "runs"); !strings.Contains(list.stdout, id) || !strings.Contains(list.stdout, "failed") {

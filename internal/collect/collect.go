@@ -13,6 +13,7 @@
 package collect
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -23,41 +24,14 @@ import (
 	"github.com/dbharness/dbharness/internal/results"
 )
 
-// Kinds of collectors, as --collect names them.
+// The collectors of this package, as --collect names them; each registers
+// itself (Register) from its own file.
 const (
 	KindOS     = "os"
 	KindServer = "server"
 	KindWaits  = "waits"
 	KindPlans  = "plans"
 )
-
-// AllKinds is what --collect all (the default) turns on.
-var AllKinds = []string{KindOS, KindServer, KindWaits, KindPlans}
-
-// ParseKinds parses --collect: a comma-separated list of os, server, waits,
-// plans, or all, or none.
-func ParseKinds(s string) (map[string]bool, error) {
-	m := map[string]bool{}
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(strings.ToLower(f))
-		switch f {
-		case "all":
-			for _, k := range AllKinds {
-				m[k] = true
-			}
-		case "none":
-			if len(strings.Split(s, ",")) > 1 {
-				return nil, fmt.Errorf("--collect %q: none cannot be combined with other collectors", s)
-			}
-			return map[string]bool{}, nil
-		case KindOS, KindServer, KindWaits, KindPlans:
-			m[f] = true
-		default:
-			return nil, fmt.Errorf("--collect %q: unknown collector %q; use os, server, waits, plans, all or none", s, f)
-		}
-	}
-	return m, nil
-}
 
 // Snapshot is one reading of a sampler.
 type Snapshot struct {
@@ -71,7 +45,7 @@ type Snapshot struct {
 
 // Sampler reads one source of counters.
 type Sampler interface {
-	// Name is the collector kind: KindOS or KindServer.
+	// Name is the name of the collector (Kind) it samples for.
 	Name() string
 	// Start prepares the sampler (e.g. opens its connection).
 	Start(ctx context.Context) error
@@ -116,7 +90,7 @@ type Collector struct {
 	timeout  time.Duration
 	// OnPoint, when set before Start, is given each interval as it is
 	// computed, on the collector's goroutine: a results.Point of the
-	// sampler kind (KindOS, KindServer) or a results.WaitInterval
+	// sampler's collector (kind its name) or a results.WaitInterval
 	// (KindWaits). The run stores them as it goes.
 	OnPoint func(kind string, seq int, v any)
 
@@ -165,6 +139,10 @@ func (c *Collector) Start(ctx context.Context) []string {
 	for i, s := range kept {
 		c.series[i] = &results.Series{Intervals: []results.Point{}, Totals: map[string]float64{}}
 		s.Describe(c.series[i])
+		if k, ok := Lookup(s.Name()); ok {
+			c.series[i].Title = cmp.Or(c.series[i].Title, k.Title)
+			c.series[i].Layout = cmp.Or(c.series[i].Layout, k.Layout)
+		}
 	}
 	if c.waits != nil {
 		if err := c.waits.Start(ctx); err != nil {
@@ -282,17 +260,12 @@ func (c *Collector) sampleAll(ctx context.Context, r request) {
 func (c *Collector) Headers() *Result {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	res := &Result{}
+	res := &Result{Series: map[string]*results.Series{}}
 	for i, s := range c.samplers {
 		h := *c.series[i]
 		h.Intervals, h.Totals = []results.Point{}, nil
 		h.Unavailable = append([]string(nil), h.Unavailable...)
-		switch s.Name() {
-		case KindOS:
-			res.OS = &h
-		case KindServer:
-			res.Server = &h
-		}
+		res.Series[s.Name()] = &h
 	}
 	if c.wout != nil {
 		w := *c.wout
@@ -355,8 +328,9 @@ func Point(s Sampler, prev, cur *Snapshot) results.Point {
 
 // Result is what the collectors gathered.
 type Result struct {
-	OS, Server *results.Series
-	Waits      *results.Waits
+	// Series are the samplers' series by collector name.
+	Series map[string]*results.Series
+	Waits  *results.Waits
 	// Warnings are problems met while sampling, one line each.
 	Warnings []string
 }
@@ -376,17 +350,12 @@ func (c *Collector) Stop(seq int, phase string, t time.Time) *Result {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	res := &Result{Warnings: c.errs}
+	res := &Result{Series: map[string]*results.Series{}, Warnings: c.errs}
 	for i, s := range c.samplers {
 		_ = s.Stop()
 		sr := c.series[i]
 		dropZero(sr)
-		switch s.Name() {
-		case KindOS:
-			res.OS = sr
-		case KindServer:
-			res.Server = sr
-		}
+		res.Series[s.Name()] = sr
 	}
 	if c.waits != nil {
 		_ = c.waits.Stop()

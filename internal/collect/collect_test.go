@@ -18,7 +18,7 @@ func TestParseKinds(t *testing.T) {
 		want []string
 		bad  bool
 	}{
-		{"all", AllKinds, false},
+		{"all", AllKinds(), false},
 		{"none", nil, false},
 		{"os,waits", []string{"os", "waits"}, false},
 		{"os,bogus", nil, true},
@@ -101,7 +101,7 @@ func TestTheCollectorTurnsSamplesIntoRatesPerInterval(t *testing.T) {
 	c.Boundary(1, "measure", time.Now())
 	time.Sleep(20 * time.Millisecond)
 	res := c.Stop(2, "measure", time.Now())
-	s := res.Server
+	s := res.Series[KindServer]
 	if s == nil || len(s.Intervals) != 3 {
 		t.Fatalf("series: %+v", s)
 	}
@@ -232,7 +232,7 @@ func TestLateCountersAreFoldedIntoTheLastInterval(t *testing.T) {
 	l.mu.Lock()
 	l.step = 100
 	l.mu.Unlock()
-	s := c.Stop(-1, "", time.Time{}).Server
+	s := c.Stop(-1, "", time.Time{}).Series[KindServer]
 	if len(s.Intervals) != 2 || s.Intervals[1].Seq != 1 {
 		t.Fatalf("points: %+v", s.Intervals)
 	}

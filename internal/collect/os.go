@@ -36,6 +36,12 @@ func (LocalSource) Local() bool { return true }
 // ReadFile implements Source.
 func (LocalSource) ReadFile(_ context.Context, path string) ([]byte, error) { return os.ReadFile(path) }
 
+func init() {
+	Register(Kind{Name: KindOS, Order: 10, InAll: true, Title: "Operating system", Layout: results.LayoutHost,
+		Help: "the client host's CPU, disks, memory and run queue from /proc", Needs: "Linux",
+		Sampler: func(env *Env) Sampler { return &OS{Src: LocalSource{}, DBLocal: env.DB.Target().Local()} }})
+}
+
 // OS samples CPU, context switches, run queue, memory and block devices
 // from /proc (the iostat and vmstat view).
 type OS struct {

@@ -116,6 +116,13 @@ func median(p workload.ParamDomain) any {
 	return p.Min
 }
 
+func init() {
+	// The plan check runs around the measured phase (PlanCheck), not on
+	// its intervals: the run makes it when this kind is on.
+	Register(Kind{Name: KindPlans, Order: 40, InAll: true,
+		Help: "the plans of the workload's statements before and after the run", Needs: "a workload that describes its statements"})
+}
+
 // PlanCheck explains a workload's statements before and after a run.
 type PlanCheck struct {
 	DB     db.DB

@@ -3,7 +3,7 @@ package collect
 import (
 	"time"
 
-	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/results"
 )
 
 // WaitPeriod is how often the wait profilers sample the server's session
@@ -26,25 +26,21 @@ type ServerEvidence interface {
 	WaitProfiler(appName string, server Sampler) WaitProfiler
 }
 
-// For returns the collectors of kinds (os, server, waits) for database d.
-// appName is the name the harness's sessions carry (db.Tagger), used to
-// find them in the server's session list. The server collectors come from
-// the engine (ServerEvidence).
-func For(d db.DB, kinds map[string]bool, appName string) *Collector {
-	var samplers []Sampler
-	if kinds[KindOS] {
-		samplers = append(samplers, &OS{Src: LocalSource{}, DBLocal: d.Target().Local()})
-	}
-	se, _ := d.(ServerEvidence)
-	var server Sampler
-	if kinds[KindServer] && se != nil {
-		if server = se.ServerSampler(); server != nil {
-			samplers = append(samplers, server)
-		}
-	}
-	var waits WaitProfiler
-	if kinds[KindWaits] && se != nil {
-		waits = se.WaitProfiler(appName, server)
-	}
-	return New(samplers, waits)
+func init() {
+	Register(Kind{Name: KindServer, Order: 20, InAll: true, Title: "Server counters", Layout: results.LayoutCounters,
+		Help: "the database server's own counters on the run's intervals", Needs: "an engine that keeps them",
+		Sampler: func(env *Env) Sampler {
+			if se, ok := env.DB.(ServerEvidence); ok {
+				return se.ServerSampler()
+			}
+			return nil
+		}})
+	Register(Kind{Name: KindWaits, Order: 30, InAll: true,
+		Help: "what the harness's sessions waited for, sampled on the server", Needs: "an engine with a session list",
+		Waits: func(env *Env) WaitProfiler {
+			if se, ok := env.DB.(ServerEvidence); ok {
+				return se.WaitProfiler(env.AppName, env.Sampler(KindServer))
+			}
+			return nil
+		}})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/dbharness/dbharness/internal/results"
@@ -18,7 +19,7 @@ const (
 	CSVOps         = "ops.csv"          // one row per operation (measured and warm-up totals)
 	CSVErrors      = "errors.csv"       // one row per error class, with its first message
 	CSVOS          = "os.csv"           // with --collect os: one row per interval and counter
-	CSVServer      = "server.csv"       // with --collect server: one row per interval and counter
+	CSVServer      = "server.csv"       // with --collect server: one row per interval and counter (any other collector's series: NAME.csv)
 	CSVWaits       = "waits.csv"        // with --collect waits: the profile, then each interval's shares
 )
 
@@ -35,11 +36,12 @@ func WriteRunCSV(dir string, r *results.Run) error {
 		{CSVOps, func(w *csv.Writer) error { return opsCSV(w, r) }},
 		{CSVErrors, func(w *csv.Writer) error { return errorsCSV(w, r) }},
 	}
-	if r.Collect != nil && r.Collect.OS != nil {
-		files = append(files, csvFile{CSVOS, func(w *csv.Writer) error { return seriesCSV(w, r.RunID, r.Collect.OS) }})
-	}
-	if r.Collect != nil && r.Collect.Server != nil {
-		files = append(files, csvFile{CSVServer, func(w *csv.Writer) error { return seriesCSV(w, r.RunID, r.Collect.Server) }})
+	for _, n := range r.Collect.Names() {
+		s, name := r.Collect.Get(n), n+".csv"
+		if slices.ContainsFunc(files, func(f csvFile) bool { return f.name == name }) || name == CSVWaits {
+			name = "collect-" + name
+		}
+		files = append(files, csvFile{name, func(w *csv.Writer) error { return seriesCSV(w, r.RunID, s) }})
 	}
 	if r.Waits != nil && len(r.Waits.Events) > 0 {
 		files = append(files, csvFile{CSVWaits, func(w *csv.Writer) error { return waitsCSV(w, r.RunID, r.Waits) }})

@@ -16,14 +16,20 @@ import (
 // a run without evidence, never a header alone.
 func Evidence(w io.Writer, r *results.Run) {
 	var b strings.Builder
-	if r.Collect != nil && r.Collect.OS != nil {
-		osLine(&b, r.Collect.OS)
+	// Hosts first, then the waits, then the counters of the server and
+	// of any other collector.
+	for _, n := range r.Collect.Names() {
+		if s := r.Collect.Get(n); layoutOf(n, s) == results.LayoutHost {
+			osLine(&b, s)
+		}
 	}
 	if r.Waits != nil {
 		waitLine(&b, r.Waits)
 	}
-	if r.Collect != nil && r.Collect.Server != nil {
-		serverLine(&b, r, r.Collect.Server)
+	for _, n := range r.Collect.Names() {
+		if s := r.Collect.Get(n); layoutOf(n, s) != results.LayoutHost {
+			counterLine(&b, r, n, s)
+		}
 	}
 	planLines(&b, r.Plans)
 	if c := r.Collect; c != nil && len(r.Plans) == 0 && slices.Contains(c.Enabled, "plans") {
@@ -117,18 +123,26 @@ func waitLine(w io.Writer, ws *results.Waits) {
 	fmt.Fprintf(w, "  waits (%.0f %s): %s\n", ws.Total, unit, strings.Join(parts, ", "))
 }
 
-func serverLine(w io.Writer, r *results.Run, s *results.Series) {
+// layoutOf is how series s of collector name is drawn (results.Layout*).
+func layoutOf(name string, s *results.Series) string {
+	_, l := s.TitleAndLayout(name)
+	return l
+}
+
+// counterLine prints the headline figures of collector name's series, and
+// what it could not measure.
+func counterLine(w io.Writer, r *results.Run, name string, s *results.Series) {
 	var parts []string
-	for _, h := range s.ServerHeadlines() {
+	for _, h := range s.HeadlinesOf(name) {
 		if v, ok := headlineValue(r, s, h); ok {
 			parts = append(parts, strings.Replace(h.Label, "{}", v, 1))
 		}
 	}
 	if len(parts) > 0 {
-		fmt.Fprintf(w, "  server: %s\n", strings.Join(parts, ", "))
+		fmt.Fprintf(w, "  %s: %s\n", name, strings.Join(parts, ", "))
 	}
 	for _, u := range s.Unavailable {
-		fmt.Fprintf(w, "  server: not measured: %s\n", u)
+		fmt.Fprintf(w, "  %s: not measured: %s\n", name, u)
 	}
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,16 +12,16 @@ import (
 func TestTheEvidenceBlockShowsCPUWaitsLogBytesAndPlanFlags(t *testing.T) {
 	local := true
 	r := &results.Run{Summary: results.Summary{Transactions: 1000},
-		Collect: &results.Collect{
-			OS: &results.Series{Describes: "client host", DBLocal: &local, Intervals: []results.Point{
+		Collect: &results.Collect{Series: map[string]*results.Series{
+			"os": {Describes: "client host", DBLocal: &local, Intervals: []results.Point{
 				{Phase: "warmup", Seconds: 1, Values: map[string]float64{"cpu.user_pct": 99}},
 				{Phase: "measure", Seconds: 1, Values: map[string]float64{"cpu.user_pct": 40, "cpu.system_pct": 10, "cpu.idle_pct": 50, "run_queue": 2},
 					Rates: map[string]float64{"ctxt": 1000}},
 				{Phase: "measure", Seconds: 1, Values: map[string]float64{"cpu.user_pct": 60, "cpu.system_pct": 20, "cpu.idle_pct": 20, "run_queue": 4},
 					Rates: map[string]float64{"ctxt": 3000}},
 			}},
-			Server: &results.Series{Totals: map[string]float64{"pg_stat_wal.wal_bytes": 2048000}},
-		},
+			"server": {Totals: map[string]float64{"pg_stat_wal.wal_bytes": 2048000}},
+		}},
 		Waits: &results.Waits{Unit: "samples", Total: 200, Events: []results.WaitShare{{Event: "CPU", Share: 0.6}, {Event: "LWLock:WALWrite", Share: 0.4}}},
 		Plans: []results.StatementPlans{
 			{Statement: "ok", Plans: []results.PlanVariant{{Fingerprint: "aaaa", Count: 8}}},
@@ -95,7 +96,7 @@ func TestTheServerLineShowsTheFiguresTheSeriesDescribes(t *testing.T) {
 			{Label: "missing {}", Key: "nowhere", Show: results.ShowBytesPerTx},
 		},
 	}
-	r := &results.Run{Summary: results.Summary{Transactions: 1000}, Collect: &results.Collect{Server: s}}
+	r := &results.Run{Summary: results.Summary{Transactions: 1000}, Collect: &results.Collect{Series: map[string]*results.Series{"server": s}}}
 	var b bytes.Buffer
 	Evidence(&b, r)
 	want := "evidence:\n  server: log 4.0 kB/transaction, hits 98.00%, busy 2.5, 3 failures, latch: 10 taken, 4 waited (40.0%), 2.000 ms average, size 2.5 MB\n"
@@ -104,5 +105,42 @@ func TestTheServerLineShowsTheFiguresTheSeriesDescribes(t *testing.T) {
 	}
 	if got := serverRank([]string{"x", "commits"}, "engine.commits"); got != 1 {
 		t.Errorf("rank of a priority counter: %d", got)
+	}
+}
+
+// A collector the report has never heard of is summarised, drawn and
+// written out from what its series says about itself.
+func TestAnyCollectorsSeriesIsReported(t *testing.T) {
+	pts := []results.Point{
+		{Seq: 0, Phase: "measure", T: 1, Seconds: 1, Rates: map[string]float64{"net.retrans": 5, "net.segs": 900}, Values: map[string]float64{"loss_pct": 0.5}},
+		{Seq: 1, Phase: "measure", T: 2, Seconds: 1, Rates: map[string]float64{"net.retrans": 7, "net.segs": 1100}, Values: map[string]float64{"loss_pct": 0.7}},
+	}
+	s := &results.Series{Source: "/proc/net/snmp", Title: "Network", Layout: results.LayoutCounters, Intervals: pts,
+		Totals:    map[string]float64{"net.retrans": 12, "net.segs": 2000},
+		Headlines: []results.Headline{{Label: "{} retransmits", Key: "net.retrans", Show: results.ShowCount}},
+		Priority:  []string{"net.retrans"}}
+	r := buildRun(4, 0)
+	r.Collect = &results.Collect{Enabled: []string{"netstat"}, Series: map[string]*results.Series{"netstat": s}}
+	r.Waits, r.Plans = nil, nil
+
+	var b bytes.Buffer
+	Evidence(&b, r)
+	if want := "evidence:\n  netstat: 12 retransmits\n"; b.String() != want {
+		t.Errorf("text: got %q, want %q", b.String(), want)
+	}
+	secs, err := evidenceSections(r, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(secs) != 1 || secs[0].ID != "netstat" || secs[0].Title != "Network" || len(secs[0].Charts) != 2 || len(secs[0].Tables) != 1 ||
+		!strings.Contains(secs[0].Charts[0].Note, "of 2 counters") {
+		t.Fatalf("sections %+v", secs)
+	}
+	dir := t.TempDir()
+	if err := WriteRunCSV(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	if rows := readCSV(t, filepath.Join(dir, "netstat.csv")); len(rows) != 7 {
+		t.Errorf("netstat.csv: %v", rows)
 	}
 }

@@ -22,19 +22,22 @@ const (
 	maxPlanExamples = 3  // parameter sets named per plan or plan change
 )
 
-// evidenceSections returns the OS, server, waits and plans sections that
-// the run has data for.
+// evidenceSections returns a section for each collector's series (drawn
+// as its layout says), then the waits and plans sections, where the run
+// has data for them.
 func evidenceSections(r *results.Run, bands []svg.Band, markers []svg.Marker) ([]section, error) {
 	var out []section
-	if r.Collect != nil && r.Collect.OS != nil && len(r.Collect.OS.Intervals) > 0 {
-		sec, err := osSection(r, r.Collect.OS, bands, markers)
-		if err != nil {
-			return nil, err
+	for _, n := range r.Collect.Names() {
+		s := r.Collect.Get(n)
+		if len(s.Intervals) == 0 {
+			continue
 		}
-		out = append(out, sec)
-	}
-	if r.Collect != nil && r.Collect.Server != nil && len(r.Collect.Server.Intervals) > 0 {
-		sec, err := serverSection(r, r.Collect.Server, bands, markers)
+		title, layout := s.TitleAndLayout(n)
+		draw := countersSection
+		if layout == results.LayoutHost {
+			draw = hostSection
+		}
+		sec, err := draw(r, n, title, s, bands, markers)
 		if err != nil {
 			return nil, err
 		}
@@ -122,8 +125,9 @@ func renderChart(ch interface{ Render() ([]byte, error) }, title, note string) (
 	return chart{Title: title, Note: note, SVG: template.HTML(b)}, nil
 }
 
-func osSection(r *results.Run, s *results.Series, bands []svg.Band, markers []svg.Marker) (section, error) {
-	sec := section{ID: "os", Title: "Operating system", Facts: seriesFacts(s), ChartsFirst: true,
+// hostSection draws a series of LayoutHost.
+func hostSection(r *results.Run, name, title string, s *results.Series, bands []svg.Band, markers []svg.Marker) (section, error) {
+	sec := section{ID: name, Title: title, Facts: seriesFacts(s), ChartsFirst: true,
 		Intro: "CPU, disk and memory of the host, sampled on the run's intervals (same time axis as above)."}
 	// CPU split, stacked to 100 %.
 	var xs []float64
@@ -276,9 +280,10 @@ func serverRank(priority []string, k string) int {
 	return len(priority)
 }
 
-func serverSection(r *results.Run, s *results.Series, bands []svg.Band, markers []svg.Marker) (section, error) {
-	sec := section{ID: "server", Title: "Server counters", Facts: seriesFacts(s), ChartsFirst: true,
-		Intro: "The database server's own counters per second on the run's intervals, on a log scale (their magnitudes differ); every counter is in the table and the run JSON."}
+// countersSection draws a series of LayoutCounters.
+func countersSection(r *results.Run, name, title string, s *results.Series, bands []svg.Band, markers []svg.Marker) (section, error) {
+	sec := section{ID: name, Title: title, Facts: seriesFacts(s), ChartsFirst: true,
+		Intro: title + " per second on the run's intervals, on a log scale (their magnitudes differ); every counter is in the table and the run JSON."}
 	keys := keysOf(s, true)
 	mean := map[string]float64{}
 	for _, k := range keys {
@@ -294,7 +299,7 @@ func serverSection(r *results.Run, s *results.Series, bands []svg.Band, markers 
 			mean[k] = sum / n
 		}
 	}
-	priority := s.ServerPriority()
+	priority := s.PriorityOf(name)
 	sort.SliceStable(keys, func(i, j int) bool {
 		ri, rj := serverRank(priority, keys[i]), serverRank(priority, keys[j])
 		if ri != rj {
@@ -535,10 +540,14 @@ func measuredMean(s *results.Series, key string, rate bool) (float64, bool) {
 // evidenceSummary is one line per kind of evidence, for Markdown.
 func evidenceSummary(r *results.Run) []string {
 	var out []string
-	if r.Collect != nil && r.Collect.OS != nil {
+	for _, n := range r.Collect.Names() {
+		s := r.Collect.Get(n)
+		if layoutOf(n, s) != results.LayoutHost {
+			continue
+		}
 		var parts []string
 		for _, k := range []string{"user", "system", "iowait", "idle"} {
-			if v, ok := measuredMean(r.Collect.OS, "cpu."+k+"_pct", false); ok {
+			if v, ok := measuredMean(s, "cpu."+k+"_pct", false); ok {
 				parts = append(parts, fmt.Sprintf("%s %.0f%%", k, v))
 			}
 		}

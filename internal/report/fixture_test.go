@@ -195,7 +195,7 @@ func withEvidence(r *results.Run) *results.Run {
 	for _, e := range events {
 		waits.Events = append(waits.Events, results.WaitShare{Event: e, Weight: math.Round(weights[e]), Share: weights[e] / waits.Total})
 	}
-	r.Collect = &results.Collect{Enabled: []string{"os", "server", "waits", "plans"}, OS: osS, Server: srv}
+	r.Collect = &results.Collect{Enabled: []string{"os", "server", "waits", "plans"}, Series: map[string]*results.Series{"os": osS, "server": srv}}
 	r.Waits = waits
 	r.Plans = []results.StatementPlans{
 		{Statement: "update_accounts", SQL: "UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2",

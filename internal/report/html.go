@@ -445,13 +445,9 @@ func timeRange(r *results.Run) *svg.Range {
 	for _, iv := range r.Intervals {
 		end = math.Max(end, iv.T)
 	}
-	if r.Collect != nil {
-		for _, s := range []*results.Series{r.Collect.OS, r.Collect.Server} {
-			if s != nil {
-				for _, p := range s.Intervals {
-					end = math.Max(end, p.T)
-				}
-			}
+	for _, n := range r.Collect.Names() {
+		for _, p := range r.Collect.Get(n).Intervals {
+			end = math.Max(end, p.T)
 		}
 	}
 	if !(end > 0) {

@@ -86,7 +86,7 @@ func TestEvidenceCSVAndMarkdown(t *testing.T) {
 	}
 	osRows := readCSV(t, filepath.Join(dir, CSVOS))
 	var want int
-	for _, p := range r.Collect.OS.Intervals {
+	for _, p := range r.Collect.Get("os").Intervals {
 		want += len(p.Rates) + len(p.Values)
 	}
 	if len(osRows) != want+1 || osRows[0][6] != "name" {
@@ -95,7 +95,7 @@ func TestEvidenceCSVAndMarkdown(t *testing.T) {
 	found := false
 	for _, row := range osRows {
 		if row[1] == "10" && row[5] == "value" && row[6] == "cpu.user_pct" {
-			found = row[7] == strconv.FormatFloat(r.Collect.OS.Intervals[10].Values["cpu.user_pct"], 'f', -1, 64)
+			found = row[7] == strconv.FormatFloat(r.Collect.Get("os").Intervals[10].Values["cpu.user_pct"], 'f', -1, 64)
 		}
 	}
 	if !found {

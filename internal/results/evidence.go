@@ -5,18 +5,139 @@ package results
 // the workload's statements. internal/collect fills these; report and
 // compare only read them.
 
-import "sort"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+)
 
 // Collect holds the interval series of the collectors.
 type Collect struct {
 	// Enabled lists the collectors asked for (--collect): os, server,
-	// waits, plans.
+	// waits, plans, or any other registered collector.
 	Enabled []string `json:"enabled"`
-	OS      *Series  `json:"os,omitempty"`
-	Server  *Series  `json:"server,omitempty"`
+	// Series are the interval series of the collectors that sample on the
+	// run's intervals, by collector name. In JSON each is a member of
+	// collect named after its collector: collect.os, collect.server.
+	Series map[string]*Series `json:"-"`
 	// PlansNotChecked says why plans were asked for but no statement was
 	// explained (the workload describes none, say).
 	PlansNotChecked string `json:"plans_not_checked,omitempty"`
+}
+
+// Get returns the series of the named collector, or nil.
+func (c *Collect) Get(name string) *Series {
+	if c == nil {
+		return nil
+	}
+	return c.Series[name]
+}
+
+// Set stores the series of the named collector (nil removes it).
+func (c *Collect) Set(name string, s *Series) {
+	if s == nil {
+		delete(c.Series, name)
+		return
+	}
+	if c.Series == nil {
+		c.Series = map[string]*Series{}
+	}
+	c.Series[name] = s
+}
+
+// Names lists the collectors that have a series: in the order of Enabled,
+// then any others by name.
+func (c *Collect) Names() []string {
+	if c == nil {
+		return nil
+	}
+	var out []string
+	for _, n := range c.Enabled {
+		if c.Series[n] != nil {
+			out = append(out, n)
+		}
+	}
+	var rest []string
+	for n := range c.Series {
+		if !slices.Contains(out, n) {
+			rest = append(rest, n)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}
+
+// collectFixed are Collect's own JSON members; every other member is a
+// collector's series.
+var collectFixed = []string{"enabled", "plans_not_checked"}
+
+// MarshalJSON writes enabled, then each series as a member named after its
+// collector, then plans_not_checked.
+func (c Collect) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enabled := c.Enabled
+	if enabled == nil {
+		enabled = []string{}
+	}
+	e, err := json.Marshal(enabled)
+	if err != nil {
+		return nil, err
+	}
+	b.WriteString(`{"enabled":`)
+	b.Write(e)
+	for _, n := range c.Names() {
+		if slices.Contains(collectFixed, n) {
+			return nil, fmt.Errorf("collector name %q is taken by collect's own %q", n, n)
+		}
+		v, err := json.Marshal(c.Series[n])
+		if err != nil {
+			return nil, err
+		}
+		k, _ := json.Marshal(n)
+		b.WriteByte(',')
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	if c.PlansNotChecked != "" {
+		v, _ := json.Marshal(c.PlansNotChecked)
+		b.WriteString(`,"plans_not_checked":`)
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (c *Collect) UnmarshalJSON(data []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	*c = Collect{}
+	if v, ok := m["enabled"]; ok {
+		if err := json.Unmarshal(v, &c.Enabled); err != nil {
+			return fmt.Errorf("collect.enabled: %w", err)
+		}
+	}
+	if v, ok := m["plans_not_checked"]; ok {
+		if err := json.Unmarshal(v, &c.PlansNotChecked); err != nil {
+			return fmt.Errorf("collect.plans_not_checked: %w", err)
+		}
+	}
+	for k, v := range m {
+		if slices.Contains(collectFixed, k) || string(v) == "null" {
+			continue
+		}
+		var s Series
+		if err := json.Unmarshal(v, &s); err != nil {
+			return fmt.Errorf("collect.%s: %w", k, err)
+		}
+		c.Set(k, &s)
+	}
+	return nil
 }
 
 // Series is one collector's samples, one point per interval of the run.
@@ -31,6 +152,11 @@ type Series struct {
 	// (127.0.0.1, localhost, a Unix socket or an SQLite file), so the
 	// client host's counters include the server's work.
 	DBLocal *bool `json:"db_local,omitempty"`
+	// Title heads the series' section in reports ("Operating system");
+	// Layout says how reports draw it (Layout* constants). A collector
+	// sets both; see TitleAndLayout for runs saved without them.
+	Title  string `json:"title,omitempty"`
+	Layout string `json:"layout,omitempty"`
 	// Unavailable lists parts that could not be read, each with its reason.
 	Unavailable []string `json:"unavailable,omitempty"`
 	Intervals   []Point  `json:"intervals"`
@@ -40,11 +166,11 @@ type Series struct {
 	// Headlines are the figures the report's one-line summary of the
 	// collector singles out, in order; the collector names them (for the
 	// server, the engine's package). Runs saved before they were stored
-	// have none: see ServerHeadlines.
+	// have none: see HeadlinesOf.
 	Headlines []Headline `json:"headlines,omitempty"`
 	// Priority lists counter names (or their ends) that the report's
 	// counter charts and tables rank first, in order; the rest follow by
-	// their mean rate. See ServerPriority for runs saved without it.
+	// their mean rate. See PriorityOf for runs saved without it.
 	Priority []string `json:"priority,omitempty"`
 }
 
@@ -82,6 +208,18 @@ const (
 	// Key+".waited" and Key+".wait_s" (seconds): "N taken, M waited (P%),
 	// X ms average"; shown when any were taken.
 	ShowWaits = "waits"
+)
+
+// How reports draw a series (Series.Layout).
+const (
+	// LayoutCounters (also the default): the leading counters per second
+	// on a log scale, ranked by Priority then by mean rate; the _pct
+	// values on their own chart; every counter's total in a table.
+	LayoutCounters = "counters"
+	// LayoutHost: a host's CPU split stacked to 100%, disk throughput and
+	// utilisation per device, run queue, then the counters' totals (the
+	// keys the os collector writes: cpu.*_pct, disk.DEV.read_mb, ...).
+	LayoutHost = "host"
 )
 
 // Point is one interval of a Series.

@@ -1,5 +1,7 @@
 package results
 
+import "cmp"
+
 // Runs saved before the collectors stored their Headlines and Priority
 // (see Series) carry counter names only; these are the figures the report
 // singled out for them then, so that such runs render as they did. New
@@ -29,20 +31,41 @@ var legacyServerPriority = []string{
 	"write_lock.acquired", "write_lock.waited", "write_lock.wait_s",
 }
 
-// ServerHeadlines returns the headline figures of a server series: its own,
-// or for a run saved before they were stored, those the report showed then.
-func (s *Series) ServerHeadlines() []Headline {
-	if s.Headlines != nil {
+// legacyLooks are the titles and layouts of the series of runs saved
+// before the collectors stored their own.
+var legacyLooks = map[string][2]string{
+	"os":     {"Operating system", LayoutHost},
+	"server": {"Server counters", LayoutCounters},
+}
+
+// HeadlinesOf returns the headline figures of the series of collector
+// name: its own, or for the server series of a run saved before they were
+// stored, those the report showed then.
+func (s *Series) HeadlinesOf(name string) []Headline {
+	if s.Headlines != nil || name != "server" {
 		return s.Headlines
 	}
 	return legacyServerHeadlines
 }
 
-// ServerPriority returns the counters a server series ranks first: its
-// own, or for a run saved before they were stored, the ranking of then.
-func (s *Series) ServerPriority() []string {
-	if s.Priority != nil {
+// PriorityOf returns the counters the series of collector name ranks
+// first: its own, or for the server series of a run saved before they were
+// stored, the ranking of then.
+func (s *Series) PriorityOf(name string) []string {
+	if s.Priority != nil || name != "server" {
 		return s.Priority
 	}
 	return legacyServerPriority
+}
+
+// TitleAndLayout returns how reports head and draw the series of
+// collector name: its own Title and Layout, or those of then for a run
+// saved without them, or the collector's name and LayoutCounters.
+func (s *Series) TitleAndLayout(name string) (title, layout string) {
+	title, layout = s.Title, s.Layout
+	if l, ok := legacyLooks[name]; ok {
+		title = cmp.Or(title, l[0])
+		layout = cmp.Or(layout, l[1])
+	}
+	return cmp.Or(title, name), cmp.Or(layout, LayoutCounters)
 }

@@ -15,12 +15,10 @@ import (
 	"github.com/dbharness/dbharness/internal/histogram"
 )
 
-// Evidence kinds as AddEvidence stores them (the collector names).
-const (
-	EvidenceOS     = "os"
-	EvidenceServer = "server"
-	EvidenceWaits  = "waits"
-)
+// EvidenceWaits is the kind under which AddEvidence stores the wait
+// profile's intervals; every other kind is the name of a collector whose
+// series (Collect.Series) the points belong to.
+const EvidenceWaits = "waits"
 
 const evidenceSchema = `
 CREATE TABLE IF NOT EXISTS evidence (
@@ -33,7 +31,7 @@ CREATE TABLE IF NOT EXISTS evidence (
 `
 
 // AddEvidence appends one interval of a collector's series (a Point for
-// EvidenceOS and EvidenceServer, a WaitInterval for EvidenceWaits) as the
+// a collector's series, kind its name; a WaitInterval for EvidenceWaits) as the
 // run goes, so that a harness killed mid-run keeps its evidence up to the
 // last interval. The rows are dropped when the finished run is saved with
 // its whole series.
@@ -166,43 +164,39 @@ func (s *Store) fillEvidence(ctx context.Context, r *Run) error {
 		return err
 	}
 	defer rows.Close()
-	var osPts, serverPts []Point
+	pts := map[string][]Point{}
 	var waitPts []WaitInterval
 	for rows.Next() {
 		var kind, js string
 		if err := rows.Scan(&kind, &js); err != nil {
 			return err
 		}
-		switch kind {
-		case EvidenceOS, EvidenceServer:
-			var p Point
-			if err := json.Unmarshal([]byte(js), &p); err != nil {
-				return fmt.Errorf("run %s: damaged %s evidence: %v", r.RunID, kind, err)
-			}
-			if kind == EvidenceOS {
-				osPts = append(osPts, p)
-			} else {
-				serverPts = append(serverPts, p)
-			}
-		case EvidenceWaits:
+		if kind == EvidenceWaits {
 			var w WaitInterval
 			if err := json.Unmarshal([]byte(js), &w); err != nil {
 				return fmt.Errorf("run %s: damaged wait evidence: %v", r.RunID, err)
 			}
 			waitPts = append(waitPts, w)
+			continue
 		}
+		var p Point
+		if err := json.Unmarshal([]byte(js), &p); err != nil {
+			return fmt.Errorf("run %s: damaged %s evidence: %v", r.RunID, kind, err)
+		}
+		pts[kind] = append(pts[kind], p)
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	if len(osPts)+len(serverPts)+len(waitPts) == 0 {
+	if len(pts)+len(waitPts) == 0 {
 		return nil
 	}
 	if r.Collect == nil {
 		r.Collect = &Collect{}
 	}
-	r.Collect.OS = seriesFrom(r.Collect.OS, osPts)
-	r.Collect.Server = seriesFrom(r.Collect.Server, serverPts)
+	for kind, p := range pts {
+		r.Collect.Set(kind, seriesFrom(r.Collect.Get(kind), p))
+	}
 	if len(waitPts) > 0 {
 		if r.Waits == nil {
 			r.Waits = &Waits{}

@@ -30,7 +30,10 @@ func TestARunLeftRunningByAKilledHarnessIsRecoveredFromItsRows(t *testing.T) {
 	r := sampleRun()
 	r.Host.Hostname, _ = os.Hostname()
 	r.Status, r.Ops, r.Summary, r.ErrorClasses = StatusRunning, nil, Summary{}, nil
-	r.Collect = &Collect{Enabled: []string{"os", "waits"}, OS: &Series{Source: "/proc", Intervals: []Point{}}}
+	// os and a collector the store knows nothing about: both are series.
+	r.Collect = &Collect{Enabled: []string{"os", "waits", "netstat"}}
+	r.Collect.Set("os", &Series{Source: "/proc", Intervals: []Point{}})
+	r.Collect.Set("netstat", &Series{Source: "/proc/net/snmp", Intervals: []Point{}})
 	r.Waits = &Waits{Method: "sampled", Unit: "samples", Events: []WaitShare{}}
 	ivs := r.Intervals
 	if err := s.Save(r); err != nil {
@@ -43,8 +46,10 @@ func TestARunLeftRunningByAKilledHarnessIsRecoveredFromItsRows(t *testing.T) {
 	}
 	pt := Point{Seq: 0, Phase: "measure", T: 1, Seconds: 1, Rates: map[string]float64{"cpu.user": 40}}
 	wi := WaitInterval{Seq: 0, Phase: "measure", T: 1, Total: 10, Shares: map[string]float64{"CPU": 0.7, "IO:WALSync": 0.3}}
-	if err := s.AddEvidence(r.RunID, EvidenceOS, 0, pt); err != nil {
-		t.Fatal(err)
+	for _, kind := range []string{"os", "netstat"} {
+		if err := s.AddEvidence(r.RunID, kind, 0, pt); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := s.AddEvidence(r.RunID, EvidenceWaits, 0, wi); err != nil {
 		t.Fatal(err)
@@ -56,8 +61,10 @@ func TestARunLeftRunningByAKilledHarnessIsRecoveredFromItsRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != StatusRunning || len(got.Collect.OS.Intervals) != 1 || got.Collect.OS.Source != "/proc" || len(got.Waits.Intervals) != 1 {
-		t.Fatalf("a live run: status %s, evidence %+v %+v", got.Status, got.Collect.OS, got.Waits)
+	hostS, netS := got.Collect.Get("os"), got.Collect.Get("netstat")
+	if got.Status != StatusRunning || len(hostS.Intervals) != 1 || hostS.Source != "/proc" || len(got.Waits.Intervals) != 1 ||
+		len(netS.Intervals) != 1 || netS.Source != "/proc/net/snmp" {
+		t.Fatalf("a live run: status %s, evidence %+v %+v %+v", got.Status, hostS, netS, got.Waits)
 	}
 
 	// The harness is gone: the run reads as failed, summarized from what
@@ -77,8 +84,10 @@ func TestARunLeftRunningByAKilledHarnessIsRecoveredFromItsRows(t *testing.T) {
 		got.Summary.LatencyMs["p99"] != done.Summary.LatencyMs["p99"] || done.Summary.LatencyMs["p99"] == 0 || len(got.Ops) != 1 || got.Ops[0].Errors != 2 {
 		t.Errorf("recovered summary %+v ops %+v; the finished run has %+v", got.Summary, got.Ops, done.Summary)
 	}
-	if got.Collect.OS.Totals["cpu.user"] != 40 || len(got.Waits.Events) != 2 || got.Waits.Events[0].Event != "CPU" || got.Waits.Events[0].Share != 0.7 {
-		t.Errorf("recovered evidence %+v %+v", got.Collect.OS, got.Waits)
+	hostS, netS = got.Collect.Get("os"), got.Collect.Get("netstat")
+	if hostS.Totals["cpu.user"] != 40 || netS.Totals["cpu.user"] != 40 || len(got.Waits.Events) != 2 || got.Waits.Events[0].Event != "CPU" ||
+		got.Waits.Events[0].Share != 0.7 {
+		t.Errorf("recovered evidence %+v %+v %+v", hostS, netS, got.Waits)
 	}
 	rows, err := s.List(ctx, 0)
 	if err != nil {

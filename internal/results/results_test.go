@@ -6,6 +6,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -202,5 +204,55 @@ func TestLatencyKeysExistAsNullWhenNothingWasMeasured(t *testing.T) {
 	var back Op
 	if err := json.Unmarshal(b, &back); err != nil || len(back.LatencyMs) != 0 {
 		t.Errorf("read back as %v (%v), want no values", back.LatencyMs, err)
+	}
+}
+
+func TestCollectKeepsEachCollectorsSeriesUnderItsName(t *testing.T) {
+	c := &Collect{Enabled: []string{"os", "server", "waits", "netstat"}, PlansNotChecked: "none"}
+	c.Set("netstat", &Series{Source: "/proc/net/snmp", Intervals: []Point{}})
+	c.Set("os", &Series{Source: "/proc", Intervals: []Point{}, Layout: LayoutHost})
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"enabled":["os","server","waits","netstat"],"os":{"source":"/proc","layout":"host","intervals":[]},` +
+		`"netstat":{"source":"/proc/net/snmp","intervals":[]},"plans_not_checked":"none"}`
+	if string(b) != want {
+		t.Errorf("JSON\n got %s\nwant %s", b, want)
+	}
+	var back Collect
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&back, c) {
+		t.Errorf("read back %+v, want %+v", back, *c)
+	}
+	if back.Get("server") != nil || !slices.Equal(back.Names(), []string{"os", "netstat"}) {
+		t.Errorf("names %v", back.Names())
+	}
+	for _, bad := range []string{`{"enabled":[],"os":3}`, `{"enabled":"os"}`} {
+		if err := json.Unmarshal([]byte(bad), &back); err == nil {
+			t.Errorf("%s read without an error", bad)
+		}
+	}
+}
+
+func TestOldSeriesGetTheirTitlesLayoutsAndHeadlines(t *testing.T) {
+	old := &Series{}
+	if ti, l := old.TitleAndLayout("os"); ti != "Operating system" || l != LayoutHost {
+		t.Errorf("os: %q %q", ti, l)
+	}
+	if ti, l := old.TitleAndLayout("netstat"); ti != "netstat" || l != LayoutCounters {
+		t.Errorf("netstat: %q %q", ti, l)
+	}
+	if len(old.HeadlinesOf("server")) == 0 || len(old.PriorityOf("server")) == 0 {
+		t.Error("an old server series lost its headlines")
+	}
+	if old.HeadlinesOf("netstat") != nil || old.PriorityOf("netstat") != nil {
+		t.Error("a series of another collector got the server's headlines")
+	}
+	own := &Series{Title: "Network", Layout: LayoutCounters, Headlines: []Headline{}}
+	if ti, _ := own.TitleAndLayout("os"); ti != "Network" || own.HeadlinesOf("server") == nil || len(own.HeadlinesOf("server")) != 0 {
+		t.Error("a series' own title and headlines do not win")
 	}
 }
