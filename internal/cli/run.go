@@ -53,7 +53,7 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.results, "results", "", "results store file (default $DBHARNESS_RESULTS or "+results.DefaultPath()+")")
 	fs.BoolVar(&o.noSave, "no-save", false, "do not save the run in the results store")
 	o.outs.flags(fs)
-	fs.StringVar(&o.collect, "collect", "all", "evidence to gather beside the run: a list of os, server, waits, plans; or all, or none")
+	fs.StringVar(&o.collect, "collect", "all", "evidence to gather beside the run: a list of "+strings.Join(collect.AllKinds, ", ")+"; or all, or none")
 	fs.StringVar(&o.cfg.Driver, "driver", "", "how clients run: loop (event loops that own every connection, as pgbench's threads do) or goroutine (one goroutine per client); default loop where the engine has it (PostgreSQL, MySQL/MariaDB) and no --terminals")
 	fs.IntVar(&o.cfg.Loops, "loops", 0, "event loops (OS threads) that share the clients with the loop driver (default 1)")
 }
