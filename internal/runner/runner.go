@@ -35,7 +35,8 @@ type Config struct {
 	// Command is the command line saved with the run (passwords are
 	// removed here).
 	Command []string
-	// Engine drives the clients; Engine.Driver is resolved for the target.
+	// Engine drives the clients; Engine.Driver is resolved for the target
+	// and a zero Engine.Interval is a second.
 	Engine engine.Config
 	// Progress is the interval of the progress lines; 0 prints none (the
 	// run is still measured in Engine.Interval intervals).
@@ -104,6 +105,9 @@ func Run(ctx context.Context, c Config, stop <-chan struct{}) (*results.Run, err
 		return nil, &UsageError{fmt.Sprintf("workload %s cannot be run", wl.Name())}
 	}
 	cfg := c.Engine
+	if cfg.Interval <= 0 {
+		cfg.Interval = time.Second // as run without --progress
+	}
 	d, err := db.Open(c.Target)
 	if err != nil {
 		return nil, err
