@@ -1,5 +1,7 @@
 // Package cli is the command line: one file per command. Flags are bound to
-// configuration structs, never to globals.
+// configuration structs, never to globals. It parses and prints: the
+// parsed configurations go to internal/runner, which makes a run or loads
+// a workload's data, and to internal/sweep, which makes a sweep's runs.
 package cli
 
 import (
@@ -14,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbharness/dbharness/internal/runner"
 	"github.com/dbharness/dbharness/internal/workload"
 	_ "github.com/dbharness/dbharness/internal/workload/all" // built-in workloads
 	"github.com/dbharness/dbharness/internal/workload/script"
@@ -102,12 +105,18 @@ func (a *app) exit(err error) int {
 		}
 		return ee.code
 	}
+	var ie *runner.Interrupted
+	if errors.As(err, &ie) {
+		fmt.Fprintln(a.stderr, "dbharness:", ie.Msg)
+		return ExitInterrupted
+	}
 	if errors.Is(err, pflag.ErrHelp) {
 		return ExitOK
 	}
 	fmt.Fprintln(a.stderr, "dbharness:", oneLine(err.Error()))
 	var ue usageError
-	if errors.As(err, &ue) {
+	var rue *runner.UsageError
+	if errors.As(err, &ue) || errors.As(err, &rue) {
 		return ExitUsage
 	}
 	return ExitFail
@@ -155,7 +164,10 @@ func splitWorkload(cmd string, args []string, common func(fs *pflag.FlagSet)) (s
 
 // parseFlags builds the full flag set (common + the workload's own) and
 // parses args strictly.
-func (a *app) parseFlags(cmd string, wl workload.Generator, args []string, common func(fs *pflag.FlagSet)) (*pflag.FlagSet, error) {
+//
+// The flags of set are then set in order, as if given last on the command
+// line (a sweep's point).
+func (a *app) parseFlags(cmd string, wl workload.Generator, args []string, common func(fs *pflag.FlagSet), set ...flagSet) (*pflag.FlagSet, error) {
 	fs := pflag.NewFlagSet(cmd+" "+wl.Name(), pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.SetOutput(io.Discard)
@@ -164,6 +176,15 @@ func (a *app) parseFlags(cmd string, wl workload.Generator, args []string, commo
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
 		return nil, usagef("%s (for `%s %s`; see `dbharness %s %s --help`)", flagError(err), cmd, wl.Name(), cmd, wl.Name())
+	}
+	for _, f := range set {
+		err := fs.Set(f.name, f.value)
+		if fs.Lookup(f.name) == nil {
+			err = fmt.Errorf("unknown flag: --%s", f.name)
+		}
+		if err != nil {
+			return nil, usagef("%s (for `%s %s`; see `dbharness %s %s --help`)", flagError(err), cmd, wl.Name(), cmd, wl.Name())
+		}
 	}
 	if *help {
 		fmt.Fprintf(a.stdout, "Usage: dbharness %s %s [flags]\n\n%s", cmd, wl.Name(), fs.FlagUsages())

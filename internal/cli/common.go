@@ -24,14 +24,38 @@ import (
 
 // target opens the --db target and says where the default database is.
 func (a *app) target(raw string) (db.DB, error) {
+	t, err := a.targetURL(raw)
+	if err != nil {
+		return nil, err
+	}
+	return db.Open(t)
+}
+
+// targetURL parses the --db target and says where the default database
+// is.
+func (a *app) targetURL(raw string) (*db.Target, error) {
+	t, err := parseTarget(raw)
+	if err != nil {
+		return nil, err
+	}
+	a.noteDefault(t)
+	return t, nil
+}
+
+// parseTarget parses --db; a bad URL is a usage error.
+func parseTarget(raw string) (*db.Target, error) {
 	t, err := db.ParseURL(raw)
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
+	return t, nil
+}
+
+// noteDefault says where the default database is when t is it.
+func (a *app) noteDefault(t *db.Target) {
 	if t.Default {
 		fmt.Fprintf(a.stderr, "using the embedded SQLite database %s (give --db to use another)\n", t.Path)
 	}
-	return db.Open(t)
 }
 
 // connectTimeout bounds how long a first connection may take.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"time"
@@ -9,8 +8,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/runner"
 	"github.com/dbharness/dbharness/internal/workload"
-	"github.com/dbharness/dbharness/internal/workload/file"
 )
 
 type initOpts struct {
@@ -27,9 +26,8 @@ func (o *initOpts) flags(fs *pflag.FlagSet) {
 
 // initSpec is a parsed `init` command line.
 type initSpec struct {
-	wl     workload.Generator
-	initer workload.Initer
-	opts   initOpts
+	wl   workload.Generator
+	opts initOpts
 }
 
 // parseInit parses and validates an `init` command line (without "init").
@@ -45,11 +43,10 @@ func (a *app) parseInit(args []string) (*initSpec, error) {
 	if sp.opts.loaders < 1 {
 		return nil, usagef("--loaders %d is invalid; it must be at least 1", sp.opts.loaders)
 	}
-	initer, ok := wl.(workload.Initer)
-	if !ok {
+	if _, ok := wl.(workload.Initer); !ok {
 		return nil, usagef("workload %s has no data to load; run it directly", wl.Name())
 	}
-	sp.wl, sp.initer = wl, initer
+	sp.wl = wl
 	return sp, nil
 }
 
@@ -58,52 +55,41 @@ func (a *app) cmdInit(args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := a.target(sp.opts.db)
+	t, err := a.targetURL(sp.opts.db)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
 	stop, release := signals()
 	defer release()
 	ctx, cancel := stopContext(stop)
 	defer cancel()
 	start := time.Now()
-	if err := a.execInit(ctx, sp, d, true); err != nil {
+	cfg := sp.config(t)
+	cfg.Progress = func() (workload.LoadProgress, func()) {
+		b := newLoadBar(a.stderr)
+		return b, b.finish
+	}
+	if err := runner.Init(ctx, cfg); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "init %s done on %s in %.1fs\n", sp.wl.Name(), d.Target(), time.Since(start).Seconds())
-	if fw, ok := sp.wl.(*file.Workload); ok {
-		p, err := profileOf(ctx, d, fw)
+	fmt.Fprintf(a.stdout, "init %s done on %s in %.1fs\n", sp.wl.Name(), t, time.Since(start).Seconds())
+	if pf, ok := sp.wl.(workload.Profiler); ok {
+		d, err := db.Open(t)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		p, err := profileOf(ctx, d, pf)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(a.stdout)
-		writeProfile(a.stdout, p)
+		p.WriteText(a.stdout)
 	}
 	return nil
 }
 
-// execInit checks that the server answers (failing fast, with one
-// sentence), then creates and loads the workload's tables, drawing the
-// progress bar on stderr when bar is set.
-func (a *app) execInit(ctx context.Context, sp *initSpec, d db.DB, bar bool) error {
-	c, err := connect(ctx, d)
-	if err != nil {
-		return err
-	}
-	c.Close()
-	env := &workload.Env{DB: d, Seed: sp.opts.seed, Loaders: sp.opts.loaders, Progress: workload.NopProgress{}}
-	if bar {
-		b := newLoadBar(a.stderr)
-		env.Progress = b
-		defer b.finish()
-	}
-	err = sp.initer.Init(ctx, env)
-	if ctx.Err() != nil {
-		return exitError{ExitInterrupted, fmt.Sprintf("init %s interrupted; its tables are incomplete, run init again", sp.wl.Name())}
-	}
-	if err != nil {
-		return fmt.Errorf("init %s on %s: %w", sp.wl.Name(), d.Target(), err)
-	}
-	return nil
+// config is the parsed init for the runner.
+func (sp *initSpec) config(t *db.Target) runner.InitConfig {
+	return runner.InitConfig{Target: t, Workload: sp.wl, Seed: sp.opts.seed, Loaders: sp.opts.loaders}
 }

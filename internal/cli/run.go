@@ -6,16 +6,16 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbharness/dbharness/internal/collect"
+	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/engine"
-	"github.com/dbharness/dbharness/internal/hostinfo"
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/runner"
 	"github.com/dbharness/dbharness/internal/workload"
 )
 
@@ -122,20 +122,25 @@ func (o *runOpts) validate(fs *pflag.FlagSet) error {
 type runSpec struct {
 	args   []string
 	wl     workload.Generator
-	runner workload.Runner
 	opts   runOpts
 	fs     *pflag.FlagSet
+	target *db.Target
 }
 
-// parseRun parses and validates a `run` command line (without "run").
-func (a *app) parseRun(args []string) (*runSpec, error) {
+// flagSet is a flag value set after the command line is parsed, as if
+// given last on it.
+type flagSet struct{ name, value string }
+
+// parseRun parses and validates a `run` command line (without "run"), then
+// sets the flags of set on it (a sweep's point).
+func (a *app) parseRun(args []string, set ...flagSet) (*runSpec, error) {
 	sp := &runSpec{args: args}
 	wl, err := workloadFor("run", args, sp.opts.flags)
 	if err != nil {
 		return nil, err
 	}
 	sp.wl = wl
-	if sp.fs, err = a.parseFlags("run", wl, args, sp.opts.flags); err != nil {
+	if sp.fs, err = a.parseFlags("run", wl, args, sp.opts.flags, set...); err != nil {
 		return nil, err
 	}
 	if fw, ok := wl.(workload.FixedWorker); ok {
@@ -158,26 +163,49 @@ func (a *app) parseRun(args []string) (*runSpec, error) {
 	}
 	// Workloads that read files (scripts) report their mistakes before
 	// connecting.
-	if l, ok := wl.(interface{ Load() error }); ok {
+	if l, ok := wl.(workload.FileReader); ok {
 		if err := l.Load(); err != nil {
 			return nil, usageError{err.Error()}
 		}
 	}
-	var ok bool
-	if sp.runner, ok = wl.(workload.Runner); !ok {
+	r, ok := wl.(workload.Runner)
+	if !ok {
 		return nil, usagef("workload %s cannot be run", wl.Name())
 	}
 	if n := sp.opts.cfg.Terminals; n > 0 {
-		if _, ok := sp.runner.(workload.TerminalRunner); !ok {
+		if _, ok := r.(workload.TerminalRunner); !ok {
 			return nil, usagef("--terminals is for workloads with emulated terminals (tpcc, tpcc-ro); %s has none", wl.Name())
 		}
-		if tc, ok := sp.runner.(workload.TerminalChecker); ok {
+		if tc, ok := r.(workload.TerminalChecker); ok {
 			if err := tc.CheckTerminals(n); err != nil {
 				return nil, usageError{err.Error()}
 			}
 		}
 	}
+	if sp.target, err = parseTarget(sp.opts.db); err != nil {
+		return nil, err
+	}
 	return sp, nil
+}
+
+// config is the parsed run for the runner; the run's text goes to out,
+// its warnings to warn.
+func (sp *runSpec) config(out, warn io.Writer) runner.Config {
+	o := &sp.opts
+	return runner.Config{
+		Target:        sp.target,
+		Workload:      sp.wl,
+		WorkloadFlags: func() map[string]string { return workloadFlags(sp.fs, sp.wl, workload.CmdRun) },
+		Command:       append([]string{"dbharness", "run"}, sp.args...),
+		Engine:        o.cfg,
+		Progress:      o.progress,
+		Percentiles:   o.percentiles,
+		Collect:       o.collectKinds,
+		Results:       o.results,
+		NoSave:        o.noSave,
+		Out:           out,
+		Warn:          warn,
+	}
 }
 
 func (a *app) cmdRun(args []string) error {
@@ -185,11 +213,35 @@ func (a *app) cmdRun(args []string) error {
 	if err != nil {
 		return err
 	}
+	a.noteDefault(sp.target)
 	stop, release := signals()
 	defer release()
-	run, err := a.execRun(context.Background(), sp, stop)
+	o := &sp.opts
+	// Text goes to stderr when the JSON goes to stdout.
+	out := a.stdout
+	if o.json == "-" || o.outs.markdown == "-" {
+		out = a.stderr
+	}
+	run, err := runner.Run(context.Background(), sp.config(out, a.stderr), stop)
 	if err != nil {
+		// A run that started and failed is recorded, and --json says why,
+		// for the tools that read it.
+		if run != nil && o.json != "" {
+			if jerr := report.WriteJSON(o.json, run); jerr != nil {
+				fmt.Fprintf(a.stderr, "dbharness: warning: %v\n", jerr)
+			}
+		}
 		return err
+	}
+	if o.json != "" {
+		if err := report.WriteJSON(o.json, run); err != nil {
+			return err
+		}
+	}
+	if o.outs.any() {
+		if err := a.writeRun(o.outs, run, out); err != nil {
+			return err
+		}
 	}
 	if run.Status == results.StatusInterrupted {
 		return exitError{ExitInterrupted, "run interrupted; the summary covers what was measured"}
@@ -201,227 +253,4 @@ func (a *app) cmdRun(args []string) error {
 		return exitError{ExitFail, fmt.Sprintf("run %s: every transaction failed (%d errors, none succeeded); the first error of each class is shown above", run.RunID, s.Errors)}
 	}
 	return nil
-}
-
-// execRun performs one run: it prints progress and the summary, saves the
-// run as it goes and writes --json. The run is returned whenever it started,
-// also when it failed or was interrupted.
-func (a *app) execRun(ctx context.Context, sp *runSpec, stop <-chan struct{}) (*results.Run, error) {
-	o, wl, runner := &sp.opts, sp.wl, sp.runner
-	d, err := a.target(o.db)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	if err := engine.ResolveDriver(d, &o.cfg); err != nil {
-		return nil, usageError{err.Error()}
-	}
-	env := &workload.Env{DB: d, Seed: o.cfg.Seed, Progress: workload.NopProgress{},
-		Note: func(msg string) { fmt.Fprintf(a.stderr, "dbharness: note: %s: %s\n", wl.Name(), msg) }}
-	conn, err := connect(ctx, d)
-	if err != nil {
-		return nil, err
-	}
-	err = runner.Setup(ctx, env, conn)
-	if err == nil {
-		if h, ok := wl.(workload.RunHooks); ok {
-			err = h.BeforeRun(ctx, env, conn)
-		}
-	}
-	conn.Close()
-	if err != nil {
-		return nil, err
-	}
-	info, err := d.Info(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read the server's version and settings: %w", err)
-	}
-
-	// Text goes to stderr when the JSON goes to stdout.
-	out := a.stdout
-	if o.json == "-" || o.outs.markdown == "-" {
-		out = a.stderr
-	}
-	run := &results.Run{
-		SchemaVersion: results.SchemaVersion,
-		RunID:         results.NewRunID(time.Now()),
-		Status:        results.StatusRunning,
-		Workload:      wl.Name(),
-		Command:       results.RedactArgs(append([]string{"dbharness", "run"}, sp.args...)),
-		Target:        d.Target().String(),
-		Engine:        results.EngineInfo(info),
-		Host:          hostinfo.Read(),
-		StartTime:     time.Now(),
-		Config: results.Config{
-			Clients: o.cfg.Clients, Terminals: o.cfg.Terminals, KeyingThink: o.cfg.ThinkTimes, DurationSeconds: o.cfg.Duration.Seconds(),
-			Transactions: o.cfg.Transactions, WarmupSeconds: o.cfg.Warmup.Seconds(), Rate: o.cfg.Rate,
-			LatencyLimitMs: float64(o.cfg.LatencyLimit) / 1e6, MaxTries: o.cfg.MaxTries,
-			IntervalSeconds: o.cfg.Interval.Seconds(), Seed: o.cfg.Seed,
-			Percentiles: o.percentiles, WorkloadFlags: workloadFlags(sp.fs, wl, workload.CmdRun),
-			Driver: o.cfg.Driver, Loops: o.cfg.Loops,
-		},
-		ErrorClasses: map[string]int64{},
-		Intervals:    []results.Interval{},
-	}
-	store := a.openStore(*o)
-	if store != nil {
-		defer store.Close()
-		store.save(run)
-	}
-	fmt.Fprintf(out, "run %s: %s on %s %s (%s), %d clients, %s\n", run.RunID, wl.Name(), info.Engine, info.Version,
-		d.Target(), o.cfg.Clients, describeEnd(&o.cfg))
-
-	var onPoint func(kind string, seq int, v any)
-	if store != nil {
-		onPoint = func(kind string, seq int, v any) { store.fail(store.AddEvidence(run.RunID, kind, seq, v)) }
-	}
-	ev := a.startEvidence(ctx, o.collectKinds, d, runner, run, onPoint)
-	if store != nil && ev != nil {
-		store.save(run) // the evidence headers and plans, before the clients start
-	}
-	ops := runner.Ops()
-	prog := &report.Progress{W: out, Rate: o.cfg.Rate > 0}
-	obs := ev.observer(func(tk *engine.Tick) {
-		iv := results.IntervalFromTick(tk, ops, o.percentiles)
-		run.Intervals = append(run.Intervals, iv)
-		if o.progress > 0 {
-			prog.Line(&iv)
-		}
-		if store != nil {
-			hists := make(map[string]string, len(tk.Ops))
-			for i, op := range tk.Ops {
-				if h := results.EncodeHist(op.Hist); h != "" {
-					hists[ops[i]] = h
-				}
-			}
-			store.addInterval(run.RunID, &iv, hists)
-		}
-	})
-	var phases *phaseReads
-	if pr, ok := wl.(workload.PhaseReader); ok {
-		if phases = a.startPhaseReads(ctx, d, pr, o.cfg.Warmup, obs); phases != nil {
-			obs = phases
-		}
-	}
-	res, err := engine.Run(ctx, d, runner, o.cfg, obs, stop)
-	phases.end()
-	ev.finish(ctx, run)
-	if err != nil {
-		// The engine fails only before its clock starts (clients that
-		// cannot connect): nothing was measured, but the run is recorded,
-		// and --json says why, for the tools that read it.
-		run.Status, run.Error = results.StatusFailed, oneLine(err.Error())
-		run.EndTime = time.Now()
-		if store != nil {
-			store.save(run)
-		}
-		if o.json != "" {
-			if jerr := report.WriteJSON(o.json, run); jerr != nil {
-				fmt.Fprintf(a.stderr, "dbharness: warning: %v\n", jerr)
-			}
-		}
-		return run, fmt.Errorf("run %s failed: %w", run.RunID, err)
-	}
-	run.Fill(res, nil)
-	if o.cfg.Transactions > 0 {
-		run.ClientSeconds = res.ClientSeconds
-	}
-	run.Status = results.StatusCompleted
-	if res.Interrupted {
-		run.Status = results.StatusInterrupted
-	}
-	if h, ok := wl.(workload.RunHooks); ok {
-		run.Summary.Metrics, err = a.afterRun(ctx, h, env, run, res)
-		if err != nil {
-			fmt.Fprintf(a.stderr, "dbharness: warning: %s: %v\n", wl.Name(), err)
-		}
-	}
-	if store != nil {
-		store.save(run)
-	}
-	report.Summary(out, run)
-	if store != nil {
-		fmt.Fprintf(out, "saved as run %s in %s\n", run.RunID, store.Path())
-	}
-	if o.json != "" {
-		if err := report.WriteJSON(o.json, run); err != nil {
-			return run, err
-		}
-	}
-	if o.outs.any() {
-		if err := a.writeRun(o.outs, run, out); err != nil {
-			return run, err
-		}
-	}
-	return run, nil
-}
-
-// afterRun gives a workload's RunHooks the run's totals, on a fresh
-// connection, and returns its figures.
-func (a *app) afterRun(ctx context.Context, h workload.RunHooks, env *workload.Env, run *results.Run, res *engine.Result) (map[string]float64, error) {
-	conn, err := connect(ctx, env.DB)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	return h.AfterRun(ctx, env, conn, workload.Totals{Commits: run.Commits(), Errors: run.OpErrors(),
-		Seconds: res.Seconds(), MeasureStart: res.MeasureStart, End: res.End, ClientSeconds: res.ClientSeconds})
-}
-
-func describeEnd(c *engine.Config) string {
-	var parts []string
-	if c.Transactions > 0 {
-		parts = append(parts, fmt.Sprintf("%d transactions per client", c.Transactions))
-	} else {
-		parts = append(parts, fmt.Sprintf("%s measured", c.Duration))
-	}
-	if c.Warmup > 0 {
-		parts = append(parts, fmt.Sprintf("after %s warm-up", c.Warmup))
-	}
-	if c.Rate > 0 {
-		parts = append(parts, fmt.Sprintf("open loop at %g tps", c.Rate))
-	}
-	if c.Terminals > 0 {
-		t := fmt.Sprintf("%d terminals", c.Terminals)
-		if c.ThinkTimes {
-			t += " with keying and think times"
-		}
-		parts = append(parts, t)
-	}
-	return strings.Join(parts, " ")
-}
-
-// runStore wraps the results store so that a failing store warns once and
-// never stops a run.
-type runStore struct {
-	*results.Store
-	warn   io.Writer
-	warned atomic.Bool // the collector's goroutine writes evidence too
-}
-
-func (a *app) openStore(o runOpts) *runStore {
-	if o.noSave {
-		return nil
-	}
-	path := o.results
-	if path == "" {
-		path = results.DefaultPath()
-	}
-	s, err := results.Open(path)
-	if err != nil {
-		fmt.Fprintf(a.stderr, "dbharness: warning: %v; the run will not be saved\n", err)
-		return nil
-	}
-	return &runStore{Store: s, warn: a.stderr}
-}
-
-func (s *runStore) fail(err error) {
-	if err != nil && s.warned.CompareAndSwap(false, true) {
-		fmt.Fprintf(s.warn, "dbharness: warning: results store: %v\n", err)
-	}
-}
-
-func (s *runStore) save(r *results.Run) { s.fail(s.Save(r)) }
-func (s *runStore) addInterval(id string, iv *results.Interval, h map[string]string) {
-	s.fail(s.AddInterval(id, iv, h))
 }

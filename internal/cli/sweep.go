@@ -1,26 +1,20 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/experiment"
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/sweep"
 )
 
 // sweepOpts are the flags of `sweep` itself; every other flag is a run or
@@ -169,55 +163,8 @@ func parseVary(vs []string) ([]results.VaryFlag, error) {
 	return out, nil
 }
 
-// varyCombos returns every combination of the vary values (one empty map
-// when nothing varies).
-func varyCombos(vs []results.VaryFlag) []map[string]string {
-	combos := []map[string]string{{}}
-	for _, v := range vs {
-		var next []map[string]string
-		for _, c := range combos {
-			for _, x := range v.Values {
-				m := make(map[string]string, len(c)+1)
-				for k, y := range c {
-					m[k] = y
-				}
-				m[v.Flag] = x
-				next = append(next, m)
-			}
-		}
-		combos = next
-	}
-	return combos
-}
-
-// buildPlan lays out every run: repeat rounds, each a random permutation
-// (seeded by seed and the round) of clients x vary combinations.
-func buildPlan(clients []int, vary []results.VaryFlag, repeat int, seed uint64) []results.SweepRun {
-	var points []results.SweepRun
-	for _, c := range varyCombos(vary) {
-		for _, n := range clients {
-			var v map[string]string
-			if len(c) > 0 {
-				v = c
-			}
-			points = append(points, results.SweepRun{Clients: n, Vary: v})
-		}
-	}
-	var plan []results.SweepRun
-	for round := 1; round <= repeat; round++ {
-		rng := rand.New(rand.NewPCG(seed, uint64(round)))
-		perm := rng.Perm(len(points))
-		for _, i := range perm {
-			p := points[i]
-			p.Round = round
-			p.Seq = len(plan)
-			plan = append(plan, p)
-		}
-	}
-	return plan
-}
-
-// pointArgs are the run arguments of one planned run.
+// pointArgs are the run arguments of one planned run, as the run records
+// its command line.
 func pointArgs(base []string, pr results.SweepRun, vary []results.VaryFlag) []string {
 	args := append([]string{}, base...)
 	args = append(args, "--clients="+strconv.Itoa(pr.Clients))
@@ -277,8 +224,10 @@ func (a *app) cmdSweep(args []string) error {
 	if rest, err = si.takeArgs(wl, rest); err != nil {
 		return err
 	}
-	plan := buildPlan(clients, vary, o.repeat, o.orderSeed)
-	base, err := a.checkPoints(rest, plan, vary, si)
+	plan := sweep.Plan(clients, vary, o.repeat, o.orderSeed)
+	// Check the first point alone, then fix the base arguments before
+	// parsing every point.
+	base, err := a.parsePoint(rest, plan[0], si.runVary(vary))
 	if err != nil {
 		return err
 	}
@@ -290,19 +239,19 @@ func (a *app) cmdSweep(args []string) error {
 		rest = append(rest, "--progress="+iv.String())
 		notes = append(notes, fmt.Sprintf("runs shorter than 10s are measured in %s intervals", iv))
 	}
+	o.results = base.opts.results
+	points, err := a.sweepPoints(rest, plan, vary, si, o.results)
+	if err != nil {
+		return err
+	}
 	if base.opts.noSave {
 		return usagef("--no-save cannot be used with sweep: its runs are kept in the results store")
 	}
 	if base.opts.json != "" {
 		return usagef("--json is the sweep's output here; each run is saved in the results store")
 	}
-	t, err := db.ParseURL(base.opts.db)
-	if err != nil {
-		return usageError{err.Error()}
-	}
-	if t.Default {
-		fmt.Fprintf(a.stderr, "using the embedded SQLite database %s (give --db to use another)\n", t.Path)
-	}
+	t := base.target
+	a.noteDefault(t)
 	sw := &results.Sweep{
 		SchemaVersion: results.SweepSchemaVersion,
 		SweepID:       results.NewSweepID(time.Now()),
@@ -330,35 +279,57 @@ func (a *app) cmdSweep(args []string) error {
 		sw.InitArgs = si.args
 		sw.Notes = append(sw.Notes, si.note())
 	}
-	o.results = base.opts.results
-	return a.execSweep(&o, sw, rest, si)
+	return a.execSweep(&o, sw, points)
 }
 
-// checkPoints parses every distinct point's run (and init) command line
-// before anything runs, and returns the first point's run.
-func (a *app) checkPoints(base []string, plan []results.SweepRun, vary []results.VaryFlag, si *sweepInit) (*runSpec, error) {
-	var first *runSpec
-	checked := map[string]bool{}
-	for _, pr := range plan {
-		args := pointArgs(base, pr, si.runVary(vary))
-		k := strings.Join(args, "\x00")
-		if checked[k] {
-			continue
+// parsePoint parses the run of one planned run: the base arguments with
+// the point's clients and swept values set on them.
+func (a *app) parsePoint(base []string, pr results.SweepRun, vary []results.VaryFlag) (*runSpec, error) {
+	set := []flagSet{{"clients", strconv.Itoa(pr.Clients)}}
+	for _, v := range vary {
+		set = append(set, flagSet{v.Flag, pr.Vary[v.Flag]})
+	}
+	sp, err := a.parseRun(base, set...)
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			return nil, usageError{strings.Replace(ue.msg, "`run ", "`sweep ", 1)}
 		}
-		checked[k] = true
-		sp, err := a.parseRun(args)
+		return nil, err
+	}
+	return sp, nil
+}
+
+// sweepPoints parses the run (and the init) of every planned run before
+// anything runs, and returns their configurations; the runs are saved in
+// the results store storePath.
+func (a *app) sweepPoints(base []string, plan []results.SweepRun, vary []results.VaryFlag, si *sweepInit, storePath string) ([]sweep.Point, error) {
+	if storePath == "" {
+		storePath = results.DefaultPath()
+	}
+	runVary := si.runVary(vary)
+	points := make([]sweep.Point, len(plan))
+	for i, pr := range plan {
+		sp, err := a.parsePoint(base, pr, runVary)
 		if err != nil {
-			var ue usageError
-			if errors.As(err, &ue) {
-				return nil, usageError{strings.Replace(ue.msg, "`run ", "`sweep ", 1)}
-			}
 			return nil, err
 		}
-		if first == nil {
-			first = sp
-		}
+		points[i].Run = sp.config(nil, nil)
+		points[i].Run.Command = append([]string{"dbharness", "run"}, append(pointArgs(base, pr, runVary), "--results="+storePath)...)
 	}
-	return first, si.check(a, plan)
+	if si == nil {
+		return points, nil
+	}
+	for i, pr := range plan {
+		args := si.argsFor(pr)
+		isp, err := a.parseInit(args)
+		if err != nil {
+			return nil, err
+		}
+		ic := isp.config(points[i].Run.Target)
+		points[i].Init, points[i].InitKey = &ic, strings.Join(args, " ")
+	}
+	return points, nil
 }
 
 func (a *app) sweepHelp(fs *pflag.FlagSet, rest []string) error {
@@ -418,11 +389,10 @@ func (a *app) resumeSweep(o *sweepOpts, fs *pflag.FlagSet, rest []string) error 
 		base = withoutFlag(base, "results")
 		base = append(base, "--results="+o.results)
 	}
-	if host, _ := os.Hostname(); sw.Status == results.StatusRunning && sw.Host == host && sw.PID > 0 && sw.PID != os.Getpid() &&
-		processAlive(sw.PID) {
-		return fmt.Errorf("sweep %s is still running (process %d); stop it first, or wait for it", sw.SweepID, sw.PID)
+	if err := sweep.CheckResumable(sw); err != nil {
+		return err
 	}
-	var si *sweepInit
+	points := make([]sweep.Point, len(sw.Plan))
 	msg := a.stdout
 	if o.json == "-" {
 		msg = a.stderr // standard output is the JSON's alone
@@ -430,28 +400,23 @@ func (a *app) resumeSweep(o *sweepOpts, fs *pflag.FlagSet, rest []string) error 
 	if sw.Status == results.StatusCompleted {
 		fmt.Fprintf(msg, "sweep %s is already complete\n", sw.SweepID)
 	} else {
-		// Check the command lines still parse (workload flags may have
-		// changed between versions).
+		// Parse the command lines again (workload flags may have changed
+		// between versions).
 		wl, err := workloadFor("sweep", base, (&runOpts{}).flags)
 		if err != nil {
 			return err
 		}
-		if si = newSweepInit(wl, sw.Vary); si != nil {
+		si := newSweepInit(wl, sw.Vary)
+		if si != nil {
 			si.args = sw.InitArgs
 		}
-		if _, err := a.checkPoints(base, sw.Plan, sw.Vary, si); err != nil {
+		if points, err = a.sweepPoints(base, sw.Plan, sw.Vary, si, o.results); err != nil {
 			return err
 		}
 		fmt.Fprintf(msg, "resuming sweep %s\n", sw.SweepID)
 	}
 	sw.Status, sw.Error = results.StatusRunning, ""
-	return a.execSweep(o, sw, base, si)
-}
-
-// processAlive reports whether a process with that id exists (signal 0).
-func processAlive(pid int) bool {
-	p, err := os.FindProcess(pid)
-	return err == nil && p.Signal(syscall.Signal(0)) == nil
+	return a.execSweep(o, sw, points)
 }
 
 // withoutFlag removes --name and --name=value (and its value) from args.
@@ -477,114 +442,21 @@ func openResults(path string) (*results.Store, error) {
 	return results.Open(path)
 }
 
-// execSweep makes every run of the plan that is not completed yet, saving
-// the sweep after each, then analyses, prints and saves it.
-func (a *app) execSweep(o *sweepOpts, sw *results.Sweep, base []string, si *sweepInit) error {
-	store, err := openResults(o.results)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	ctx := context.Background()
+// execSweep makes the sweep's runs not completed yet (points[i] is the
+// configuration of sw.Plan[i]), then prints, writes and saves its analysis.
+func (a *app) execSweep(o *sweepOpts, sw *results.Sweep, points []sweep.Point) error {
 	out := a.stdout
 	if o.json == "-" {
 		out = a.stderr
 	}
-	sw.PID = os.Getpid()
-	sw.Host, _ = os.Hostname()
-	if err := store.SaveSweep(sw); err != nil {
-		return err
-	}
-	todo := 0
-	for _, pr := range sw.Plan {
-		if pr.Status != results.StatusCompleted {
-			todo++
-		}
-	}
-	if sw.Status == results.StatusRunning && todo > 0 {
-		fmt.Fprintf(out, "sweep %s: %s on %s, clients %s x %d repeat(s)%s: %d runs (%d to do), order seed %d\n",
-			sw.SweepID, sw.Workload, sw.Target, joinInts(sw.Clients), sw.Repeat, describeVary(sw.Vary), len(sw.Plan), todo, sw.OrderSeed)
-		for _, n := range sw.Notes {
-			fmt.Fprintf(out, "note: %s\n", n)
-		}
-	}
 	stop, release := signals()
 	defer release()
-	interrupted := false
-	var failure error
-	done := len(sw.Plan) - todo
-	for i := range sw.Plan {
-		pr := &sw.Plan[i]
-		if pr.Status == results.StatusCompleted {
-			continue
-		}
-		select {
-		case <-stop:
-			interrupted = true
-		default:
-		}
-		if interrupted {
-			break
-		}
-		args := append(pointArgs(base, *pr, si.runVary(sw.Vary)), "--results="+store.Path())
-		sp, err := a.parseRun(args)
-		if err != nil {
-			failure = err
-			break
-		}
-		var run *results.Run
-		if err = si.prepare(a, pr, sp.opts.db, stop, out); err == nil {
-			var runOut bytes.Buffer
-			child := &app{stdout: io.Discard, stderr: &runOut}
-			if o.verbose {
-				child.stdout = out
-			}
-			run, err = child.execRun(ctx, sp, stop)
-			copyWarnings(a.stderr, &runOut)
-		}
-		if run != nil {
-			pr.RunID, pr.Status = run.RunID, run.Status
-			sw.RunIDs = append(sw.RunIDs, run.RunID)
-		}
-		if run != nil && run.Status == results.StatusCompleted {
-			done++
-		}
-		fmt.Fprintf(out, "[%*d/%d] %s\n", len(strconv.Itoa(len(sw.Plan))), pr.Seq+1, len(sw.Plan), runLine(pr, run, err))
-		if err := store.SaveSweep(sw); err != nil {
-			return err
-		}
-		if ee := (exitError{}); errors.As(err, &ee) && ee.code == ExitInterrupted {
-			interrupted = true // during an init
-			break
-		}
-		if err != nil {
-			failure = err
-			break
-		}
-		if run.Status == results.StatusInterrupted {
-			interrupted = true
-			break
-		}
-	}
-	sw.EndTime = time.Now()
-	switch {
-	case failure != nil:
-		sw.Status, sw.Error = results.StatusFailed, oneLine(failure.Error())
-	case interrupted:
-		sw.Status = results.StatusInterrupted
-	default:
-		sw.Status = results.StatusCompleted
-	}
-	runs, err := store.SweepRuns(ctx, sw)
+	oc, err := sweep.Run(context.Background(), sw, points, sweep.Options{Results: o.results, Out: out, Warn: a.stderr, Verbose: o.verbose, Stop: stop})
 	if err != nil {
 		return err
 	}
-	experiment.Analyze(sw, runs)
-	if err := store.SaveSweep(sw); err != nil {
-		return err
-	}
 	report.SweepTable(out, sw)
-	fmt.Fprintf(out, "saved as sweep %s in %s\n", sw.SweepID, store.Path())
+	fmt.Fprintf(out, "saved as sweep %s in %s\n", sw.SweepID, oc.Store)
 	if o.json != "" {
 		if err := report.WriteJSON(o.json, sw); err != nil {
 			return err
@@ -600,61 +472,12 @@ func (a *app) execSweep(o *sweepOpts, sw *results.Sweep, base []string, si *swee
 		}
 	}
 	switch {
-	case failure != nil:
+	case oc.Failure != nil:
 		return fmt.Errorf("sweep %s stopped after %d of %d runs: %v; fix the cause and continue it with `dbharness sweep --resume %s`",
-			sw.SweepID, done, len(sw.Plan), oneLine(failure.Error()), sw.SweepID)
-	case interrupted:
+			sw.SweepID, oc.Done, len(sw.Plan), oneLine(oc.Failure.Error()), sw.SweepID)
+	case oc.Interrupted:
 		return exitError{ExitInterrupted, fmt.Sprintf("sweep %s interrupted after %d of %d runs; continue it with `dbharness sweep --resume %s`",
-			sw.SweepID, done, len(sw.Plan), sw.SweepID)}
+			sw.SweepID, oc.Done, len(sw.Plan), sw.SweepID)}
 	}
 	return nil
-}
-
-// copyWarnings passes a run's stderr on, without the per-run note about the
-// default database.
-func copyWarnings(w io.Writer, b *bytes.Buffer) {
-	sc := bufio.NewScanner(b)
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), "using the embedded SQLite database") {
-			continue
-		}
-		fmt.Fprintln(w, sc.Text())
-	}
-}
-
-func runLine(pr *results.SweepRun, run *results.Run, err error) string {
-	s := fmt.Sprintf("round %d  clients %3d", pr.Round, pr.Clients)
-	if v := experiment.VaryKey(pr.Vary); v != "" {
-		s += "  " + v
-	}
-	if run == nil {
-		return s + "  did not start: " + oneLine(err.Error())
-	}
-	s += fmt.Sprintf("  run %s  %s  %.1f tps", run.RunID, run.Status, run.Summary.TPS)
-	if p99, ok := run.Summary.LatencyMs["p99"]; ok {
-		s += fmt.Sprintf("  p99 %.3f ms", p99)
-	}
-	if run.Summary.Errors > 0 {
-		s += fmt.Sprintf("  %d errors", run.Summary.Errors)
-	}
-	if run.Error != "" {
-		s += "  " + run.Error
-	}
-	return s
-}
-
-func describeVary(vs []results.VaryFlag) string {
-	var s string
-	for _, v := range vs {
-		s += fmt.Sprintf(" x %s=%s", v.Flag, strings.Join(v.Values, ","))
-	}
-	return s
-}
-
-func joinInts(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -38,40 +37,6 @@ func TestParseClientsAlwaysStartsWithOneClient(t *testing.T) {
 		if _, _, err := parseClients(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
-	}
-}
-
-func TestBuildPlanRandomisesEachRoundReproducibly(t *testing.T) {
-	vary := []results.VaryFlag{{Flag: "mix", Values: []string{"a", "b"}}}
-	plan := buildPlan([]int{1, 2, 4, 8}, vary, 3, 42)
-	if len(plan) != 24 {
-		t.Fatalf("%d runs, want 4 clients x 2 values x 3 rounds", len(plan))
-	}
-	key := func(p results.SweepRun) string { return fmt.Sprintf("%d/%s", p.Clients, p.Vary["mix"]) }
-	var orders []string
-	for r := 0; r < 3; r++ {
-		seen := map[string]bool{}
-		var order []string
-		for i, p := range plan[r*8 : r*8+8] {
-			if p.Round != r+1 || p.Seq != r*8+i {
-				t.Fatalf("entry %d: round %d seq %d", r*8+i, p.Round, p.Seq)
-			}
-			seen[key(p)] = true
-			order = append(order, key(p))
-		}
-		if len(seen) != 8 {
-			t.Errorf("round %d does not hold every point once: %v", r+1, order)
-		}
-		orders = append(orders, strings.Join(order, " "))
-	}
-	if orders[0] == orders[1] && orders[1] == orders[2] {
-		t.Errorf("every round has the same order: %s", orders[0])
-	}
-	if !reflect.DeepEqual(plan, buildPlan([]int{1, 2, 4, 8}, vary, 3, 42)) {
-		t.Error("the same seed gives another plan")
-	}
-	if reflect.DeepEqual(plan, buildPlan([]int{1, 2, 4, 8}, vary, 3, 43)) {
-		t.Error("another seed gives the same plan")
 	}
 }
 

@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -144,66 +141,8 @@ func (si *sweepInit) argsFor(pr results.SweepRun) []string {
 	return args
 }
 
-// check parses every distinct init command line of the plan, so that a bad
-// value is refused before the first run.
-func (si *sweepInit) check(a *app, plan []results.SweepRun) error {
-	if si == nil {
-		return nil
-	}
-	checked := map[string]bool{}
-	for _, pr := range plan {
-		args := si.argsFor(pr)
-		k := strings.Join(args, "\x00")
-		if checked[k] {
-			continue
-		}
-		checked[k] = true
-		if _, err := a.parseInit(args); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // note describes when the sweep runs init, for the sweep's notes.
 func (si *sweepInit) note() string {
 	return fmt.Sprintf("init %s runs before each run whose %s differs from what the sweep loaded last, and before the first run of each session (--resume included)",
 		si.workload, strings.Join(si.varied, ", "))
-}
-
-// prepare runs init, quietly, before the run of pr when the point's init
-// values differ from those loaded last (on the run's --db), and prints a
-// line saying so. pr.Init records whether it did.
-func (si *sweepInit) prepare(a *app, pr *results.SweepRun, dbURL string, stop <-chan struct{}, out io.Writer) error {
-	pr.Init = false
-	if si == nil {
-		return nil
-	}
-	args := si.argsFor(*pr)
-	key := strings.Join(args, " ")
-	if key == si.loaded {
-		return nil
-	}
-	si.loaded = ""
-	var msgs bytes.Buffer
-	child := &app{stdout: io.Discard, stderr: &msgs}
-	defer copyWarnings(a.stderr, &msgs)
-	sp, err := child.parseInit(append(args, "--db="+dbURL))
-	if err != nil {
-		return err
-	}
-	d, err := child.target(dbURL)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	ctx, cancel := stopContext(stop)
-	defer cancel()
-	start := time.Now()
-	if err := child.execInit(ctx, sp, d, false); err != nil {
-		return err
-	}
-	pr.Init, si.loaded = true, key
-	fmt.Fprintf(out, "init %s: done in %.2fs\n", key, time.Since(start).Seconds())
-	return nil
 }

@@ -12,6 +12,7 @@ package workload
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"sort"
@@ -196,6 +197,27 @@ func New(name string) (Generator, error) {
 		return nil, fmt.Errorf("unknown workload %q; `dbharness workloads` lists them", name)
 	}
 	return fn(), nil
+}
+
+// FileReader is a workload that reads files named by its flags (pgbench
+// scripts). The harness calls Load after the flags are set and before
+// connecting, so that a mistake in a file is reported first.
+type FileReader interface {
+	Load() error
+}
+
+// Profiler is a workload whose loaded data can be profiled (workload
+// files): what the data is, what the engine's statistics believe, and
+// where they differ.
+type Profiler interface {
+	// ProfileData measures the loaded data on conn.
+	ProfileData(ctx context.Context, d db.DB, conn db.Conn) (DataProfile, error)
+}
+
+// DataProfile is a Profiler's result: a value for JSON and text for people.
+type DataProfile interface {
+	// WriteText writes the profile as text.
+	WriteText(w io.Writer)
 }
 
 // TerminalRunner is a Runner whose transactions come from emulated

@@ -1,4 +1,4 @@
-package cli
+package runner
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 // evidence runs the collectors and the plan check of one run.
 type evidence struct {
-	a     *app
+	warnf func(format string, args ...any)
 	kinds map[string]bool
 	d     db.DB
 	col   *collect.Collector
@@ -26,12 +26,12 @@ type evidence struct {
 // connect. It returns nil when --collect none.
 //
 // onPoint (may be nil) is given each evidence interval as it is computed.
-func (a *app) startEvidence(ctx context.Context, kinds map[string]bool, d db.DB, runner workload.Runner, run *results.Run,
-	onPoint func(kind string, seq int, v any)) *evidence {
+func startEvidence(ctx context.Context, warnf func(format string, args ...any), kinds map[string]bool, d db.DB, runner workload.Runner,
+	run *results.Run, onPoint func(kind string, seq int, v any)) *evidence {
 	if len(kinds) == 0 {
 		return nil
 	}
-	ev := &evidence{a: a, kinds: kinds, d: d}
+	ev := &evidence{warnf: warnf, kinds: kinds, d: d}
 	run.Collect = &results.Collect{}
 	run.Collect.Enabled = collect.Enabled(kinds)
 	appName := ""
@@ -52,7 +52,7 @@ func (a *app) startEvidence(ctx context.Context, kinds map[string]bool, d db.DB,
 		default:
 			ev.plans = &collect.PlanCheck{DB: d, Stmts: stmts, Seed: run.Config.Seed}
 			if conn, err := connect(ctx, d); err != nil {
-				a.warnf("plan check: %v", err)
+				warnf("plan check: %v", err)
 				run.Collect.PlansNotChecked = oneLine(err.Error())
 				ev.plans = nil
 			} else {
@@ -65,7 +65,7 @@ func (a *app) startEvidence(ctx context.Context, kinds map[string]bool, d db.DB,
 		ev.col = collect.For(d, kinds, appName)
 		ev.col.OnPoint = onPoint
 		for _, w := range ev.col.Start(ctx) {
-			a.warnf("%s", w)
+			warnf("%s", w)
 		}
 		h := ev.col.Headers()
 		run.Collect.Series, run.Waits = h.Series, h.Waits
@@ -115,20 +115,16 @@ func (ev *evidence) finish(ctx context.Context, run *results.Run) {
 		res := ev.col.Stop(-1, "", time.Time{})
 		run.Collect.Series, run.Waits = res.Series, res.Waits
 		for _, w := range res.Warnings {
-			ev.a.warnf("%s", w)
+			ev.warnf("%s", w)
 		}
 	}
 	if ev.plans != nil {
 		conn, err := connect(ctx, ev.d)
 		if err != nil {
-			ev.a.warnf("plan check after the run: %v", err)
+			ev.warnf("plan check after the run: %v", err)
 			return
 		}
 		run.Plans = ev.plans.After(ctx, conn)
 		conn.Close()
 	}
-}
-
-func (a *app) warnf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "dbharness: warning: "+format+"\n", args...)
 }

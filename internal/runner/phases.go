@@ -1,4 +1,4 @@
-package cli
+package runner
 
 import (
 	"context"
@@ -32,13 +32,14 @@ type phaseReads struct {
 // startPhaseReads opens the readings' connection and returns the observer
 // to run with; nil (and a warning) when it cannot connect, so that the run
 // goes on without the workload's phase figures.
-func (a *app) startPhaseReads(ctx context.Context, d db.DB, pr workload.PhaseReader, warmup time.Duration, inner engine.Observer) *phaseReads {
+func startPhaseReads(ctx context.Context, warnf func(format string, args ...any), d db.DB, pr workload.PhaseReader, warmup time.Duration,
+	inner engine.Observer) *phaseReads {
 	conn, err := connect(ctx, d)
 	if err != nil {
-		a.warnf("the figures read at the bounds of the measured phase are left out: %v", err)
+		warnf("the figures read at the bounds of the measured phase are left out: %v", err)
 		return nil
 	}
-	return &phaseReads{Observer: inner, ctx: ctx, pr: pr, conn: conn, warmup: warmup, warn: a.warnf}
+	return &phaseReads{Observer: inner, ctx: ctx, pr: pr, conn: conn, warmup: warmup, warn: warnf}
 }
 
 // OnStart implements engine.StartObserver.

@@ -1,0 +1,311 @@
+// Package runner makes one run, or loads one workload's data, from a typed
+// configuration: it opens the target, starts the collectors, drives the
+// engine, fills the run and saves it in the results store as it goes. It
+// parses no command line; `run`, `init` and `sweep` build its
+// configurations.
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/hostinfo"
+	"github.com/dbharness/dbharness/internal/report"
+	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/workload"
+)
+
+// Config is one run, parsed and validated.
+type Config struct {
+	// Target is the database to run against.
+	Target *db.Target
+	// Workload is the workload instance, its flags already set; it must be
+	// a workload.Runner.
+	Workload workload.Generator
+	// WorkloadFlags returns the workload's own flag values, saved with the
+	// run; it is called after the workload's Setup, whose choices they
+	// show (tpcc on SQLite runs --mode client). Nil saves none.
+	WorkloadFlags func() map[string]string
+	// Command is the command line saved with the run (passwords are
+	// removed here).
+	Command []string
+	// Engine drives the clients; Engine.Driver is resolved for the target
+	// and a zero Engine.Interval is a second.
+	Engine engine.Config
+	// Progress is the interval of the progress lines; 0 prints none (the
+	// run is still measured in Engine.Interval intervals).
+	Progress time.Duration
+	// Percentiles are the latency percentiles to report (normalised).
+	Percentiles []float64
+	// Collect is the set of evidence kinds to gather (collect.ParseKinds);
+	// empty gathers none.
+	Collect map[string]bool
+	// Results is the results store file ("" is results.DefaultPath());
+	// NoSave keeps the run out of it.
+	Results string
+	NoSave  bool
+	// Out takes the run's text: its first line, the progress lines, the
+	// summary and where it was saved. Warn takes warnings and the
+	// workload's notes. Nil discards.
+	Out, Warn io.Writer
+}
+
+// UsageError is a configuration the target cannot run (a driver it does
+// not have): the user's to fix.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Interrupted is work stopped by the user before its end.
+type Interrupted struct{ Msg string }
+
+func (e *Interrupted) Error() string { return e.Msg }
+
+// connectTimeout bounds how long a first connection may take.
+const connectTimeout = 10 * time.Second
+
+func connect(ctx context.Context, d db.DB) (db.Conn, error) {
+	cctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	defer cancel()
+	return d.Connect(cctx)
+}
+
+// oneLine keeps an error to one line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+// Run performs one run: it prints its first line, the progress and the
+// summary to c.Out, saves the run as it goes and returns it. The run is
+// returned whenever it started, also when it failed (with the error) or
+// was interrupted (Status says so). Closing stop ends the run early.
+func Run(ctx context.Context, c Config, stop <-chan struct{}) (*results.Run, error) {
+	out, warn := orDiscard(c.Out), orDiscard(c.Warn)
+	warnf := func(format string, args ...any) { fmt.Fprintf(warn, "dbharness: warning: "+format+"\n", args...) }
+	wl := c.Workload
+	runner, ok := wl.(workload.Runner)
+	if !ok {
+		return nil, &UsageError{fmt.Sprintf("workload %s cannot be run", wl.Name())}
+	}
+	cfg := c.Engine
+	if cfg.Interval <= 0 {
+		cfg.Interval = time.Second // as run without --progress
+	}
+	d, err := db.Open(c.Target)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	if err := engine.ResolveDriver(d, &cfg); err != nil {
+		return nil, &UsageError{err.Error()}
+	}
+	env := &workload.Env{DB: d, Seed: cfg.Seed, Progress: workload.NopProgress{},
+		Note: func(msg string) { fmt.Fprintf(warn, "dbharness: note: %s: %s\n", wl.Name(), msg) }}
+	conn, err := connect(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	err = runner.Setup(ctx, env, conn)
+	if err == nil {
+		if h, ok := wl.(workload.RunHooks); ok {
+			err = h.BeforeRun(ctx, env, conn)
+		}
+	}
+	conn.Close()
+	if err != nil {
+		return nil, err
+	}
+	info, err := d.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the server's version and settings: %w", err)
+	}
+	wlFlags := map[string]string{}
+	if c.WorkloadFlags != nil {
+		wlFlags = c.WorkloadFlags()
+	}
+
+	run := &results.Run{
+		SchemaVersion: results.SchemaVersion,
+		RunID:         results.NewRunID(time.Now()),
+		Status:        results.StatusRunning,
+		Workload:      wl.Name(),
+		Command:       results.RedactArgs(c.Command),
+		Target:        d.Target().String(),
+		Engine:        results.EngineInfo(info),
+		Host:          hostinfo.Read(),
+		StartTime:     time.Now(),
+		Config: results.Config{
+			Clients: cfg.Clients, Terminals: cfg.Terminals, KeyingThink: cfg.ThinkTimes, DurationSeconds: cfg.Duration.Seconds(),
+			Transactions: cfg.Transactions, WarmupSeconds: cfg.Warmup.Seconds(), Rate: cfg.Rate,
+			LatencyLimitMs: float64(cfg.LatencyLimit) / 1e6, MaxTries: cfg.MaxTries,
+			IntervalSeconds: cfg.Interval.Seconds(), Seed: cfg.Seed,
+			Percentiles: c.Percentiles, WorkloadFlags: wlFlags,
+			Driver: cfg.Driver, Loops: cfg.Loops,
+		},
+		ErrorClasses: map[string]int64{},
+		Intervals:    []results.Interval{},
+	}
+	store := openStore(c, warn)
+	if store != nil {
+		defer store.Close()
+		store.save(run)
+	}
+	fmt.Fprintf(out, "run %s: %s on %s %s (%s), %d clients, %s\n", run.RunID, wl.Name(), info.Engine, info.Version,
+		d.Target(), cfg.Clients, DescribeEnd(&cfg))
+
+	var onPoint func(kind string, seq int, v any)
+	if store != nil {
+		onPoint = func(kind string, seq int, v any) { store.fail(store.AddEvidence(run.RunID, kind, seq, v)) }
+	}
+	ev := startEvidence(ctx, warnf, c.Collect, d, runner, run, onPoint)
+	if store != nil && ev != nil {
+		store.save(run) // the evidence headers and plans, before the clients start
+	}
+	ops := runner.Ops()
+	prog := &report.Progress{W: out, Rate: cfg.Rate > 0}
+	obs := ev.observer(func(tk *engine.Tick) {
+		iv := results.IntervalFromTick(tk, ops, c.Percentiles)
+		run.Intervals = append(run.Intervals, iv)
+		if c.Progress > 0 {
+			prog.Line(&iv)
+		}
+		if store != nil {
+			hists := make(map[string]string, len(tk.Ops))
+			for i, op := range tk.Ops {
+				if h := results.EncodeHist(op.Hist); h != "" {
+					hists[ops[i]] = h
+				}
+			}
+			store.addInterval(run.RunID, &iv, hists)
+		}
+	})
+	var phases *phaseReads
+	if pr, ok := wl.(workload.PhaseReader); ok {
+		if phases = startPhaseReads(ctx, warnf, d, pr, cfg.Warmup, obs); phases != nil {
+			obs = phases
+		}
+	}
+	res, err := engine.Run(ctx, d, runner, cfg, obs, stop)
+	phases.end()
+	ev.finish(ctx, run)
+	if err != nil {
+		// The engine fails only before its clock starts (clients that
+		// cannot connect): nothing was measured, but the run is recorded.
+		run.Status, run.Error = results.StatusFailed, oneLine(err.Error())
+		run.EndTime = time.Now()
+		if store != nil {
+			store.save(run)
+		}
+		return run, fmt.Errorf("run %s failed: %w", run.RunID, err)
+	}
+	run.Fill(res, nil)
+	if cfg.Transactions > 0 {
+		run.ClientSeconds = res.ClientSeconds
+	}
+	run.Status = results.StatusCompleted
+	if res.Interrupted {
+		run.Status = results.StatusInterrupted
+	}
+	if h, ok := wl.(workload.RunHooks); ok {
+		run.Summary.Metrics, err = afterRun(ctx, h, env, run, res)
+		if err != nil {
+			fmt.Fprintf(warn, "dbharness: warning: %s: %v\n", wl.Name(), err)
+		}
+	}
+	if store != nil {
+		store.save(run)
+	}
+	report.Summary(out, run)
+	if store != nil {
+		fmt.Fprintf(out, "saved as run %s in %s\n", run.RunID, store.Path())
+	}
+	return run, nil
+}
+
+// afterRun gives a workload's RunHooks the run's totals, on a fresh
+// connection, and returns its figures.
+func afterRun(ctx context.Context, h workload.RunHooks, env *workload.Env, run *results.Run, res *engine.Result) (map[string]float64, error) {
+	conn, err := connect(ctx, env.DB)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	return h.AfterRun(ctx, env, conn, workload.Totals{Commits: run.Commits(), Errors: run.OpErrors(),
+		Seconds: res.Seconds(), MeasureStart: res.MeasureStart, End: res.End, ClientSeconds: res.ClientSeconds})
+}
+
+// DescribeEnd says when a run ends, for its first line.
+func DescribeEnd(c *engine.Config) string {
+	var parts []string
+	if c.Transactions > 0 {
+		parts = append(parts, fmt.Sprintf("%d transactions per client", c.Transactions))
+	} else {
+		parts = append(parts, fmt.Sprintf("%s measured", c.Duration))
+	}
+	if c.Warmup > 0 {
+		parts = append(parts, fmt.Sprintf("after %s warm-up", c.Warmup))
+	}
+	if c.Rate > 0 {
+		parts = append(parts, fmt.Sprintf("open loop at %g tps", c.Rate))
+	}
+	if c.Terminals > 0 {
+		t := fmt.Sprintf("%d terminals", c.Terminals)
+		if c.ThinkTimes {
+			t += " with keying and think times"
+		}
+		parts = append(parts, t)
+	}
+	return strings.Join(parts, " ")
+}
+
+// runStore wraps the results store so that a failing store warns once and
+// never stops a run.
+type runStore struct {
+	*results.Store
+	warn   io.Writer
+	warned atomic.Bool // the collector's goroutine writes evidence too
+}
+
+func openStore(c Config, warn io.Writer) *runStore {
+	if c.NoSave {
+		return nil
+	}
+	path := c.Results
+	if path == "" {
+		path = results.DefaultPath()
+	}
+	s, err := results.Open(path)
+	if err != nil {
+		fmt.Fprintf(warn, "dbharness: warning: %v; the run will not be saved\n", err)
+		return nil
+	}
+	return &runStore{Store: s, warn: warn}
+}
+
+func (s *runStore) fail(err error) {
+	if err != nil && s.warned.CompareAndSwap(false, true) {
+		fmt.Fprintf(s.warn, "dbharness: warning: results store: %v\n", err)
+	}
+}
+
+func (s *runStore) save(r *results.Run) { s.fail(s.Save(r)) }
+func (s *runStore) addInterval(id string, iv *results.Interval, h map[string]string) {
+	s.fail(s.AddInterval(id, iv, h))
+}
