@@ -2,8 +2,12 @@
 // packages. The tree is layered so that a new engine, collector, workload
 // or report format is an addition at the edge, never an edit in the middle:
 //
-//	cmd → cli → runner, sweep → engine, collect → workload → db
+//	cmd → cli → sweep → runner → engine, collect → workload → db
 //	results → analysis → report
+//
+// with one package per engine under db (db/postgres, ...) plugging into db
+// and collect, named only by db/all; measure, runphase, redact and the
+// other leaves are shared by both chains.
 //
 // Each package's allowed imports are listed below. A new package, or a
 // new edge between packages, fails this test until it is added here on
@@ -41,12 +45,13 @@ var allowed = map[string][]string{
 	"internal/redact":     {},
 	"internal/datadir":    {},
 	"internal/runphase":   {},
+	"internal/measure":    {},
 	"internal/pgbexpr":    {"internal/datagen"},
 	"internal/wlfile":     {"internal/datagen", "internal/pgbexpr", "internal/sqlparams"},
 
 	// What a run produced, and what reads it: results, analysis and
 	// report know no database and no driver.
-	"internal/results":    {"internal/datadir", "internal/engine", "internal/histogram", "internal/hostinfo", "internal/redact", "internal/selfcost"},
+	"internal/results":    {"internal/datadir", "internal/histogram", "internal/hostinfo", "internal/measure", "internal/redact", "internal/selfcost"},
 	"internal/experiment": {"internal/analysis", "internal/results", "internal/runphase"},
 	"internal/report":     {"internal/analysis", "internal/redact", "internal/report/svg", "internal/results", "internal/runphase"},
 
@@ -58,7 +63,7 @@ var allowed = map[string][]string{
 	"internal/workload/*": {"internal/datagen", "internal/db", "internal/evloop", "internal/pgbexpr", "internal/sqlparams", "internal/wlfile", "internal/workload"},
 	"internal/workload/all": {"internal/workload/file", "internal/workload/inserts", "internal/workload/null", "internal/workload/script",
 		"internal/workload/tpcb", "internal/workload/tpcc", "internal/workload/transtats"},
-	"internal/engine":  {"internal/db", "internal/evloop", "internal/histogram", "internal/runphase", "internal/selfcost", "internal/workload"},
+	"internal/engine":  {"internal/db", "internal/evloop", "internal/histogram", "internal/measure", "internal/runphase", "internal/selfcost", "internal/workload"},
 	"internal/collect": {"internal/db", "internal/results", "internal/workload"},
 
 	// One package per engine: it plugs into db (connections, dialect,
@@ -70,9 +75,14 @@ var allowed = map[string][]string{
 	"internal/db/all":      {"internal/db/mysql", "internal/db/postgres", "internal/db/sqlite"},
 	"internal/testdb":      {"internal/db", "internal/db/all"},
 
-	// The command line, and the binary.
-	"internal/cli": {"internal/collect", "internal/db", "internal/engine", "internal/experiment", "internal/hostinfo", "internal/redact",
-		"internal/report", "internal/results", "internal/workload", "internal/workload/all", "internal/workload/file", "internal/workload/script"},
+	// A run put together (runner), and an experiment of many (sweep).
+	"internal/runner": {"internal/collect", "internal/db", "internal/engine", "internal/hostinfo", "internal/report", "internal/results", "internal/workload"},
+	"internal/sweep":  {"internal/experiment", "internal/results", "internal/runner"},
+
+	// The command line parses and prints; the binary registers the
+	// engines and workloads.
+	"internal/cli": {"internal/collect", "internal/db", "internal/engine", "internal/experiment", "internal/redact", "internal/report",
+		"internal/results", "internal/runner", "internal/sweep", "internal/workload", "internal/workload/all", "internal/workload/script"},
 	"cmd/dbharness":     {"internal/cli", "internal/db/all"},
 	"bench/pairs":       {},
 	"bench/collectcost": {"internal/collect", "internal/db", "internal/db/all", "internal/db/postgres"},

@@ -16,9 +16,9 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/histogram"
 	"github.com/dbharness/dbharness/internal/hostinfo"
+	"github.com/dbharness/dbharness/internal/measure"
 	"github.com/dbharness/dbharness/internal/redact"
 	"github.com/dbharness/dbharness/internal/selfcost"
 )
@@ -330,8 +330,8 @@ func DecodeHist(s string) (*hdr.Histogram, error) {
 	return hdr.Decode([]byte(s))
 }
 
-// IntervalFromTick converts an engine tick.
-func IntervalFromTick(tk *engine.Tick, ops []string, ps []float64) Interval {
+// IntervalFromTick converts one of the engine's ticks.
+func IntervalFromTick(tk *measure.Tick, ops []string, ps []float64) Interval {
 	secs := tk.End.Sub(tk.Start).Seconds()
 	iv := Interval{Seq: tk.Seq, Phase: tk.Phase, T: round3(tk.Elapsed.Seconds()), Seconds: round3(secs),
 		Reconnects: tk.Reconnects, Down: tk.Down, ErrorClasses: tk.ErrorClasses}
@@ -380,7 +380,7 @@ func pct(share float64) *float64 {
 }
 
 // Fill sets the summary and per-operation totals of r from an engine result.
-func (r *Run) Fill(res *engine.Result, metrics map[string]float64) {
+func (r *Run) Fill(res *measure.Result, metrics map[string]float64) {
 	ps := r.Config.Percentiles
 	secs := res.Seconds()
 	r.StartTime, r.EndTime = res.Start, res.End
@@ -388,7 +388,7 @@ func (r *Run) Fill(res *engine.Result, metrics map[string]float64) {
 	r.ErrorSamples = res.ErrorSamples
 	all := histogram.New()
 	r.Ops = r.Ops[:0]
-	conv := func(o engine.OpResult) Op {
+	conv := func(o measure.OpResult) Op {
 		op := Op{Name: o.Name, Count: o.Hist.TotalCount(), Errors: o.Errors, Retries: o.Retries, Late: o.Late,
 			LatencyMs: LatencyOf(o.Hist, ps), Histogram: EncodeHist(o.Hist)}
 		if secs > 0 {
