@@ -62,19 +62,34 @@ func Open(path string) (*Store, error) {
 			return nil, fmt.Errorf("results store %s: %v", path, err)
 		}
 	}
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
+	s, err := openStore(path, url.Values{"_pragma": {"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)"}})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.db.Exec(storeSchema + sweepSchema + evidenceSchema); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("results store %s cannot be opened: %v", path, err)
+	}
+	return s, nil
+}
+
+// OpenReadOnly opens an existing store for reading: it creates nothing,
+// neither the file nor its tables (shell completion looks for ids).
+func OpenReadOnly(path string) (*Store, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("results store %s: %v", path, err)
+	}
+	return openStore(path, url.Values{"mode": {"ro"}, "_pragma": {"busy_timeout(1000)"}})
+}
+
+// openStore opens the SQLite file at path, with the URI parameters q, on
+// one connection.
+func openStore(path string, q url.Values) (*Store, error) {
 	d, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("results store %s: %v", path, err)
 	}
 	d.SetMaxOpenConns(1)
-	if _, err := d.Exec(storeSchema + sweepSchema + evidenceSchema); err != nil {
-		d.Close()
-		return nil, fmt.Errorf("results store %s cannot be opened: %v", path, err)
-	}
 	return &Store{db: d, path: path}, nil
 }
 
