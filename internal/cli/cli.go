@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/dbharness/dbharness/internal/runner"
@@ -41,22 +42,57 @@ type app struct {
 type command struct {
 	name, usage, summary string
 	run                  func(a *app, args []string) error
+	// flags adds the command's own flags (nil: none); the handler binds
+	// the same function to its options.
+	flags func(fs *pflag.FlagSet)
+	// wlCmd is set when the first argument names a workload (or a
+	// workload file) whose flags for wlCmd join flags.
+	wlCmd workload.Command
+	// ids completes saved run and sweep ids as arguments; files too
+	// when the command also reads files.
+	ids, files bool
 }
 
 func commands() []command {
 	return []command{
-		{"init", "init WORKLOAD|FILE.yaml [--db URL] [flags]", "create the workload's tables and load its data", (*app).cmdInit},
-		{"run", "run WORKLOAD|FILE.yaml|--script F [--db URL] [flags]", "drive the workload and measure it", (*app).cmdRun},
-		{"check", "check WORKLOAD|FILE.yaml [--db URL]", "verify the workload's consistency invariants (exit 1 if violated)", (*app).cmdCheck},
-		{"profile", "profile FILE.yaml [--db URL] [--json F]", "the data and the engine's statistics of a loaded workload file", (*app).cmdProfile},
-		{"workloads", "workloads", "list the built-in workloads and their flags", (*app).cmdWorkloads},
-		{"sweep", "sweep WORKLOAD --clients 1,2,4,8 [flags]", "run an experiment: many runs, one analysis", (*app).cmdSweep},
-		{"runs", "runs [--json]", "list saved runs", (*app).cmdRuns},
-		{"sweeps", "sweeps [--json]", "list saved sweeps", (*app).cmdSweeps},
-		{"show", "show RUN|SWEEP [--json]", "print a saved run's summary or a sweep's analysis", (*app).cmdShow},
-		{"compare", "compare A B [--json]", "compare two runs or two sweeps (B against A)", (*app).cmdCompare},
-		{"report", "report RUN|SWEEP|A B|FILE [--html F] [--csv D] [--markdown F]", "write an HTML report, CSV files or a Markdown summary of a run, sweep or comparison", (*app).cmdReport},
-		{"version", "version", "print the version", func(a *app, _ []string) error { fmt.Fprintln(a.stdout, "dbharness", Version); return nil }},
+		{name: "init", usage: "init WORKLOAD|FILE.yaml [--db URL] [flags]", summary: "create the workload's tables and load its data", run: (*app).cmdInit,
+			flags: (&initOpts{}).flags, wlCmd: workload.CmdInit},
+		{name: "run", usage: "run WORKLOAD|FILE.yaml|--script F [--db URL] [flags]", summary: "drive the workload and measure it", run: (*app).cmdRun,
+			flags: (&runOpts{}).flags, wlCmd: workload.CmdRun},
+		{name: "check", usage: "check WORKLOAD|FILE.yaml [--db URL]", summary: "verify the workload's consistency invariants (exit 1 if violated)", run: (*app).cmdCheck,
+			flags: (&checkOpts{}).flags, wlCmd: workload.CmdCheck},
+		{name: "profile", usage: "profile FILE.yaml [--db URL] [--json F]", summary: "the data and the engine's statistics of a loaded workload file", run: (*app).cmdProfile,
+			flags: (&profileOpts{}).flags, wlCmd: "profile"},
+		{name: "workloads", usage: "workloads", summary: "list the built-in workloads and their flags", run: (*app).cmdWorkloads},
+		{name: "sweep", usage: "sweep WORKLOAD --clients 1,2,4,8 [flags]", summary: "run an experiment: many runs, one analysis", run: (*app).cmdSweep,
+			flags: merged((&sweepOpts{}).flags, (&runOpts{}).flags), wlCmd: workload.CmdRun},
+		{name: "runs", usage: "runs [--json]", summary: "list saved runs", run: (*app).cmdRuns, flags: (&storeOpts{}).listFlags("runs")},
+		{name: "sweeps", usage: "sweeps [--json]", summary: "list saved sweeps", run: (*app).cmdSweeps, flags: (&storeOpts{}).listFlags("sweeps")},
+		{name: "show", usage: "show RUN|SWEEP [--json]", summary: "print a saved run's summary or a sweep's analysis", run: (*app).cmdShow,
+			flags: (&storeOpts{}).flags, ids: true},
+		{name: "compare", usage: "compare A B [--json]", summary: "compare two runs or two sweeps (B against A)", run: (*app).cmdCompare,
+			flags: compareFlags(&storeOpts{}, &reportOuts{}), ids: true},
+		{name: "report", usage: "report RUN|SWEEP|A B|FILE [--html F] [--csv D] [--markdown F]", summary: "write an HTML report, CSV files or a Markdown summary of a run, sweep or comparison", run: (*app).cmdReport,
+			flags: reportFlags(&storeOpts{}, &reportOuts{}), ids: true, files: true},
+		{name: "version", usage: "version", summary: "print the version", run: func(a *app, _ []string) error { fmt.Fprintln(a.stdout, "dbharness", Version); return nil }},
+	}
+}
+
+// merged adds the flags of each function in turn, but a flag whose name
+// (or shorthand) is already there only once: sweep's own flags, then the
+// run flags it passes on.
+func merged(fns ...func(fs *pflag.FlagSet)) func(fs *pflag.FlagSet) {
+	return func(fs *pflag.FlagSet) {
+		for _, fn := range fns {
+			tmp := pflag.NewFlagSet("", pflag.ContinueOnError)
+			tmp.SortFlags = false
+			fn(tmp)
+			tmp.VisitAll(func(f *pflag.Flag) {
+				if fs.Lookup(f.Name) == nil && (f.Shorthand == "" || fs.ShorthandLookup(f.Shorthand) == nil) {
+					fs.AddFlag(f)
+				}
+			})
+		}
 	}
 }
 
@@ -81,17 +117,67 @@ func Main(args []string) int {
 }
 
 func (a *app) main(args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		a.help()
-		return ExitOK
+	// A flag before the command is not a command (cobra would look past
+	// it for one).
+	if len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help" {
+		return a.exit(usagef("unknown command %q; run `dbharness help` for the list", args[0]))
 	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			err := c.run(a, args[1:])
-			return a.exit(err)
+	root := a.rootCommand()
+	root.SetArgs(args)
+	return a.exit(root.Execute())
+}
+
+// rootCommand is the command tree. Each command parses its own flags (the
+// flags of init, run, check and sweep depend on the workload named by the
+// first argument), so cobra only dispatches, completes and prints nothing
+// of its own: errors go back to exit.
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:                "dbharness",
+		Short:              "database load tests that measure correctly and tell why",
+		SilenceErrors:      true,
+		SilenceUsage:       true,
+		DisableFlagParsing: true,
+		Args:               cobra.ArbitraryArgs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+				a.help()
+				return nil
+			}
+			return usagef("unknown command %q; run `dbharness help` for the list", args[0])
+		},
+	}
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	defaultHelp := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if c == root {
+			a.help()
+			return
 		}
+		defaultHelp(c, args) // completion's own commands
+	})
+	root.SetHelpCommand(&cobra.Command{Use: "help", Hidden: true, DisableFlagParsing: true,
+		Run: func(*cobra.Command, []string) { a.help() }})
+	for _, c := range commands() {
+		run := c.run
+		sub := &cobra.Command{
+			Use:                c.usage,
+			Short:              c.summary,
+			DisableFlagParsing: true,
+			RunE:               func(_ *cobra.Command, args []string) error { return run(a, args) },
+		}
+		switch {
+		case c.wlCmd != "":
+			sub.ValidArgsFunction = c.completeWorkload
+		case c.ids:
+			sub.ValidArgsFunction = c.completeIDs
+		default:
+			sub.ValidArgsFunction = c.completeNone
+		}
+		root.AddCommand(sub)
 	}
-	return a.exit(usagef("unknown command %q; run `dbharness help` for the list", args[0]))
+	return root
 }
 
 func (a *app) exit(err error) int {
@@ -168,12 +254,7 @@ func splitWorkload(cmd string, args []string, common func(fs *pflag.FlagSet)) (s
 // The flags of set are then set in order, as if given last on the command
 // line (a sweep's point).
 func (a *app) parseFlags(cmd string, wl workload.Generator, args []string, common func(fs *pflag.FlagSet), set ...flagSet) (*pflag.FlagSet, error) {
-	fs := pflag.NewFlagSet(cmd+" "+wl.Name(), pflag.ContinueOnError)
-	fs.SortFlags = false
-	fs.SetOutput(io.Discard)
-	common(fs)
-	wl.Flags(workload.Command(cmd), fs)
-	help := fs.BoolP("help", "h", false, "show this help")
+	fs, help := newFlagSet(cmd, wl, common)
 	if err := fs.Parse(args); err != nil {
 		return nil, usagef("%s (for `%s %s`; see `dbharness %s %s --help`)", flagError(err), cmd, wl.Name(), cmd, wl.Name())
 	}
@@ -233,6 +314,17 @@ func flagError(err error) string {
 }
 
 var invalidArg = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`)
+
+// newFlagSet is the full flag set of cmd with workload wl: the common
+// flags, the workload's own and --help. Parsing and completion share it.
+func newFlagSet(cmd string, wl workload.Generator, common func(fs *pflag.FlagSet)) (*pflag.FlagSet, *bool) {
+	fs := pflag.NewFlagSet(cmd+" "+wl.Name(), pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.SetOutput(io.Discard)
+	common(fs)
+	wl.Flags(workload.Command(cmd), fs)
+	return fs, fs.BoolP("help", "h", false, "show this help")
+}
 
 // workloadFor resolves the workload argument of init, run, check or sweep.
 func workloadFor(cmd string, args []string, common func(fs *pflag.FlagSet)) (workload.Generator, error) {

@@ -13,10 +13,14 @@ import (
 	"github.com/dbharness/dbharness/internal/results"
 )
 
+func compareFlags(o *storeOpts, ro *reportOuts) func(fs *pflag.FlagSet) {
+	return func(fs *pflag.FlagSet) { o.flags(fs); ro.flags(fs) }
+}
+
 func (a *app) cmdCompare(args []string) error {
 	var o storeOpts
 	var ro reportOuts
-	fs, err := parseSimple("compare", args, func(fs *pflag.FlagSet) { o.flags(fs); ro.flags(fs) })
+	fs, err := parseSimple("compare", args, compareFlags(&o, &ro))
 	if err != nil {
 		return err
 	}

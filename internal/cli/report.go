@@ -63,13 +63,17 @@ func (a *app) writeRun(o reportOuts, r *results.Run, msg io.Writer) error {
 		func(w io.Writer) error { return report.RunMarkdown(w, r) })
 }
 
+func reportFlags(so *storeOpts, o *reportOuts) func(fs *pflag.FlagSet) {
+	return func(fs *pflag.FlagSet) {
+		fs.StringVar(&so.results, "results", "", "results store file (default $DBHARNESS_RESULTS or "+results.DefaultPath()+")")
+		o.flags(fs)
+	}
+}
+
 func (a *app) cmdReport(args []string) error {
 	var so storeOpts
 	var o reportOuts
-	fs, err := parseSimple("report", args, func(fs *pflag.FlagSet) {
-		fs.StringVar(&so.results, "results", "", "results store file (default $DBHARNESS_RESULTS or "+results.DefaultPath()+")")
-		o.flags(fs)
-	})
+	fs, err := parseSimple("report", args, reportFlags(&so, &o))
 	if err != nil {
 		return err
 	}

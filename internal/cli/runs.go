@@ -24,6 +24,14 @@ func (o *storeOpts) flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.json, "json", false, "print JSON")
 }
 
+// listFlags are the flags of runs and sweeps, which list what.
+func (o *storeOpts) listFlags(what string) func(fs *pflag.FlagSet) {
+	return func(fs *pflag.FlagSet) {
+		o.flags(fs)
+		fs.IntVarP(&o.limit, "limit", "n", 50, "show at most N "+what+", newest first (0 = all)")
+	}
+}
+
 func (o *storeOpts) open() (*results.Store, error) {
 	p := o.results
 	if p == "" {
@@ -44,10 +52,7 @@ func parseSimple(name string, args []string, flags func(fs *pflag.FlagSet)) (*pf
 
 func (a *app) cmdRuns(args []string) error {
 	var o storeOpts
-	fs, err := parseSimple("runs", args, func(fs *pflag.FlagSet) {
-		o.flags(fs)
-		fs.IntVarP(&o.limit, "limit", "n", 50, "show at most N runs, newest first (0 = all)")
-	})
+	fs, err := parseSimple("runs", args, o.listFlags("runs"))
 	if err != nil {
 		return err
 	}
@@ -130,10 +135,7 @@ func notFound(err error) error {
 
 func (a *app) cmdSweeps(args []string) error {
 	var o storeOpts
-	fs, err := parseSimple("sweeps", args, func(fs *pflag.FlagSet) {
-		o.flags(fs)
-		fs.IntVarP(&o.limit, "limit", "n", 50, "show at most N sweeps, newest first (0 = all)")
-	})
+	fs, err := parseSimple("sweeps", args, o.listFlags("sweeps"))
 	if err != nil {
 		return err
 	}
