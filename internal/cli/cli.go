@@ -165,7 +165,14 @@ func (a *app) rootCommand() *cobra.Command {
 			Use:                c.usage,
 			Short:              c.summary,
 			DisableFlagParsing: true,
-			RunE:               func(_ *cobra.Command, args []string) error { return run(a, args) },
+			RunE: func(_ *cobra.Command, args []string) error {
+				err := run(a, args)
+				if errors.Is(err, pflag.ErrHelp) {
+					// The command printed its help; cobra would print its own.
+					return exitError{code: ExitOK}
+				}
+				return err
+			},
 		}
 		switch {
 		case c.wlCmd != "":

@@ -339,3 +339,19 @@ func TestInterruptStopsCleanlyKeepsTheRunAndExits130(t *testing.T) {
 }
 
 var _ = context.Background
+
+// Every command answers --help with its own usage and flags, on standard
+// output, exit 0: never an error, never cobra's generic help after it.
+func TestEveryCommandHasHelp(t *testing.T) {
+	home := t.TempDir()
+	for _, args := range [][]string{
+		{"init", "tpcb"}, {"run", "tpcb"}, {"check", "tpcb"}, {"sweep", "tpcb"}, {"runs"}, {"sweeps"},
+		{"show"}, {"compare"}, {"report"},
+	} {
+		r := dbh(t, home, append(args, "--help")...)
+		if r.code != 0 || r.stderr != "" || !strings.HasPrefix(r.stdout, "Usage: dbharness "+args[0]) ||
+			!strings.Contains(r.stdout, "--help") || strings.Contains(r.stdout, "help for") {
+			t.Errorf("%v --help: exit %d\nstdout:\n%s\nstderr:\n%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+}

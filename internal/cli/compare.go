@@ -20,7 +20,7 @@ func compareFlags(o *storeOpts, ro *reportOuts) func(fs *pflag.FlagSet) {
 func (a *app) cmdCompare(args []string) error {
 	var o storeOpts
 	var ro reportOuts
-	fs, err := parseSimple("compare", args, compareFlags(&o, &ro))
+	fs, err := a.parseSimple("compare", args, compareFlags(&o, &ro))
 	if err != nil {
 		return err
 	}

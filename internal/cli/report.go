@@ -73,7 +73,7 @@ func reportFlags(so *storeOpts, o *reportOuts) func(fs *pflag.FlagSet) {
 func (a *app) cmdReport(args []string) error {
 	var so storeOpts
 	var o reportOuts
-	fs, err := parseSimple("report", args, reportFlags(&so, &o))
+	fs, err := a.parseSimple("report", args, reportFlags(&so, &o))
 	if err != nil {
 		return err
 	}

@@ -40,19 +40,33 @@ func (o *storeOpts) open() (*results.Store, error) {
 	return results.Open(p)
 }
 
-func parseSimple(name string, args []string, flags func(fs *pflag.FlagSet)) (*pflag.FlagSet, error) {
+// parseSimple parses the flags of a command that takes no workload; with
+// -h or --help it prints the command's usage and flags (and returns
+// pflag.ErrHelp, which exits 0).
+func (a *app) parseSimple(name string, args []string, flags func(fs *pflag.FlagSet)) (*pflag.FlagSet, error) {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	flags(fs)
+	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
 		return nil, usagef("%s (for `%s`)", flagError(err), name)
+	}
+	if *help {
+		usage := name
+		for _, c := range commands() {
+			if c.name == name {
+				usage = c.usage + "\n\n" + c.summary
+			}
+		}
+		fmt.Fprintf(a.stdout, "Usage: dbharness %s\n\n%s", usage, fs.FlagUsages())
+		return nil, pflag.ErrHelp
 	}
 	return fs, nil
 }
 
 func (a *app) cmdRuns(args []string) error {
 	var o storeOpts
-	fs, err := parseSimple("runs", args, o.listFlags("runs"))
+	fs, err := a.parseSimple("runs", args, o.listFlags("runs"))
 	if err != nil {
 		return err
 	}
@@ -88,7 +102,7 @@ func (a *app) cmdRuns(args []string) error {
 
 func (a *app) cmdShow(args []string) error {
 	var o storeOpts
-	fs, err := parseSimple("show", args, o.flags)
+	fs, err := a.parseSimple("show", args, o.flags)
 	if err != nil {
 		return err
 	}
@@ -135,7 +149,7 @@ func notFound(err error) error {
 
 func (a *app) cmdSweeps(args []string) error {
 	var o storeOpts
-	fs, err := parseSimple("sweeps", args, o.listFlags("sweeps"))
+	fs, err := a.parseSimple("sweeps", args, o.listFlags("sweeps"))
 	if err != nil {
 		return err
 	}
