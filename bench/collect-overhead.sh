@@ -15,6 +15,9 @@
 #      resolves far below 1%.
 #
 #   bench/collect-overhead.sh                 (TX=50000 PAIRS=7 CLIENTS=8)
+#   KINDS="os,server waits" STEADY_ONLY=1 bench/collect-overhead.sh
+#       step 1 for each set of collectors in KINDS apart (default
+#       os,server,waits), and nothing else
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PG=${PG:-postgres://postgres@127.0.0.1:5432}
@@ -23,6 +26,7 @@ DB=${DB:-dbh_ev_bench}
 TX=${TX:-50000}
 PAIRS=${PAIRS:-7}
 CLIENTS=${CLIENTS:-8}
+KINDS=${KINDS:-os,server,waits}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 go build -o "$TMP/dbharness" ./cmd/dbharness
@@ -33,9 +37,15 @@ URL="postgres://postgres@/$DB?host=$SOCK"
 run() { echo "$TMP/dbharness run tpcb --db '$URL' --mix select-only -c $CLIENTS -t $TX --no-save --progress 0 --collect $1"; }
 
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores; dbharness $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-"$TMP/pairs" -n "$PAIRS" -name-a none -name-b counters \
-  -title "== steady state: --collect none against os,server,waits ($CLIENTS clients x $TX select-only, Unix socket)" \
-  -a "$(run none)" -b "$(run os,server,waits)" | tee "$TMP/steady"
+for k in $KINDS; do
+  "$TMP/pairs" -n "$PAIRS" -name-a none -name-b "$k" \
+    -title "== steady state: --collect none against $k ($CLIENTS clients x $TX select-only, Unix socket)" \
+    -a "$(run none)" -b "$(run "$k")"
+done
+if [ -n "${STEADY_ONLY:-}" ]; then
+  psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null
+  exit 0
+fi
 "$TMP/pairs" -n "$PAIRS" -name-a none -name-b plans \
   -title "== the plan checks: --collect none against plans" \
   -a "$(run none)" -b "$(run plans)" | tee "$TMP/plans"
