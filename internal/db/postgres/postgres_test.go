@@ -13,15 +13,7 @@ import (
 // both are closed after the test.
 func connectPostgres(t *testing.T, name string) (db.DB, db.Conn) {
 	t.Helper()
-	tg, err := db.ParseURL(testdb.Postgres(t, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := db.Open(tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
+	d := testdb.Open(t, testdb.Postgres(t, name))
 	c, err := d.Connect(context.Background())
 	if err != nil {
 		t.Fatal(err)
