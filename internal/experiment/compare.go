@@ -318,7 +318,7 @@ func flattenSweep(sw *results.Sweep, runs map[string]*results.Run) map[string]st
 	m := map[string]string{
 		"workload":      sw.Workload,
 		"target":        sw.Target,
-		"sweep.clients": joinInts(sw.Clients),
+		"sweep.clients": sw.ClientList(),
 		"sweep.repeat":  strconv.Itoa(sw.Repeat),
 	}
 	for _, v := range sw.Vary {
@@ -347,14 +347,6 @@ func flattenSweep(sw *results.Sweep, runs map[string]*results.Run) map[string]st
 		}
 	}
 	return m
-}
-
-func joinInts(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -3,8 +3,20 @@ package results
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"strconv"
+	"strings"
 	"time"
 )
+
+// ClientList is the sweep's client counts as written on the command line:
+// "1,2,4,8".
+func (sw *Sweep) ClientList() string {
+	s := make([]string, len(sw.Clients))
+	for i, c := range sw.Clients {
+		s[i] = strconv.Itoa(c)
+	}
+	return strings.Join(s, ",")
+}
 
 // NewSweepID returns a sortable, readable, unique sweep id such as
 // "sw-20261122-104512-3fa2"; the prefix tells sweeps from runs.

@@ -167,7 +167,7 @@ func Run(ctx context.Context, sw *results.Sweep, points []Point, o Options) (*Ou
 	}
 	if sw.Status == results.StatusRunning && todo > 0 {
 		fmt.Fprintf(out, "sweep %s: %s on %s, clients %s x %d repeat(s)%s: %d runs (%d to do), order seed %d\n",
-			sw.SweepID, sw.Workload, sw.Target, joinInts(sw.Clients), sw.Repeat, describeVary(sw.Vary), len(sw.Plan), todo, sw.OrderSeed)
+			sw.SweepID, sw.Workload, sw.Target, sw.ClientList(), sw.Repeat, describeVary(sw.Vary), len(sw.Plan), todo, sw.OrderSeed)
 		for _, n := range sw.Notes {
 			fmt.Fprintf(out, "note: %s\n", n)
 		}
@@ -303,14 +303,6 @@ func describeVary(vs []results.VaryFlag) string {
 		s += fmt.Sprintf(" x %s=%s", v.Flag, strings.Join(v.Values, ","))
 	}
 	return s
-}
-
-func joinInts(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
 }
 
 // oneLine keeps an error to one line.
