@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/engine"
@@ -20,22 +18,6 @@ import (
 	"github.com/dbharness/dbharness/internal/workload"
 	_ "github.com/dbharness/dbharness/internal/workload/all"
 )
-
-// newWorkload makes a registered workload with its flags for cmd set from
-// args.
-func newWorkload(t *testing.T, name string, cmd workload.Command, args ...string) workload.Generator {
-	t.Helper()
-	wl, err := workload.New(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	wl.Flags(cmd, fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	return wl
-}
 
 func target(t *testing.T, url string) *db.Target {
 	t.Helper()
@@ -64,7 +46,7 @@ func shortRun(t *testing.T, wl workload.Generator, url string) (runner.Config, *
 
 func TestARunIsMeasuredSavedAndReturned(t *testing.T) {
 	url := testdb.SQLite(t)
-	cfg, out, warn := shortRun(t, newWorkload(t, "null", workload.CmdRun, "--mix=one_row"), url)
+	cfg, out, warn := shortRun(t, testdb.Workload(t, "null", workload.CmdRun, "--mix=one_row"), url)
 	cfg.WorkloadFlags = func() map[string]string { return map[string]string{"mix": "one_row"} }
 	run, err := runner.Run(context.Background(), cfg, nil)
 	if err != nil {
@@ -103,7 +85,7 @@ func TestARunIsMeasuredSavedAndReturned(t *testing.T) {
 }
 
 func TestARunNotSavedSaysNothingOfSaving(t *testing.T) {
-	cfg, out, _ := shortRun(t, newWorkload(t, "null", workload.CmdRun), testdb.SQLite(t))
+	cfg, out, _ := shortRun(t, testdb.Workload(t, "null", workload.CmdRun), testdb.SQLite(t))
 	cfg.NoSave, cfg.Progress = true, 0
 	run, err := runner.Run(context.Background(), cfg, nil)
 	if err != nil {
@@ -118,7 +100,7 @@ func TestARunNotSavedSaysNothingOfSaving(t *testing.T) {
 }
 
 func TestARunGathersTheEvidenceAsked(t *testing.T) {
-	cfg, out, warn := shortRun(t, newWorkload(t, "null", workload.CmdRun), testdb.SQLite(t))
+	cfg, out, warn := shortRun(t, testdb.Workload(t, "null", workload.CmdRun), testdb.SQLite(t))
 	cfg.Collect = map[string]bool{collect.KindOS: true}
 	run, err := runner.Run(context.Background(), cfg, nil)
 	if err != nil {
@@ -133,7 +115,7 @@ func TestInitLoadsTheDataARunReads(t *testing.T) {
 	url := testdb.SQLite(t)
 	ctx := context.Background()
 	planned := false
-	err := runner.Init(ctx, runner.InitConfig{Target: target(t, url), Workload: newWorkload(t, "tpcb", workload.CmdInit), Seed: 1, Loaders: 2,
+	err := runner.Init(ctx, runner.InitConfig{Target: target(t, url), Workload: testdb.Workload(t, "tpcb", workload.CmdInit), Seed: 1, Loaders: 2,
 		Progress: func() (workload.LoadProgress, func()) { return workload.NopProgress{}, func() { planned = true } }})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +123,7 @@ func TestInitLoadsTheDataARunReads(t *testing.T) {
 	if !planned {
 		t.Error("the load's progress was not ended")
 	}
-	cfg, out, warn := shortRun(t, newWorkload(t, "tpcb", workload.CmdRun), url)
+	cfg, out, warn := shortRun(t, testdb.Workload(t, "tpcb", workload.CmdRun), url)
 	run, err := runner.Run(ctx, cfg, nil)
 	if err != nil {
 		t.Fatalf("%v\n%s%s", err, out, warn)
@@ -154,7 +136,7 @@ func TestInitLoadsTheDataARunReads(t *testing.T) {
 func TestAStoppedInitIsInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	err := runner.Init(ctx, runner.InitConfig{Target: target(t, testdb.SQLite(t)), Workload: newWorkload(t, "tpcb", workload.CmdInit), Seed: 1, Loaders: 1,
+	err := runner.Init(ctx, runner.InitConfig{Target: target(t, testdb.SQLite(t)), Workload: testdb.Workload(t, "tpcb", workload.CmdInit), Seed: 1, Loaders: 1,
 		Progress: func() (workload.LoadProgress, func()) { cancel(); return workload.NopProgress{}, func() {} }})
 	var ie *runner.Interrupted
 	if !errors.As(err, &ie) || !strings.Contains(ie.Msg, "init tpcb interrupted") {
@@ -163,7 +145,7 @@ func TestAStoppedInitIsInterrupted(t *testing.T) {
 }
 
 func TestAWorkloadWithoutDataCannotBeInitialized(t *testing.T) {
-	err := runner.Init(context.Background(), runner.InitConfig{Target: target(t, testdb.SQLite(t)), Workload: newWorkload(t, "null", workload.CmdInit)})
+	err := runner.Init(context.Background(), runner.InitConfig{Target: target(t, testdb.SQLite(t)), Workload: testdb.Workload(t, "null", workload.CmdInit)})
 	var ue *runner.UsageError
 	if !errors.As(err, &ue) {
 		t.Fatalf("%v", err)
@@ -171,7 +153,7 @@ func TestAWorkloadWithoutDataCannotBeInitialized(t *testing.T) {
 }
 
 func TestAStoppedRunIsInterruptedAndKept(t *testing.T) {
-	cfg, out, _ := shortRun(t, newWorkload(t, "null", workload.CmdRun), testdb.SQLite(t))
+	cfg, out, _ := shortRun(t, testdb.Workload(t, "null", workload.CmdRun), testdb.SQLite(t))
 	cfg.Engine.Transactions, cfg.Engine.Duration = 0, time.Minute
 	stop := make(chan struct{})
 	time.AfterFunc(300*time.Millisecond, func() { close(stop) })

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/results"
@@ -19,22 +17,6 @@ import (
 	"github.com/dbharness/dbharness/internal/workload"
 	_ "github.com/dbharness/dbharness/internal/workload/all"
 )
-
-// newWorkload makes a registered workload with its flags for cmd set from
-// args.
-func newWorkload(t *testing.T, name string, cmd workload.Command, args ...string) workload.Generator {
-	t.Helper()
-	wl, err := workload.New(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	wl.Flags(cmd, fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	return wl
-}
 
 // newSweep plans a sweep of workload name over clients and vary, with a
 // configuration per planned run made by runFlags (the workload's run flags
@@ -55,7 +37,7 @@ func newSweep(t *testing.T, url, name string, clients []int, vary []results.Vary
 	for i, pr := range sw.Plan {
 		points[i].Run = runner.Config{
 			Target:      tg,
-			Workload:    newWorkload(t, name, workload.CmdRun, runFlags(pr)...),
+			Workload:    testdb.Workload(t, name, workload.CmdRun, runFlags(pr)...),
 			Command:     []string{"dbharness", "run", name},
 			Engine:      engine.Config{Clients: pr.Clients, Duration: 300 * time.Millisecond, MaxTries: 1, Interval: 100 * time.Millisecond, Seed: uint64(i + 1)},
 			Percentiles: results.NormalizePercentiles(nil),
@@ -160,7 +142,7 @@ func TestASweepLoadsEachPointsDataBeforeItsRun(t *testing.T) {
 	})
 	for i, pr := range sw.Plan {
 		key := "--key=" + pr.Vary["key"]
-		points[i].Init = &runner.InitConfig{Target: points[i].Run.Target, Workload: newWorkload(t, "inserts", workload.CmdInit, key), Seed: 1, Loaders: 1}
+		points[i].Init = &runner.InitConfig{Target: points[i].Run.Target, Workload: testdb.Workload(t, "inserts", workload.CmdInit, key), Seed: 1, Loaders: 1}
 		points[i].InitKey = "inserts " + key
 	}
 	var out bytes.Buffer

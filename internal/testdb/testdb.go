@@ -1,5 +1,5 @@
 // Package testdb gives integration tests their own database on the real
-// servers of the machine. A server that cannot be reached fails the test:
+// servers of the machine, and workloads with their flags set. A server that cannot be reached fails the test:
 // integration tests never skip.
 package testdb
 

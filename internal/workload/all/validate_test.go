@@ -1,12 +1,10 @@
 package all_test
 
 import (
-	"io"
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
+	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
 	_ "github.com/dbharness/dbharness/internal/workload/all"
 )
@@ -17,16 +15,7 @@ const kvFile = "../../../examples/kv.yaml"
 // parsed returns a fresh workload with its flags for cmd parsed from args.
 func parsed(t *testing.T, name string, cmd workload.Command, args ...string) workload.Validator {
 	t.Helper()
-	wl, err := workload.New(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	wl.Flags(cmd, fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatalf("%s %s %q: %v", cmd, name, args, err)
-	}
+	wl := testdb.Workload(t, name, cmd, args...)
 	v, ok := wl.(workload.Validator)
 	if !ok {
 		t.Fatalf("workload %s does not validate its flags", name)
