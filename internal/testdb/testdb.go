@@ -1,6 +1,6 @@
 // Package testdb gives integration tests their own database on the real
-// servers of the machine, and workloads with their flags set. A server that cannot be reached fails the test:
-// integration tests never skip.
+// servers of the machine, and workloads with their flags set. A server
+// that cannot be reached fails the test: integration tests never skip.
 package testdb
 
 import (
