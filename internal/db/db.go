@@ -179,11 +179,13 @@ type Caps struct {
 	// its statements one by one: RoutinesPLpgSQL, RoutinesMySQL, or empty
 	// where the engine has none (SQLite).
 	Routines string
-	// ServerXacts is a query whose rows' last column add up to the
-	// transactions committed and rolled back on the whole server, every
-	// database and session included, since its counters were last reset
-	// (the counters of HammerDB's TPM); empty where the engine keeps none.
-	// Read it with QuerySum.
+	// ServerXacts is a query whose rows are (key, count): the transactions
+	// committed and rolled back on the whole server, every database and
+	// session included, since its counters were last reset (the counters
+	// of HammerDB's TPM), keyed so that a database dropped between two
+	// readings leaves the difference (Counts.Since) instead of making it
+	// go down; empty where the engine keeps none. Read it with
+	// QueryCounts.
 	ServerXacts string
 	// DatabaseXacts is ServerXacts for the current database alone; empty
 	// where the engine counts transactions only server-wide (MySQL).
@@ -410,28 +412,63 @@ func QueryInt64(ctx context.Context, c Conn, sql string, args ...any) (int64, er
 	return *v, nil
 }
 
-// QuerySum runs a query and returns the sum of the last column of its
-// rows, read as integers (0 when there is no row).
-func QuerySum(ctx context.Context, c Conn, sql string) (int64, error) {
+// Counts are cumulative counters by key: a database's transactions, a
+// status variable.
+type Counts map[string]int64
+
+// QueryCounts runs a query whose rows are (key, ..., count) and returns the
+// counts by key: the first column read as text, the last as an integer.
+func QueryCounts(ctx context.Context, c Conn, sql string) (Counts, error) {
 	rows, err := c.Query(ctx, sql)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer rows.Close()
-	var sum int64
+	out := Counts{}
 	for rows.Next() {
-		vals := make([]any, len(rows.Columns()))
-		var v int64
+		n := len(rows.Columns())
+		if n < 2 {
+			return nil, fmt.Errorf("counts query returned %d column; want a key and a count", n)
+		}
+		vals := make([]any, n)
 		for i := range vals {
 			vals[i] = new(any)
 		}
-		vals[len(vals)-1] = &v
+		var k string
+		var v int64
+		vals[0], vals[n-1] = &k, &v
 		if err := rows.Scan(vals...); err != nil {
-			return 0, err
+			return nil, err
 		}
-		sum += v
+		out[k] += v
 	}
-	return sum, rows.Err()
+	return out, rows.Err()
+}
+
+// Total is the sum of the counts.
+func (c Counts) Total() int64 {
+	var n int64
+	for _, v := range c {
+		n += v
+	}
+	return n
+}
+
+// Since returns how much the counters grew from before to c: the increase
+// of each key read both times, plus the whole count of a key that is new
+// (a database created meanwhile). A key that is gone (a database dropped
+// meanwhile) takes its counts with it and is left out, so that the sum
+// never goes down for that. ok is false when a counter went down: it was
+// reset.
+func (c Counts) Since(before Counts) (n int64, ok bool) {
+	for k, v := range c {
+		d := v - before[k]
+		if d < 0 {
+			return 0, false
+		}
+		n += d
+	}
+	return n, true
 }
 
 // QueryString runs a one-row, one-column query and returns its text.

@@ -92,8 +92,8 @@ func (d *pgDB) Caps() db.Caps {
 		FloatType:             "double precision",
 		ForUpdate:             " FOR UPDATE",
 		Routines:              db.RoutinesPLpgSQL,
-		ServerXacts:           "SELECT sum(xact_commit + xact_rollback)::bigint FROM pg_stat_database",
-		DatabaseXacts:         "SELECT (xact_commit + xact_rollback)::bigint FROM pg_stat_database WHERE datname = current_database()",
+		ServerXacts:           "SELECT datid::text, (xact_commit + xact_rollback)::bigint FROM pg_stat_database",
+		DatabaseXacts:         "SELECT datid::text, (xact_commit + xact_rollback)::bigint FROM pg_stat_database WHERE datname = current_database()",
 		XactsDelay:            time.Second,
 	}
 }

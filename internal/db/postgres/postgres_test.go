@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,5 +126,55 @@ func TestPostgresTextParametersTakeValuesOfOtherTypesAsText(t *testing.T) {
 	var n int64
 	if err := st.QueryRow(ctx, []any{&n}, ts); err == nil {
 		t.Errorf("a time passed for an int8 parameter gave %d, want an error", n)
+	}
+}
+
+// HammerDB's TPM counts every database's transactions: a database dropped
+// between the two readings (as other sessions' tests do) must not make the
+// server's count go down, and one created meanwhile counts.
+func TestServerTransactionsSurviveADroppedDatabase(t *testing.T) {
+	ctx := context.Background()
+	d, c := connectPostgres(t, "dbh_pg_xacts")
+	q := d.Caps().ServerXacts
+	// busy makes a database with 20 transactions of its own and returns
+	// its name.
+	busy := func(name string) string {
+		t.Helper()
+		url := testdb.Postgres(t, name)
+		o := testdb.Open(t, url)
+		oc, err := o.Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 20; i++ {
+			if err := oc.Exec(ctx, "SELECT 1"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		oc.Close()
+		// Sessions publish their counts at most once a second, and on exit.
+		time.Sleep(1100 * time.Millisecond)
+		return url[strings.LastIndex(url, "/")+1:]
+	}
+	gone := busy("dbh_pg_xacts_gone")
+	before, err := db.QueryCounts(ctx, c, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Exec(ctx, "DROP DATABASE "+gone+" WITH (FORCE)"); err != nil {
+		t.Fatal(err)
+	}
+	born := busy("dbh_pg_xacts_born")
+	t.Cleanup(func() { _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+born+" WITH (FORCE)") })
+	after, err := db.QueryCounts(ctx, c, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, ok := after.Since(before)
+	if !ok || n < 20 {
+		t.Fatalf("the server's transactions since: %d (ok %v); want at least the new database's 20 (before %v, after %v)", n, ok, before, after)
+	}
+	if _, has := before[""]; has || len(before) < 2 {
+		t.Errorf("counts are not keyed by database: %v", before)
 	}
 }

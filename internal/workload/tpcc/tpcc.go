@@ -109,7 +109,7 @@ type TPCC struct {
 type phaseCounts struct {
 	started, ended       bool
 	nextOID              [2]int64
-	server, database     [2]int64
+	server, database     [2]db.Counts
 	hasServer, hasDBXact bool
 }
 
@@ -463,7 +463,7 @@ func (w *TPCC) readPhase(ctx context.Context, conn db.Conn, i int) error {
 	}
 	var err error
 	if q := w.caps.DatabaseXacts; q != "" {
-		if ph.database[i], err = db.QuerySum(ctx, conn, q); err != nil {
+		if ph.database[i], err = db.QueryCounts(ctx, conn, q); err != nil {
 			return fmt.Errorf("read the database's transaction counters: %w", err)
 		}
 		if i == 1 && w.caps.XactsDelay > 0 {
@@ -472,11 +472,11 @@ func (w *TPCC) readPhase(ctx context.Context, conn db.Conn, i int) error {
 			// long as the engine may be late.
 			for deadline := time.Now().Add(w.caps.XactsDelay); time.Now().Before(deadline); {
 				time.Sleep(w.caps.XactsDelay / 20)
-				n, err := db.QuerySum(ctx, conn, q)
+				n, err := db.QueryCounts(ctx, conn, q)
 				if err != nil {
 					return fmt.Errorf("read the database's transaction counters: %w", err)
 				}
-				if n == ph.database[i] {
+				if n.Total() == ph.database[i].Total() {
 					break
 				}
 				ph.database[i] = n
@@ -485,7 +485,7 @@ func (w *TPCC) readPhase(ctx context.Context, conn db.Conn, i int) error {
 		ph.hasDBXact = true
 	}
 	if q := w.caps.ServerXacts; q != "" {
-		if ph.server[i], err = db.QuerySum(ctx, conn, q); err != nil {
+		if ph.server[i], err = db.QueryCounts(ctx, conn, q); err != nil {
 			return fmt.Errorf("read the server's transaction counters: %w", err)
 		}
 		ph.hasServer = true
@@ -529,21 +529,24 @@ func (w *TPCC) AfterRun(_ context.Context, _ *workload.Env, _ db.Conn, t workloa
 		return m, nil
 	}
 	var reset []string
-	figure := func(name string, v [2]int64) {
-		if d := v[1] - v[0]; d >= 0 {
+	figure := func(name string, d int64, ok bool) {
+		if ok {
 			m[name] = round1(float64(d) / mins)
 		} else {
 			reset = append(reset, name)
 		}
 	}
 	if !w.RO {
-		figure("hammerdb_nopm", ph.nextOID)
+		d := ph.nextOID[1] - ph.nextOID[0]
+		figure("hammerdb_nopm", d, d >= 0)
 	}
 	if ph.hasServer {
-		figure("hammerdb_tpm", ph.server)
+		d, ok := ph.server[1].Since(ph.server[0])
+		figure("hammerdb_tpm", d, ok)
 	}
 	if ph.hasDBXact {
-		figure("server_tpm", ph.database)
+		d, ok := ph.database[1].Since(ph.database[0])
+		figure("server_tpm", d, ok)
 	}
 	if len(reset) > 0 {
 		return m, fmt.Errorf("%s left out: its counter went down during the run (reset by another session, or init run meanwhile)", strings.Join(reset, ", "))

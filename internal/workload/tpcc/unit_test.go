@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/datagen"
+	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/workload"
 )
 
@@ -234,7 +235,8 @@ func TestAfterRunGivesHammerDBsFiguresFromThePhaseReadings(t *testing.T) {
 	totals := workload.Totals{Commits: map[string]int64{"new_order": 452, "payment": 430, "order_status": 40, "delivery": 40, "stock_level": 40},
 		Seconds: 30, MeasureStart: time.Unix(1000, 0), End: time.Unix(1030, 0)}
 	read := phaseCounts{started: true, ended: true, nextOID: [2]int64{30_010, 30_460},
-		server: [2]int64{1_000, 2_100}, database: [2]int64{500, 1_500}, hasServer: true, hasDBXact: true}
+		server: [2]db.Counts{{"1": 600, "5": 400}, {"1": 1_300, "5": 800}}, database: [2]db.Counts{{"5": 500}, {"5": 1_500}},
+		hasServer: true, hasDBXact: true}
 	w := &TPCC{phase: read}
 	m, err := w.AfterRun(t.Context(), nil, nil, totals)
 	if err != nil {
@@ -245,8 +247,16 @@ func TestAfterRunGivesHammerDBsFiguresFromThePhaseReadings(t *testing.T) {
 		t.Fatalf("metrics %v, want hammerdb_nopm 900, hammerdb_tpm 2200, server_tpm 2000 beside nopm 904", m)
 	}
 
+	// A database dropped during the run (key 1) and one created (key 9):
+	// the first's counts leave, the second's count whole.
+	dropped := read
+	dropped.server = [2]db.Counts{{"1": 900, "5": 400}, {"5": 1_100, "9": 400}}
+	if m, err := (&TPCC{phase: dropped}).AfterRun(t.Context(), nil, nil, totals); err != nil || m["hammerdb_tpm"] != 2200 {
+		t.Fatalf("a database dropped and one created during the run: metrics %v, error %v; want hammerdb_tpm 2200", m, err)
+	}
+
 	reset := read
-	reset.server = [2]int64{5_000, 100}
+	reset.server = [2]db.Counts{{"1": 5_000}, {"1": 100}}
 	m, err = (&TPCC{phase: reset}).AfterRun(t.Context(), nil, nil, totals)
 	if _, has := m["hammerdb_tpm"]; has || err == nil || !strings.Contains(err.Error(), "hammerdb_tpm left out") || m["server_tpm"] != 2000 {
 		t.Fatalf("a counter reset during the run: metrics %v, error %v; want hammerdb_tpm left out and said so", m, err)
