@@ -6,6 +6,7 @@
 package measure
 
 import (
+	"sort"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -31,8 +32,11 @@ type Tick struct {
 	// ErrorClasses counts failed transactions by error class.
 	ErrorClasses map[string]int64
 	Reconnects   int64
-	// Down is the number of clients without a connection at the tick.
-	Down int
+	// Down is the number of clients without a connection at the tick, and
+	// Waiting the number whose transaction in flight began before the
+	// interval did (stuck on the server for the whole interval at least).
+	Down    int
+	Waiting int
 	// Lag is the schedule lag in open-loop mode (nil otherwise).
 	Lag *hdr.Histogram
 	// PhaseCount and PhaseSeconds are the successful transactions and
@@ -83,6 +87,20 @@ type Result struct {
 	Loops  int
 	// CPU is the harness process's CPU time over the measured phase.
 	CPU time.Duration
+	// Outages are the spans during which clients had no connection, in
+	// time order.
+	Outages []Outage
+	// Failure, when not empty, is why the engine ended the run before its
+	// end (a client could not reconnect in time): the run failed, with
+	// what it measured until then.
+	Failure string
+	// DownAtEnd is the number of clients without a connection when the
+	// run ended.
+	DownAtEnd int
+	// Abandoned is the number of clients that had not stopped when the run
+	// gave up waiting for them (their statements could be neither finished
+	// nor cancelled, as on a server that stopped answering).
+	Abandoned int
 	// HostIdle is the client host's idle share over the measured phase and
 	// RunQueue its mean runnable tasks besides the harness's sampling
 	// thread (each -1 when unknown); LoopBusy the busiest loop's busy
@@ -92,3 +110,67 @@ type Result struct {
 
 // Seconds is the length of the measured phase.
 func (r *Result) Seconds() float64 { return r.End.Sub(r.MeasureStart).Seconds() }
+
+// Span is one client's time without a connection: From when it lost it,
+// To when it had one again or the run ended; Open says it never had one
+// again.
+type Span struct {
+	From, To time.Time
+	Open     bool
+}
+
+// Outage is a span of time during which at least one client had no
+// connection: Clients is the most that were down at once, and Open says
+// that some were still down when the run ended.
+type Outage struct {
+	Start, End time.Time
+	Clients    int
+	Open       bool
+}
+
+// Outages merges the clients' spans into outages: the maximal spans of
+// time during which some client was down. A span not yet ended (zero To)
+// ends at end.
+func Outages(spans []Span, end time.Time) []Outage {
+	type event struct {
+		at   time.Time
+		d    int
+		open bool
+	}
+	ev := make([]event, 0, 2*len(spans))
+	for _, s := range spans {
+		to := s.To
+		if to.IsZero() || to.After(end) {
+			to = end
+		}
+		if to.Before(s.From) {
+			to = s.From
+		}
+		ev = append(ev, event{at: s.From, d: 1}, event{at: to, d: -1, open: s.Open || s.To.IsZero()})
+	}
+	// Downs before ups at the same instant: a client that goes down as
+	// another comes back continues the outage.
+	sort.Slice(ev, func(i, j int) bool {
+		if !ev[i].at.Equal(ev[j].at) {
+			return ev[i].at.Before(ev[j].at)
+		}
+		return ev[i].d > ev[j].d
+	})
+	var out []Outage
+	down := 0
+	for _, e := range ev {
+		if down == 0 && e.d > 0 {
+			out = append(out, Outage{Start: e.at})
+		}
+		down += e.d
+		o := &out[len(out)-1]
+		o.Clients = max(o.Clients, down)
+		if e.open {
+			o.Open = true
+		}
+		if down == 0 {
+			o.End = e.at
+		}
+	}
+	return out
+}
