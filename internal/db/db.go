@@ -272,6 +272,29 @@ type Conn interface {
 	Cancel(ctx context.Context) error
 }
 
+// StatementTimeouter is a DB that bounds how long each statement of the
+// connections it opens from then on may run (--statement-timeout): a
+// statement that runs longer is ended (by the server where there is one)
+// and fails with an error that Classify puts in class ClassTimeout.
+type StatementTimeouter interface {
+	SetStatementTimeout(d time.Duration)
+}
+
+// ClassTimeout is the error class of statements ended by the statement
+// timeout (and of other timeouts the engines report).
+const ClassTimeout = "timeout"
+
+// ErrStatementTimeout marks a statement ended on the client's side by the
+// statement timeout, where the engine has no server to end it.
+var ErrStatementTimeout = errors.New("statement timeout")
+
+// Aborter is a Conn whose socket can be closed from another goroutine, so
+// that a statement waiting on a server that does not answer (not even a
+// cancel request) fails at once with a lost connection.
+type Aborter interface {
+	Abort()
+}
+
 // Stmt is a prepared statement bound to one connection.
 type Stmt interface {
 	// Exec runs the statement and returns the number of rows affected.

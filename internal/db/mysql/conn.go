@@ -169,6 +169,13 @@ func (c *myConn) Cancel(ctx context.Context) error {
 	return err
 }
 
+// Abort implements db.Aborter: it closes the connection's socket.
+func (c *myConn) Abort() {
+	if c.nc != nil {
+		_ = c.nc.Close()
+	}
+}
+
 // myStmt is a statement prepared on the server for the raw path.
 type myStmt struct {
 	c   *myConn

@@ -33,6 +33,8 @@ import (
 type myDB struct {
 	t  *db.Target
 	db *sql.DB
+	// stmtTimeout bounds each statement (SetStatementTimeout); 0: none.
+	stmtTimeout time.Duration
 }
 
 func init() {
@@ -182,8 +184,28 @@ func (d *myDB) connect(ctx context.Context, loop bool) (*myConn, error) {
 	if err != nil {
 		return nil, db.ConnectError(d.t, err, "MySQL")
 	}
+	if err == nil && d.stmtTimeout > 0 {
+		if err = d.setTimeout(ctx, c); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("--statement-timeout: %w", err)
+		}
+	}
 	nc, _ := slot.nc.Load().(net.Conn)
 	return newMyConn(d, c, id, nc), nil
+}
+
+// SetStatementTimeout implements db.StatementTimeouter with the session's
+// max_statement_time (MariaDB; every statement) or max_execution_time
+// (MySQL; read-only SELECTs only, the only ones it can end).
+func (d *myDB) SetStatementTimeout(t time.Duration) { d.stmtTimeout = t }
+
+func (d *myDB) setTimeout(ctx context.Context, c *sql.Conn) error {
+	_, err := c.ExecContext(ctx, fmt.Sprintf("SET SESSION max_statement_time = %g", d.stmtTimeout.Seconds()))
+	var me *mysql.MySQLError
+	if errors.As(err, &me) && me.Number == 1193 { // unknown system variable: MySQL
+		_, err = c.ExecContext(ctx, fmt.Sprintf("SET SESSION max_execution_time = %d", max(1, d.stmtTimeout.Milliseconds())))
+	}
+	return err
 }
 
 // kill ends the statement running on connection id, from a connection of
@@ -230,6 +252,8 @@ func (d *myDB) Classify(err error) db.ErrorClass {
 			class.Retryable = true
 		case 1927, 2006, 2013, 1053: // connection killed, server gone, lost, shutdown
 			class.ConnLost = true
+		case 1969, 3024: // max_statement_time (MariaDB), max_execution_time (MySQL) exceeded
+			class.Code = db.ClassTimeout
 		}
 		return class
 	}

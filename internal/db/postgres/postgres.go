@@ -110,6 +110,12 @@ func (d *pgDB) Tag(name string) string {
 
 func (d *pgDB) Close() error { return nil }
 
+// SetStatementTimeout implements db.StatementTimeouter with the session's
+// statement_timeout, sent when each connection starts.
+func (d *pgDB) SetStatementTimeout(t time.Duration) {
+	d.cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(max(1, t.Milliseconds()), 10)
+}
+
 func (d *pgDB) Connect(ctx context.Context) (db.Conn, error) {
 	c, err := pgx.ConnectConfig(ctx, d.cfg.Copy())
 	if err != nil {
@@ -227,6 +233,8 @@ func (d *pgDB) Classify(err error) db.ErrorClass {
 			class.Retryable = true
 		case strings.HasPrefix(code, "08"), code == "57P01", code == "57P02", code == "57P03":
 			class.ConnLost = true
+		case code == "57014" && strings.Contains(pgErr.Message, "statement timeout"):
+			class.Code = db.ClassTimeout
 		}
 		return class
 	}
@@ -287,6 +295,14 @@ func (c *pgConn) Alive() bool { return !c.c.IsClosed() }
 func (c *pgConn) BackendID(context.Context) int64 { return int64(c.c.PgConn().PID()) }
 
 func (c *pgConn) Cancel(ctx context.Context) error { return c.c.PgConn().CancelRequest(ctx) }
+
+// Abort implements db.Aborter: it closes the socket under pgx, whose read
+// then fails.
+func (c *pgConn) Abort() {
+	if nc := c.c.PgConn().Conn(); nc != nil {
+		_ = nc.Close()
+	}
+}
 
 // Raw exposes the pgx connection to PostgreSQL-only code in this module
 // (collectors, COPY); workloads must not use it.

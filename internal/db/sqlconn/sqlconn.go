@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
@@ -25,7 +26,30 @@ type Conn struct {
 	// IMMEDIATE); its duration is recorded in Locks.
 	LockStmt string
 	Locks    *db.LockWaits
+	// Timeout, when above 0, bounds each statement on the client's side
+	// (an engine without a server to end it): one that runs longer is
+	// interrupted and fails with db.ErrStatementTimeout.
+	Timeout time.Duration
 }
+
+// bound gives a statement its timeout; done turns the error of a statement
+// that ran out of time into db.ErrStatementTimeout, and releases it.
+func (c *Conn) bound(ctx context.Context) (context.Context, func(error) error) {
+	if c.Timeout <= 0 {
+		return ctx, noBound
+	}
+	bctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	return bctx, func(err error) error {
+		timedOut := bctx.Err() == context.DeadlineExceeded && ctx.Err() == nil
+		cancel()
+		if err != nil && timedOut {
+			return fmt.Errorf("%w (over %s): %w", db.ErrStatementTimeout, c.Timeout, err)
+		}
+		return err
+	}
+}
+
+func noBound(err error) error { return err }
 
 // Note marks the connection dead when err says it is lost, and returns err.
 func (c *Conn) Note(err error) error {
@@ -43,15 +67,16 @@ func (c *Conn) sql(s string) string {
 }
 
 func (c *Conn) Exec(ctx context.Context, s string) error {
+	ctx, done := c.bound(ctx)
 	if c.Locks != nil && s == c.LockStmt {
 		start := time.Now()
 		_, err := c.C.ExecContext(ctx, s)
 		// A failed attempt (SQLITE_BUSY after busy_timeout) waited too.
 		c.Locks.Observe(time.Since(start))
-		return c.Note(err)
+		return c.Note(done(err))
 	}
 	_, err := c.C.ExecContext(ctx, c.sql(s))
-	return c.Note(err)
+	return c.Note(done(err))
 }
 
 func (c *Conn) Prepare(ctx context.Context, s string) (db.Stmt, error) {
@@ -63,11 +88,12 @@ func (c *Conn) Prepare(ctx context.Context, s string) (db.Stmt, error) {
 }
 
 func (c *Conn) Query(ctx context.Context, s string, args ...any) (db.Rows, error) {
+	ctx, done := c.bound(ctx)
 	rows, err := c.C.QueryContext(ctx, c.sql(s), args...)
 	if err != nil {
-		return nil, c.Note(err)
+		return nil, c.Note(done(err))
 	}
-	return Rows{rows}, nil
+	return Rows{R: rows, done: done}, nil
 }
 
 func (c *Conn) Close() error { return c.C.Close() }
@@ -91,8 +117,9 @@ type Stmt struct {
 }
 
 func (s *Stmt) Exec(ctx context.Context, args ...any) (int64, error) {
+	ctx, done := s.C.bound(ctx)
 	res, err := s.S.ExecContext(ctx, args...)
-	if err != nil {
+	if err = done(err); err != nil {
 		return 0, s.C.Note(err)
 	}
 	n, _ := res.RowsAffected()
@@ -100,7 +127,8 @@ func (s *Stmt) Exec(ctx context.Context, args ...any) (int64, error) {
 }
 
 func (s *Stmt) QueryRow(ctx context.Context, dest []any, args ...any) error {
-	err := s.S.QueryRowContext(ctx, args...).Scan(dest...)
+	ctx, done := s.C.bound(ctx)
+	err := done(s.S.QueryRowContext(ctx, args...).Scan(dest...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return db.ErrNoRows
 	}
@@ -108,15 +136,20 @@ func (s *Stmt) QueryRow(ctx context.Context, dest []any, args ...any) error {
 }
 
 func (s *Stmt) Query(ctx context.Context, args ...any) (db.Rows, error) {
+	ctx, done := s.C.bound(ctx)
 	rows, err := s.S.QueryContext(ctx, args...)
 	if err != nil {
-		return nil, s.C.Note(err)
+		return nil, s.C.Note(done(err))
 	}
-	return Rows{rows}, nil
+	return Rows{R: rows, done: done}, nil
 }
 
-// Rows adapts database/sql rows to db.Rows.
-type Rows struct{ R *sql.Rows }
+// Rows adapts database/sql rows to db.Rows; done (nil for none) ends the
+// statement's timeout when the rows are closed.
+type Rows struct {
+	R    *sql.Rows
+	done func(error) error
+}
 
 func (r Rows) Next() bool { return r.R.Next() }
 func (r Rows) Columns() []string {
@@ -124,5 +157,16 @@ func (r Rows) Columns() []string {
 	return c
 }
 func (r Rows) Scan(dest ...any) error { return r.R.Scan(dest...) }
-func (r Rows) Err() error             { return r.R.Err() }
-func (r Rows) Close()                 { _ = r.R.Close() }
+func (r Rows) Err() error {
+	err := r.R.Err()
+	if err != nil && r.done != nil {
+		return r.done(err)
+	}
+	return err
+}
+func (r Rows) Close() {
+	_ = r.R.Close()
+	if r.done != nil {
+		r.done(nil)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"modernc.org/sqlite"
 
@@ -53,6 +54,8 @@ type liteDB struct {
 	// and two switching a new file to WAL at once get SQLITE_BUSY without
 	// the busy handler being asked.
 	opening sync.Mutex
+	// stmtTimeout bounds each statement (SetStatementTimeout); 0: none.
+	stmtTimeout time.Duration
 }
 
 // LockWaits implements LockWaiter: the time connections spent in BEGIN
@@ -125,8 +128,12 @@ func (d *liteDB) Connect(ctx context.Context) (db.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot open %s: %v", d.t, err)
 	}
-	return &sqlconn.Conn{C: c, Classify: d.Classify, LockStmt: d.Caps().BeginWrite, Locks: &d.locks}, nil
+	return &sqlconn.Conn{C: c, Classify: d.Classify, LockStmt: d.Caps().BeginWrite, Locks: &d.locks, Timeout: d.stmtTimeout}, nil
 }
+
+// SetStatementTimeout implements db.StatementTimeouter on the client's
+// side: a statement that runs longer is interrupted.
+func (d *liteDB) SetStatementTimeout(t time.Duration) { d.stmtTimeout = t }
 
 func (d *liteDB) Info(ctx context.Context) (db.Info, error) {
 	c, err := d.Connect(ctx)
@@ -160,6 +167,9 @@ const (
 )
 
 func (d *liteDB) Classify(err error) db.ErrorClass {
+	if errors.Is(err, db.ErrStatementTimeout) {
+		return db.ErrorClass{Code: db.ClassTimeout}
+	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		code := se.Code() & 0xff
