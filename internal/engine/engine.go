@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,8 +45,15 @@ type Config struct {
 	Interval time.Duration
 	Seed     uint64
 	// StopGrace is how long in-flight transactions may take to finish after
-	// the end of the run before they are cancelled.
+	// the end of the run (its deadline, or an interrupt) before they are
+	// cancelled; 0 means DefaultStopGrace.
 	StopGrace time.Duration
+	// ReconnectTimeout is how long a client that lost its connection keeps
+	// trying to connect again before the run ends as failed. 0 means
+	// DefaultReconnectTimeout for runs of fixed work (--transactions) and
+	// the rest of the run for timed runs, which ride out outages and
+	// report them.
+	ReconnectTimeout time.Duration
 	// Terminals, when above 0, runs that many emulated terminals sharing
 	// the Clients connections; the workload must be a TerminalRunner.
 	Terminals int
@@ -60,6 +68,30 @@ type Config struct {
 	// share the clients in loop mode; 0 means 1.
 	Loops int
 }
+
+// DefaultStopGrace is how long transactions in flight at the end of a run
+// may take to finish before they are cancelled.
+const DefaultStopGrace = time.Second
+
+// DefaultReconnectTimeout bounds reconnection in runs of fixed work, which
+// have no deadline to end them.
+const DefaultReconnectTimeout = 30 * time.Second
+
+// reconnectLimit is how long a client may try to reconnect; 0 is no limit.
+func (c *Config) reconnectLimit() time.Duration {
+	if c.ReconnectTimeout > 0 || c.Duration > 0 {
+		return c.ReconnectTimeout
+	}
+	return DefaultReconnectTimeout
+}
+
+// ErrStopped is returned when the run was stopped (stop closed) before
+// every client had connected: nothing was measured.
+var ErrStopped = errors.New("stopped before every client had connected")
+
+// ClassCancelled is the error class of the transactions still in flight
+// when the run ended and its grace was over: they were cancelled.
+const ClassCancelled = "cancelled"
 
 // Drivers (Config.Driver).
 const (
@@ -86,6 +118,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--rate %g is negative", c.Rate)
 	case c.LatencyLimit < 0:
 		return fmt.Errorf("--latency-limit %s is negative", c.LatencyLimit)
+	case c.ReconnectTimeout < 0:
+		return fmt.Errorf("--reconnect-timeout %s is negative", c.ReconnectTimeout)
+	case c.StopGrace < 0:
+		return fmt.Errorf("stop grace %s is negative", c.StopGrace)
 	case c.MaxTries < 1:
 		return fmt.Errorf("--max-tries %d is invalid; 1 means no retry", c.MaxTries)
 	case c.Interval <= 0:
@@ -142,9 +178,32 @@ type workerStats struct {
 	reconnects            atomic.Int64
 	down                  atomic.Bool
 	finished              atomic.Int64 // unix ns when the client stopped
-	mu                    sync.Mutex
-	classes               map[string]int64
-	samples               map[string]string
+	// busySince is when the transaction in flight began (unix ns), 0
+	// between transactions.
+	busySince atomic.Int64
+	mu        sync.Mutex
+	classes   map[string]int64
+	samples   map[string]string
+	// downs are the client's spans without a connection.
+	downs []measure.Span
+}
+
+// wentDown and cameUp bound a span without a connection; open says the
+// client never got one back.
+func (s *workerStats) wentDown(at time.Time) {
+	s.down.Store(true)
+	s.mu.Lock()
+	s.downs = append(s.downs, measure.Span{From: at})
+	s.mu.Unlock()
+}
+
+func (s *workerStats) cameUp(at time.Time, open bool) {
+	s.mu.Lock()
+	if n := len(s.downs); n > 0 {
+		s.downs[n-1].To, s.downs[n-1].Open = at, open
+	}
+	s.mu.Unlock()
+	s.down.Store(false)
 }
 
 func (s *workerStats) addClass(code string, err error) {
@@ -183,9 +242,26 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 	}
 	conns := make([]db.Conn, cfg.Clients)
 	workers := make([]workload.Worker, cfg.Clients)
-	if err := connectAll(ctx, connect, r, conns, workers); err != nil {
+	// Stop (an interrupt) ends the connecting too.
+	cctx, ccancel := context.WithCancel(ctx)
+	interrupt := stop // the loop below sets stop to nil
+	go func() {
+		select {
+		case <-interrupt:
+			ccancel()
+		case <-cctx.Done():
+		}
+	}()
+	err = connectAll(cctx, connect, r, conns, workers)
+	ccancel()
+	if err != nil {
 		for _, l := range loops {
 			l.Close()
+		}
+		select {
+		case <-interrupt:
+			return nil, ErrStopped
+		default:
 		}
 		return nil, err
 	}
@@ -213,10 +289,21 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 	if cfg.Rate > 0 {
 		sched = newSchedule(start, cfg.Rate, cfg.Seed)
 	}
-	var stopping atomic.Bool
+	var stopping, hardStop atomic.Bool
 	stopC := make(chan struct{})
 	hard, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// A client that cannot reconnect in time fails the run: the first one
+	// says why, and the run stops.
+	var failOnce sync.Once
+	failC := make(chan struct{})
+	var failure string
+	fail := func(msg string) {
+		failOnce.Do(func() {
+			failure = msg
+			close(failC)
+		})
+	}
 
 	var wg sync.WaitGroup
 	clients := make([]*client, cfg.Clients)
@@ -226,8 +313,8 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 			lh = lagReg.NewHandle()
 		}
 		clients[i] = &client{id: i, d: d, connect: connect, r: r, cfg: &cfg, w: workers[i], h: reg.NewHandle(), lag: lh,
-			st: stats[i], sched: sched, stopping: &stopping, stopC: stopC, measureStart: measureStart, deadline: deadline,
-			byRequest: d.Caps().CancelByRequest}
+			st: stats[i], sched: sched, stopping: &stopping, hardStop: &hardStop, stopC: stopC, measureStart: measureStart,
+			deadline: deadline, byRequest: d.Caps().CancelByRequest, fail: fail}
 		clients[i].setConn(conns[i])
 	}
 	var termEnds []atomic.Int64
@@ -274,39 +361,59 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 	next := t.nextTick()
 	tickTimer := time.NewTimer(time.Until(next))
 	defer tickTimer.Stop()
+	abandonC := make(chan struct{})
+	grace := cfg.StopGrace
+	if grace <= 0 {
+		grace = DefaultStopGrace
+	}
+	var stoppedAt time.Time
 	beginStop := func() {
 		if stopping.Swap(true) {
 			return
 		}
+		stoppedAt = time.Now()
 		close(stopC)
 		for _, l := range loops {
 			l.Interrupt()
 		}
-		// Let in-flight transactions finish, then cancel them; on the event
-		// loop, a client whose statement is not answered even then stops
-		// waiting (a server that stopped answering cannot hold the run).
-		grace := cfg.StopGrace
-		if grace <= 0 {
-			grace = 30 * time.Second
-		}
+		// Let in-flight transactions finish, then cancel them (counted as
+		// ClassCancelled). On the event loop, a client whose statement is
+		// not answered even then stops waiting; on goroutines, the engine's
+		// Cancel closes the socket of a statement the server does not end.
+		// Clients that still have not stopped are abandoned: a server that
+		// stopped answering cannot hold the run.
 		go func() {
 			select {
 			case <-done:
+				return
 			case <-time.After(grace):
-				cancel()
+			}
+			hardStop.Store(true)
+			cancel()
+			for _, c := range clients {
+				c.cancelStatement()
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(abortAfterCancel):
+			}
+			for _, l := range loops {
+				l.Abort()
+			}
+			if loops == nil {
 				for _, c := range clients {
-					c.cancelStatement()
+					c.abort()
 				}
-				select {
-				case <-done:
-				case <-time.After(abortAfterCancel):
-					for _, l := range loops {
-						l.Abort()
-					}
-				}
+			}
+			select {
+			case <-done:
+			case <-time.After(abandonAfterAbort):
+				close(abandonC)
 			}
 		}()
 	}
+	failSel := failC
 	for finished := false; !finished; {
 		select {
 		case <-tickTimer.C:
@@ -326,11 +433,31 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 			stop = nil
 			res.Interrupted = true
 			beginStop()
+		case <-failSel:
+			failSel = nil
+			beginStop()
 		case <-done:
 			finished = true
+		case <-abandonC:
+			finished = true
+			for _, c := range clients {
+				if c.st.finished.Load() == 0 {
+					res.Abandoned++
+				}
+			}
 		}
 	}
+	// The run ends when its last transaction did, or when its grace was
+	// over: the time spent cancelling what was left is not measured.
 	res.End = time.Now()
+	if !stoppedAt.IsZero() && res.End.After(stoppedAt.Add(grace)) {
+		res.End = stoppedAt.Add(grace)
+	}
+	select {
+	case <-failC:
+		res.Failure = failure
+	default:
+	}
 	t.tick(res.End)
 	ends := make([]int64, 0, len(clients))
 	if termEnds != nil {
@@ -347,6 +474,18 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 	}
 	if res.End.Before(measureStart) {
 		res.MeasureStart = res.End
+	}
+	var spans []measure.Span
+	for _, s := range stats {
+		s.mu.Lock()
+		spans = append(spans, s.downs...)
+		s.mu.Unlock()
+	}
+	res.Outages = measure.Outages(spans, res.End)
+	for _, sp := range spans {
+		if sp.Open || sp.To.IsZero() {
+			res.DownAtEnd++
+		}
 	}
 	t.finish()
 	return res, nil
@@ -445,18 +584,23 @@ func (s *schedule) Next() time.Time {
 }
 
 type client struct {
-	id           int
-	d            db.DB
-	connect      func(context.Context) (db.Conn, error)
-	r            workload.Runner
-	cfg          *Config
-	conn         db.Conn
-	w            workload.Worker
-	h, lag       histogram.Handle
-	st           *workerStats
-	sched        *schedule
-	stopping     *atomic.Bool
-	stopC        <-chan struct{} // closed with stopping
+	id       int
+	d        db.DB
+	connect  func(context.Context) (db.Conn, error)
+	r        workload.Runner
+	cfg      *Config
+	conn     db.Conn
+	w        workload.Worker
+	h, lag   histogram.Handle
+	st       *workerStats
+	sched    *schedule
+	stopping *atomic.Bool
+	// hardStop is set when the stop grace is over and transactions in
+	// flight are being cancelled.
+	hardStop *atomic.Bool
+	stopC    <-chan struct{} // closed with stopping
+	// fail ends the run as failed, saying why.
+	fail         func(msg string)
 	measureStart time.Time
 	deadline     time.Time
 	// byRequest: statements run under a never-cancelled context (cheaper
@@ -489,6 +633,20 @@ func (c *client) cancelStatement() {
 			defer cancel()
 			_ = lc.c.Cancel(ctx)
 		}()
+	}
+}
+
+// abort closes the socket of a goroutine client whose transaction is still
+// in flight, where the connection can (db.Aborter); loops abort their own
+// clients.
+func (c *client) abort() {
+	if c.st.busySince.Load() == 0 {
+		return
+	}
+	if lc, ok := c.live.Load().(liveConn); ok {
+		if a, ok := lc.c.(db.Aborter); ok {
+			a.Abort()
+		}
 	}
 }
 
@@ -556,6 +714,7 @@ func (c *client) execute(ctx context.Context, op int, intended time.Time, measur
 	} else if c.lag != nil {
 		c.lag.Record(0, begin.Sub(intended))
 	}
+	c.st.busySince.Store(begin.UnixNano())
 	sctx := c.stmtCtx(ctx)
 	err := c.w.Do(sctx, op)
 	for try := 1; err != nil && try < c.cfg.MaxTries; try++ {
@@ -566,6 +725,7 @@ func (c *client) execute(ctx context.Context, op int, intended time.Time, measur
 		err = c.w.Do(sctx, op)
 	}
 	end := time.Now()
+	c.st.busySince.Store(0)
 	if begin.After(c.measureStart) {
 		*measured++
 	}
@@ -577,8 +737,11 @@ func (c *client) execute(ctx context.Context, op int, intended time.Time, measur
 		}
 		return true
 	}
-	if ctx.Err() != nil {
-		return false // cancelled at the end of the run: not an error
+	if c.hardStop != nil && c.hardStop.Load() || ctx.Err() != nil {
+		// Still in flight when the run's grace ended: cancelled.
+		c.st.errors[op].Add(1)
+		c.st.addClass(ClassCancelled, err)
+		return false
 	}
 	class := c.d.Classify(err)
 	c.st.errors[op].Add(1)
@@ -608,40 +771,68 @@ func (c *client) sleep(d time.Duration) bool {
 }
 
 // reconnect replaces a lost connection, backing off from 50 ms to 2 s
-// between attempts, until it succeeds or the run stops.
+// between attempts, until it succeeds, the run stops, or the reconnect
+// timeout is over (which fails the run). The time without a connection is
+// kept for the run's outages.
 func (c *client) reconnect(ctx context.Context) bool {
-	c.st.down.Store(true)
-	defer c.st.down.Store(false)
+	began := time.Now()
+	c.st.wentDown(began)
 	if c.conn != nil {
 		c.conn.Close()
 		c.setConn(nil)
 	}
+	limit := c.cfg.reconnectLimit()
 	backoff := 50 * time.Millisecond
 	for !c.stopping.Load() && ctx.Err() == nil {
-		if conn, w := c.open(ctx); conn != nil {
+		conn, w, err := c.open(ctx)
+		if conn != nil {
 			c.setConn(conn)
 			c.w = w
 			c.st.reconnects.Add(1)
+			c.st.cameUp(time.Now(), false)
 			return true
 		}
-		if !c.sleep(backoff) {
-			return false
+		wait := backoff
+		if limit > 0 {
+			left := limit - time.Since(began)
+			if left <= 0 {
+				c.fail(fmt.Sprintf("client %d could not connect again within the reconnect timeout (%s): %s",
+					c.id+1, limit, oneLine(err)))
+				break
+			}
+			wait = min(wait, left) // one last try at the limit
+		}
+		if !c.sleep(wait) {
+			break
 		}
 		backoff = min(backoff*2, 2*time.Second)
 	}
+	c.st.cameUp(time.Now(), true)
 	return false
 }
 
-// open connects and makes a worker on the new connection, or returns nil.
-// On a loop the connection is opened on a goroutine (Offload) while the
-// other clients go on, and then attached to the client's task.
-func (c *client) open(ctx context.Context) (db.Conn, workload.Worker) {
+func oneLine(err error) string {
+	if err == nil {
+		return "no error"
+	}
+	s := strings.TrimSpace(err.Error())
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// open connects and makes a worker on the new connection, or returns why
+// it could not. On a loop the connection is opened on a goroutine
+// (Offload) while the other clients go on, and then attached to the
+// client's task.
+func (c *client) open(ctx context.Context) (db.Conn, workload.Worker, error) {
 	var conn db.Conn
 	var w workload.Worker
+	var err error
 	dial := func() {
 		cctx, cancel := context.WithTimeout(ctx, clientSetupTimeout)
 		defer cancel()
-		var err error
 		if conn, err = c.connect(cctx); err != nil {
 			conn = nil
 			return
@@ -653,14 +844,16 @@ func (c *client) open(ctx context.Context) (db.Conn, workload.Worker) {
 	}
 	if c.task == nil {
 		dial()
-		return conn, w
+		return conn, w, err
 	}
 	c.task.Offload(dial)
-	if conn != nil && c.attach(conn) != nil {
-		conn.Close()
-		return nil, nil
+	if conn != nil {
+		if err = c.attach(conn); err != nil {
+			conn.Close()
+			return nil, nil, err
+		}
 	}
-	return conn, w
+	return conn, w, err
 }
 
 // ticker turns the registry's swaps into ticks and phase totals.
@@ -771,6 +964,9 @@ func (t *ticker) tick(now time.Time) {
 		reconn += s.reconnects.Load()
 		if s.down.Load() {
 			tk.Down++
+		}
+		if b := s.busySince.Load(); b != 0 && b <= t.last.UnixNano() {
+			tk.Waiting++
 		}
 		s.mu.Lock()
 		for k, v := range s.classes {

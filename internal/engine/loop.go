@@ -52,6 +52,10 @@ func noLoopReason(d db.DB, cfg *Config, loopDB bool) string {
 // waiting.
 const abortAfterCancel = time.Second
 
+// abandonAfterAbort is how long, after the loops were aborted, the run
+// waits for its clients before it ends without them.
+const abandonAfterAbort = time.Second
+
 // newLoops makes n event loops.
 func newLoops(n int) ([]*evloop.Loop, error) {
 	loops := make([]*evloop.Loop, 0, n)
