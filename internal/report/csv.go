@@ -128,7 +128,7 @@ func intervalsCSV(w *csv.Writer, r *results.Run) error {
 	cols := latencyCols(r)
 	lag := r.Config.Rate > 0
 	head := cat([]string{"run_id", "seq", "phase", "t_s", "seconds", "tps", "cumulative_tps", "count", "errors", "retries",
-		"late", "reconnects", "clients_down"}, latencyHead("", cols))
+		"late", "reconnects", "clients_down", "clients_waiting"}, latencyHead("", cols))
 	if lag {
 		head = append(head, latencyHead("lag_", cols)...)
 	}
@@ -138,7 +138,7 @@ func intervalsCSV(w *csv.Writer, r *results.Run) error {
 	}
 	for _, iv := range r.Intervals {
 		row := cat([]string{r.RunID, fint(iv.Seq), iv.Phase, ff(iv.T), ff(iv.Seconds), ff(iv.TPS), ff(iv.CumulativeTPS),
-			fi(iv.Count), fi(iv.Errors), fi(iv.Retries), fi(iv.Late), fi(iv.Reconnects), fint(iv.Down)}, latencyCells(iv.LatencyMs, cols))
+			fi(iv.Count), fi(iv.Errors), fi(iv.Retries), fi(iv.Late), fi(iv.Reconnects), fint(iv.Down), fint(iv.Waiting)}, latencyCells(iv.LatencyMs, cols))
 		if lag {
 			row = append(row, latencyCells(iv.LagMs, cols)...)
 		}

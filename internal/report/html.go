@@ -176,6 +176,13 @@ func runPage(r *results.Run, opt HTMLOptions) (*page, error) {
 	if s.Reconnects > 0 {
 		p.Headline = append(p.Headline, kv{"reconnects", fmtCount(s.Reconnects)})
 	}
+	if n := len(s.Outages); n > 0 {
+		var down float64
+		for _, o := range s.Outages {
+			down += o.Seconds
+		}
+		p.Headline = append(p.Headline, kv{"outages", fmt.Sprintf("%d (%s)", n, fmtSeconds(down))})
+	}
 
 	p.Sections = append(p.Sections, summarySection(r))
 	if sec, ok := errorSection(r); ok {
@@ -384,6 +391,9 @@ func timeline(r *results.Run) (bands []svg.Band, markers []svg.Marker, note stri
 	if warmEnd > 0 {
 		bands = append(bands, svg.Band{From: 0, To: warmEnd, Label: "warm-up"})
 	}
+	for _, o := range r.Summary.Outages {
+		bands = append(bands, svg.Band{From: o.StartS, To: o.StartS + o.Seconds, Label: "outage: " + o.String()})
+	}
 	omitted := 0
 	prevErr := false
 	// Marker texts closer than this (in seconds) to the previous one would
@@ -401,6 +411,9 @@ func timeline(r *results.Run) (bands []svg.Band, markers []svg.Marker, note stri
 		}
 		if iv.Down > 0 {
 			parts = append(parts, fmt.Sprintf("%d clients down", iv.Down))
+		}
+		if iv.Waiting > 0 {
+			parts = append(parts, fmt.Sprintf("%d waiting", iv.Waiting))
 		}
 		hasErr := iv.Errors > 0
 		if hasErr && (!prevErr || iv.Reconnects > 0) {

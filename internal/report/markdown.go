@@ -41,6 +41,9 @@ func RunMarkdown(w io.Writer, r *results.Run) error {
 		}
 		fmt.Fprintf(&b, "Figures: %s\n\n", strings.Join(parts, " · "))
 	}
+	for _, o := range s.Outages {
+		fmt.Fprintf(&b, "Outage: %s.\n\n", mdText(o.String()))
+	}
 	if r.Error != "" {
 		fmt.Fprintf(&b, "Error: %s\n\n", mdText(r.Error))
 	}

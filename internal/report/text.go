@@ -47,6 +47,9 @@ func (p *Progress) Line(iv *results.Interval) {
 	if iv.Down > 0 {
 		notes = append(notes, fmt.Sprintf("%d clients down", iv.Down))
 	}
+	if iv.Waiting > 0 {
+		notes = append(notes, fmt.Sprintf("%d waiting", iv.Waiting))
+	}
 	for _, k := range results.SortedClasses(iv.ErrorClasses) {
 		notes = append(notes, fmt.Sprintf("%s x%d", k, iv.ErrorClasses[k]))
 	}
@@ -94,6 +97,12 @@ func Summary(w io.Writer, r *results.Run) {
 	fmt.Fprintln(w)
 	if s.Transactions == 0 && s.Errors > 0 {
 		fmt.Fprintf(w, "no transaction succeeded: all %d failed; see the errors by class below\n", s.Errors)
+	}
+	for _, o := range s.Outages {
+		fmt.Fprintf(w, "outage: %s (the throughput includes it)\n", o)
+	}
+	if s.AbandonedClients > 0 {
+		fmt.Fprintf(w, "%d clients were still waiting for the server when the run ended: their statements could not be cancelled\n", s.AbandonedClients)
 	}
 	costLine(w, r)
 	if len(r.Warmup) > 0 {

@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -85,6 +86,10 @@ type Config struct {
 	// or "goroutine".
 	Driver string `json:"driver,omitempty"`
 	Loops  int    `json:"loops,omitempty"`
+	// StatementTimeoutMs is --statement-timeout and
+	// ReconnectTimeoutSeconds --reconnect-timeout as given (0: not given).
+	StatementTimeoutMs      float64 `json:"statement_timeout_ms,omitempty"`
+	ReconnectTimeoutSeconds float64 `json:"reconnect_timeout_s,omitempty"`
 }
 
 // EngineInfo describes the database server of a run: its name, version
@@ -162,9 +167,38 @@ type Summary struct {
 	// measured phase (idle under 5%, or a run queue above twice its cores):
 	// the harness may have been the bottleneck.
 	HostSaturated bool `json:"client_host_saturated,omitempty"`
+	// Outages are the spans during which clients had lost their
+	// connections (the throughput above includes them).
+	Outages []Outage `json:"outages,omitempty"`
+	// AbandonedClients is the number of clients still stuck in a
+	// statement that could not be cancelled when the run ended.
+	AbandonedClients int `json:"abandoned_clients,omitempty"`
 	// Metrics are workload-specific figures (e.g. nopm), written as keys of
 	// the summary object itself.
 	Metrics map[string]float64 `json:"-"`
+}
+
+// Outage is a span of the run during which clients had no connection to
+// the server: from StartS (seconds since the start of the run, as the
+// intervals' T) for Seconds, with at most Clients down at once; ToEnd says
+// that some had still none when the run ended.
+type Outage struct {
+	StartS  float64 `json:"start_s"`
+	Seconds float64 `json:"seconds"`
+	Clients int     `json:"clients"`
+	ToEnd   bool    `json:"to_end,omitempty"`
+}
+
+// String says what happened in one sentence fragment.
+func (o Outage) String() string {
+	who := fmt.Sprintf("%d clients", o.Clients)
+	if o.Clients == 1 {
+		who = "1 client"
+	}
+	if o.ToEnd {
+		return fmt.Sprintf("%s without a connection from %.1fs to the end of the run (%.1fs)", who, o.StartS, o.Seconds)
+	}
+	return fmt.Sprintf("%s without a connection from %.1fs for %.1fs", who, o.StartS, o.Seconds)
 }
 
 type summaryJSON Summary
@@ -236,6 +270,7 @@ type Interval struct {
 	Late          int64            `json:"late,omitempty"`
 	Reconnects    int64            `json:"reconnects,omitempty"`
 	Down          int              `json:"clients_down,omitempty"`
+	Waiting       int              `json:"clients_waiting,omitempty"`
 	LatencyMs     Latency          `json:"latency_ms"`
 	LagMs         Latency          `json:"lag_ms,omitempty"`
 	ErrorClasses  map[string]int64 `json:"error_classes,omitempty"`
@@ -334,7 +369,7 @@ func DecodeHist(s string) (*hdr.Histogram, error) {
 func IntervalFromTick(tk *measure.Tick, ops []string, ps []float64) Interval {
 	secs := tk.End.Sub(tk.Start).Seconds()
 	iv := Interval{Seq: tk.Seq, Phase: tk.Phase, T: round3(tk.Elapsed.Seconds()), Seconds: round3(secs),
-		Reconnects: tk.Reconnects, Down: tk.Down, ErrorClasses: tk.ErrorClasses}
+		Reconnects: tk.Reconnects, Down: tk.Down, Waiting: tk.Waiting, ErrorClasses: tk.ErrorClasses}
 	if len(iv.ErrorClasses) == 0 {
 		iv.ErrorClasses = nil
 	}
@@ -418,6 +453,12 @@ func (r *Run) Fill(res *measure.Result, metrics map[string]float64) {
 		r.Summary.TPS = round2(float64(r.Summary.Transactions) / secs)
 	}
 	r.Summary.Reconnects = res.Reconnects
+	r.Summary.Outages = nil
+	for _, o := range res.Outages {
+		r.Summary.Outages = append(r.Summary.Outages, Outage{StartS: round3(o.Start.Sub(res.Start).Seconds()),
+			Seconds: round3(o.End.Sub(o.Start).Seconds()), Clients: o.Clients, ToEnd: o.Open})
+	}
+	r.Summary.AbandonedClients = res.Abandoned
 	r.Summary.LatencyMs = LatencyOf(all, ps)
 	if res.Lag != nil {
 		r.Summary.LagMs = LatencyOf(res.Lag, ps)
