@@ -33,6 +33,7 @@ type runOpts struct {
 	// collect is --collect as given; collectKinds the parsed set.
 	collect      string
 	collectKinds map[string]bool
+	stmtTimeout  time.Duration
 }
 
 func (o *runOpts) flags(fs *pflag.FlagSet) {
@@ -46,6 +47,8 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.cfg.Terminals, "terminals", 0, "TPC-C-style terminal mode: this many emulated terminals (goroutines) share the --clients connections")
 	fs.BoolVar(&o.cfg.ThinkTimes, "keying-think", false, "with --terminals: wait the workload's keying and think times (TPC-C clause 5.2.5), so throughput is paced as the specification's")
 	fs.IntVar(&o.cfg.MaxTries, "max-tries", 1, "tries per transaction on serialization failure or deadlock (1 = no retry)")
+	durationVarP(fs, &o.stmtTimeout, "statement-timeout", "", 0, "end statements that run longer than this (the server's statement_timeout or max_statement_time; on SQLite the client interrupts them), counted as errors of class timeout (default: no limit)")
+	durationVarP(fs, &o.cfg.ReconnectTimeout, "reconnect-timeout", "", 0, "how long a client that lost its connection tries to connect again before the run ends as failed (default: 30s with --transactions; with --duration, until the run's end)")
 	durationVarP(fs, &o.progress, "progress", "P", time.Second, "progress line interval (0 = no progress lines)")
 	fs.StringVar(&o.percentileList, "percentiles", "50,90,95,99,99.9", "latency percentiles to report (50, 90, 95 and 99 are always included)")
 	fs.Uint64Var(&o.cfg.Seed, "seed", 0, "random seed for transaction parameters (default: a random seed, recorded with the run)")
@@ -78,6 +81,12 @@ func (o *runOpts) validate(fs *pflag.FlagSet) error {
 	}
 	if !fs.Changed("seed") {
 		o.cfg.Seed = randomSeed()
+	}
+	if o.stmtTimeout < 0 {
+		return usagef("--statement-timeout %s is negative", o.stmtTimeout)
+	}
+	if fs.Changed("reconnect-timeout") && o.cfg.ReconnectTimeout <= 0 {
+		return usagef("--reconnect-timeout %s: give a positive duration, e.g. 30s", o.cfg.ReconnectTimeout)
 	}
 	if o.progress < 0 {
 		return usagef("--progress %s is negative", o.progress)
@@ -193,18 +202,19 @@ func (a *app) parseRun(args []string, set ...flagSet) (*runSpec, error) {
 func (sp *runSpec) config(out, warn io.Writer) runner.Config {
 	o := &sp.opts
 	return runner.Config{
-		Target:        sp.target,
-		Workload:      sp.wl,
-		WorkloadFlags: func() map[string]string { return workloadFlags(sp.fs, sp.wl, workload.CmdRun) },
-		Command:       append([]string{"dbharness", "run"}, sp.args...),
-		Engine:        o.cfg,
-		Progress:      o.progress,
-		Percentiles:   o.percentiles,
-		Collect:       o.collectKinds,
-		Results:       o.results,
-		NoSave:        o.noSave,
-		Out:           out,
-		Warn:          warn,
+		Target:           sp.target,
+		Workload:         sp.wl,
+		WorkloadFlags:    func() map[string]string { return workloadFlags(sp.fs, sp.wl, workload.CmdRun) },
+		Command:          append([]string{"dbharness", "run"}, sp.args...),
+		Engine:           o.cfg,
+		StatementTimeout: o.stmtTimeout,
+		Progress:         o.progress,
+		Percentiles:      o.percentiles,
+		Collect:          o.collectKinds,
+		Results:          o.results,
+		NoSave:           o.noSave,
+		Out:              out,
+		Warn:             warn,
 	}
 }
 
@@ -229,6 +239,13 @@ func (a *app) cmdRun(args []string) error {
 		if run != nil && o.json != "" {
 			if jerr := report.WriteJSON(o.json, run); jerr != nil {
 				fmt.Fprintf(a.stderr, "dbharness: warning: %v\n", jerr)
+			}
+		}
+		// A run that failed after it measured (a client could not
+		// reconnect) keeps its reports too.
+		if run != nil && len(run.Intervals) > 0 && o.outs.any() {
+			if werr := a.writeRun(o.outs, run, out); werr != nil {
+				fmt.Fprintf(a.stderr, "dbharness: warning: %v\n", werr)
 			}
 		}
 		return err

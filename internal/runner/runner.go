@@ -7,6 +7,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -38,6 +39,9 @@ type Config struct {
 	// Engine drives the clients; Engine.Driver is resolved for the target
 	// and a zero Engine.Interval is a second.
 	Engine engine.Config
+	// StatementTimeout, when above 0, bounds every statement of the run's
+	// clients (db.StatementTimeouter); the target's engine must have it.
+	StatementTimeout time.Duration
 	// Progress is the interval of the progress lines; 0 prints none (the
 	// run is still measured in Engine.Interval intervals).
 	Progress time.Duration
@@ -97,6 +101,39 @@ func orDiscard(w io.Writer) io.Writer {
 // returned whenever it started, also when it failed (with the error) or
 // was interrupted (Status says so). Closing stop ends the run early.
 func Run(ctx context.Context, c Config, stop <-chan struct{}) (*results.Run, error) {
+	warn := orDiscard(c.Warn)
+	// Until the clients start, an interrupt cancels what the setup is
+	// waiting for; then the engine stops the run, and says so at once.
+	setup, endSetup := context.WithCancel(ctx)
+	defer endSetup()
+	var running atomic.Bool
+	go func() {
+		select {
+		case <-stop:
+			if running.Load() {
+				fmt.Fprintf(warn, "dbharness: stopping: transactions in flight have %s to finish, then are cancelled; interrupt again to exit at once\n",
+					stopGrace(c.Engine))
+			} else {
+				endSetup()
+			}
+		case <-setup.Done():
+		}
+	}()
+	run, err := runOnce(setup, c, stop, &running)
+	if err != nil && run == nil && setup.Err() != nil && ctx.Err() == nil {
+		return nil, &Interrupted{"interrupted before the run started"}
+	}
+	return run, err
+}
+
+func stopGrace(c engine.Config) time.Duration {
+	if c.StopGrace > 0 {
+		return c.StopGrace
+	}
+	return engine.DefaultStopGrace
+}
+
+func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomic.Bool) (*results.Run, error) {
 	out, warn := orDiscard(c.Out), orDiscard(c.Warn)
 	warnf := func(format string, args ...any) { fmt.Fprintf(warn, "dbharness: warning: "+format+"\n", args...) }
 	wl := c.Workload
@@ -132,6 +169,15 @@ func Run(ctx context.Context, c Config, stop <-chan struct{}) (*results.Run, err
 	if err != nil {
 		return nil, err
 	}
+	// The statement timeout bounds what the clients and the collectors
+	// run, not the workload's setup.
+	if c.StatementTimeout > 0 {
+		st, ok := d.(db.StatementTimeouter)
+		if !ok {
+			return nil, &UsageError{fmt.Sprintf("--statement-timeout: the %s engine cannot bound its statements", d.Target().Kind)}
+		}
+		st.SetStatementTimeout(c.StatementTimeout)
+	}
 	info, err := d.Info(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the server's version and settings: %w", err)
@@ -158,6 +204,7 @@ func Run(ctx context.Context, c Config, stop <-chan struct{}) (*results.Run, err
 			IntervalSeconds: cfg.Interval.Seconds(), Seed: cfg.Seed,
 			Percentiles: c.Percentiles, WorkloadFlags: wlFlags,
 			Driver: cfg.Driver, Loops: cfg.Loops,
+			StatementTimeoutMs: float64(c.StatementTimeout) / 1e6, ReconnectTimeoutSeconds: cfg.ReconnectTimeout.Seconds(),
 		},
 		ErrorClasses: map[string]int64{},
 		Intervals:    []results.Interval{},
@@ -202,9 +249,18 @@ func Run(ctx context.Context, c Config, stop <-chan struct{}) (*results.Run, err
 			obs = phases
 		}
 	}
-	res, err := engine.Run(ctx, d, runner, cfg, obs, stop)
+	running.Store(true)
+	res, err := engine.Run(context.WithoutCancel(ctx), d, runner, cfg, obs, stop)
 	phases.end()
 	ev.finish(ctx, run)
+	if errors.Is(err, engine.ErrStopped) {
+		run.Status, run.Error = results.StatusInterrupted, "interrupted before every client had connected"
+		run.EndTime = time.Now()
+		if store != nil {
+			store.save(run)
+		}
+		return run, &Interrupted{run.Error}
+	}
 	if err != nil {
 		// The engine fails only before its clock starts (clients that
 		// cannot connect): nothing was measured, but the run is recorded.
@@ -223,6 +279,20 @@ func Run(ctx context.Context, c Config, stop <-chan struct{}) (*results.Run, err
 	if res.Interrupted {
 		run.Status = results.StatusInterrupted
 	}
+	// A client that could not reconnect in time, or a run that ended with
+	// every client cut off, failed: what it measured until then is kept.
+	var failed error
+	switch {
+	case res.Failure != "":
+		run.Status, run.Error = results.StatusFailed, res.Failure
+	case res.DownAtEnd > 0 && res.DownAtEnd >= cfg.Clients && len(run.Summary.Outages) > 0:
+		last := run.Summary.Outages[len(run.Summary.Outages)-1]
+		run.Status = results.StatusFailed
+		run.Error = fmt.Sprintf("every client had lost its connection when the run ended (the first from %.1fs)", last.StartS)
+	}
+	if run.Status == results.StatusFailed {
+		failed = fmt.Errorf("run %s failed: %s", run.RunID, run.Error)
+	}
 	if h, ok := wl.(workload.RunHooks); ok {
 		run.Summary.Metrics, err = afterRun(ctx, h, env, run, res)
 		if err != nil {
@@ -236,7 +306,7 @@ func Run(ctx context.Context, c Config, stop <-chan struct{}) (*results.Run, err
 	if store != nil {
 		fmt.Fprintf(out, "saved as run %s in %s\n", run.RunID, store.Path())
 	}
-	return run, nil
+	return run, failed
 }
 
 // afterRun gives a workload's RunHooks the run's totals, on a fresh

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -28,6 +29,8 @@ type PrivatePG struct {
 	dir  string // data directory
 	port int
 	user string // the OS user the server runs as (not root)
+	// frozen is set by Freeze and cleared by Cont.
+	frozen atomic.Bool
 }
 
 // PrivatePostgres initialises and starts a private PostgreSQL server. It
@@ -76,6 +79,9 @@ func PrivatePostgres(t testing.TB) *PrivatePG {
 		_ = p.cmd("pg_ctl", "-D", p.dir, "-m", "immediate", "-w", "-t", "30", "stop").Run()
 	})
 	p.Start()
+	if t.Failed() {
+		t.FailNow()
+	}
 	return p
 }
 
@@ -84,13 +90,19 @@ func (p *PrivatePG) URL() string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", p.port)
 }
 
-// Start starts the server (again) and waits until it accepts connections.
+// Start starts the server (again, if it is not running) and waits until
+// it accepts connections. It may be called from any goroutine: a failure
+// fails the test (Errorf) without stopping it.
 func (p *PrivatePG) Start() {
 	p.t.Helper()
+	if p.cmd("pg_ctl", "-D", p.dir, "status").Run() == nil {
+		return
+	}
 	logf := filepath.Join(filepath.Dir(p.dir), "server.log")
 	if out, err := p.cmd("pg_ctl", "-D", p.dir, "-l", logf, "-w", "-t", "60", "start").CombinedOutput(); err != nil {
 		log, _ := os.ReadFile(logf)
-		p.t.Fatalf("start the private PostgreSQL server: %v\n%s\n%s", err, out, log)
+		p.t.Errorf("start the private PostgreSQL server: %v\n%s\n%s", err, out, log)
+		return
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -103,19 +115,21 @@ func (p *PrivatePG) Start() {
 		}
 		cancel()
 		if time.Now().After(deadline) {
-			p.t.Fatalf("the private PostgreSQL server does not accept connections: %v", err)
+			p.t.Errorf("the private PostgreSQL server does not accept connections: %v", err)
+			return
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 }
 
 // Stop shuts the server down at once (pg_ctl stop -m immediate, as in a
-// crash): connections are cut and new ones refused until Start.
+// crash): connections are cut and new ones refused until Start. Like
+// Start, it may be called from any goroutine.
 func (p *PrivatePG) Stop() {
 	p.t.Helper()
 	p.Cont()
 	if out, err := p.cmd("pg_ctl", "-D", p.dir, "-m", "immediate", "-w", "-t", "60", "stop").CombinedOutput(); err != nil {
-		p.t.Fatalf("stop the private PostgreSQL server: %v\n%s", err, out)
+		p.t.Errorf("stop the private PostgreSQL server: %v\n%s", err, out)
 	}
 }
 
@@ -141,10 +155,19 @@ func (p *PrivatePG) Pids() []int {
 
 // Freeze stops every process of the server (SIGSTOP): connections stay
 // open and nothing answers, as on a stalled host.
-func (p *PrivatePG) Freeze() { p.signal(syscall.SIGSTOP) }
+func (p *PrivatePG) Freeze() {
+	p.frozen.Store(true)
+	p.signal(syscall.SIGSTOP)
+}
 
 // Cont resumes a frozen server.
-func (p *PrivatePG) Cont() { p.signal(syscall.SIGCONT) }
+func (p *PrivatePG) Cont() {
+	p.signal(syscall.SIGCONT)
+	p.frozen.Store(false)
+}
+
+// Frozen says whether the server is frozen (Freeze without Cont since).
+func (p *PrivatePG) Frozen() bool { return p.frozen.Load() }
 
 func (p *PrivatePG) signal(sig syscall.Signal) {
 	for _, pid := range p.Pids() {
