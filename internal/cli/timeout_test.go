@@ -14,7 +14,7 @@ import (
 func TestStatementTimeoutEndsLongStatements(t *testing.T) {
 	slow := map[string]string{
 		"postgres": "SELECT pg_sleep(3);\n",
-		"mysql":      "SELECT SLEEP(3);\n",
+		"mysql":    "SELECT SLEEP(3);\n",
 		// A query that counts for long: only the client can end it.
 		"sqlite": "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n;\n",
 	}
