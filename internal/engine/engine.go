@@ -677,6 +677,9 @@ func (c *client) run(ctx context.Context) {
 		if c.sched != nil {
 			intended = c.sched.Next()
 			if !c.deadline.IsZero() && intended.After(c.deadline) {
+				// No arrival left before the deadline: wait for it, so
+				// that the measured phase is the duration asked for.
+				c.sleep(time.Until(intended))
 				return
 			}
 			if !c.sleep(time.Until(intended)) {
