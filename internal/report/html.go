@@ -392,7 +392,7 @@ func timeline(r *results.Run) (bands []svg.Band, markers []svg.Marker, note stri
 		bands = append(bands, svg.Band{From: 0, To: warmEnd, Label: "warm-up"})
 	}
 	for _, o := range r.Summary.Outages {
-		bands = append(bands, svg.Band{From: o.StartS, To: o.StartS + o.Seconds, Label: "outage: " + o.String()})
+		bands = append(bands, svg.Band{From: o.StartS, To: o.StartS + o.Seconds, Label: fmt.Sprintf("outage: %d down, %s", o.Clients, fmtSeconds(o.Seconds))})
 	}
 	omitted := 0
 	prevErr := false
@@ -517,8 +517,11 @@ func runCharts(r *results.Run) ([]section, error) {
 		tp.Series = append(tp.Series, svg.Series{Name: "errors/s", X: errs.x, Y: errs.y, Color: "#CC3311", Style: svg.StyleDashed})
 	}
 	note := "Transactions completed per interval."
-	if len(bands) > 0 {
-		note += " The shaded range is the warm-up, excluded from the summary."
+	if r.Config.WarmupSeconds > 0 {
+		note += " The shaded range at the start is the warm-up, excluded from the summary."
+	}
+	if len(r.Summary.Outages) > 0 {
+		note += " Ranges shaded as outages are when clients had no connection to the server (the throughput includes them)."
 	}
 	if len(markers) > 0 {
 		note += " Vertical lines mark errors and reconnects (hover for details)."
