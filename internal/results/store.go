@@ -69,8 +69,9 @@ const (
 // storeTables are the tables a results store may hold.
 var storeTables = map[string]bool{"runs": true, "intervals": true, "sweeps": true, "sweep_runs": true, "evidence": true}
 
-// Open opens the results store at path for writing, creating it if
-// needed. It refuses, in one sentence, a directory, a
+// Open opens the results store at path for writing, creating it if needed:
+// the file 0600 and the directories it creates 0700, for it keeps host
+// names, settings and plans. It refuses, in one sentence, a directory, a
 // file it cannot create or write, and a file that is not a dbharness store
 // of a version it knows; it never adds its tables to another SQLite file.
 func Open(path string) (*Store, error) {
@@ -109,10 +110,10 @@ func createStoreFile(path string) (bool, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return false, fmt.Errorf("results store %s cannot be opened: %v", path, pathCause(err))
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return false, fmt.Errorf("results store %s cannot be created: %v", path, pathCause(err))
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return false, nil // another dbharness created it meanwhile
 	}

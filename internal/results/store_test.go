@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,6 +61,39 @@ func immutable(t *testing.T, path string) {
 		t.Skipf("chattr +i is not available here: %v %s", err, out)
 	}
 	t.Cleanup(func() { _ = exec.Command("chattr", "-i", path).Run() })
+}
+
+func TestAStoreIsCreatedForItsOwnerOnly(t *testing.T) {
+	top := t.TempDir()
+	if err := os.Chmod(top, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(top, "a", "b", "results.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Save(sampleRun()); err != nil {
+		t.Fatal(err)
+	}
+	modes := map[string]fs.FileMode{top: 0o755, filepath.Join(top, "a"): 0o700, filepath.Join(top, "a", "b"): 0o700, path: 0o600}
+	// SQLite's side files, there while the store is open, are private too.
+	for _, side := range []string{path + "-wal", path + "-shm"} {
+		if _, err := os.Stat(side); err != nil {
+			t.Errorf("%s: %v (the store is not in WAL mode?)", side, err)
+		}
+		modes[side] = 0o600
+	}
+	for p, want := range modes {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if got := fi.Mode().Perm(); got != want {
+			t.Errorf("%s has mode %#o, want %#o", p, got, want)
+		}
+	}
 }
 
 func TestOpenRefusesWhatIsNotAWritableStore(t *testing.T) {
