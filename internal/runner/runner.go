@@ -95,7 +95,8 @@ func orDiscard(w io.Writer) io.Writer {
 // Run performs one run: it prints its first line, the progress and the
 // summary to c.Out, saves the run as it goes and returns it. The run is
 // returned whenever it started, also when it failed (with the error) or
-// was interrupted (Status says so). Closing stop ends the run early.
+// was interrupted (Status says so). The results store is checked before
+// anything connects. Closing stop ends the run early.
 func Run(ctx context.Context, c Config, stop <-chan struct{}) (*results.Run, error) {
 	out, warn := orDiscard(c.Out), orDiscard(c.Warn)
 	warnf := func(format string, args ...any) { fmt.Fprintf(warn, "dbharness: warning: "+format+"\n", args...) }
@@ -107,6 +108,14 @@ func Run(ctx context.Context, c Config, stop <-chan struct{}) (*results.Run, err
 	cfg := c.Engine
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Second // as run without --progress
+	}
+	// The store is checked before anything connects.
+	store, err := openStore(c, warn)
+	if err != nil {
+		return nil, err
+	}
+	if store != nil {
+		defer store.Close()
 	}
 	d, err := db.Open(c.Target)
 	if err != nil {
@@ -162,9 +171,7 @@ func Run(ctx context.Context, c Config, stop <-chan struct{}) (*results.Run, err
 		ErrorClasses: map[string]int64{},
 		Intervals:    []results.Interval{},
 	}
-	store := openStore(c, warn)
 	if store != nil {
-		defer store.Close()
 		store.save(run)
 	}
 	fmt.Fprintf(out, "run %s: %s on %s %s (%s), %d clients, %s\n", run.RunID, wl.Name(), info.Engine, info.Version,
@@ -283,9 +290,11 @@ type runStore struct {
 	warned atomic.Bool // the collector's goroutine writes evidence too
 }
 
-func openStore(c Config, warn io.Writer) *runStore {
+// openStore opens the results store unless the run is not saved; a store
+// that cannot be used stops the run before it starts.
+func openStore(c Config, warn io.Writer) (*runStore, error) {
 	if c.NoSave {
-		return nil
+		return nil, nil
 	}
 	path := c.Results
 	if path == "" {
@@ -293,10 +302,9 @@ func openStore(c Config, warn io.Writer) *runStore {
 	}
 	s, err := results.Open(path)
 	if err != nil {
-		fmt.Fprintf(warn, "dbharness: warning: %v; the run will not be saved\n", err)
-		return nil
+		return nil, fmt.Errorf("%w; give another file with --results, or run with --no-save", err)
 	}
-	return &runStore{Store: s, warn: warn}
+	return &runStore{Store: s, warn: warn}, nil
 }
 
 func (s *runStore) fail(err error) {

@@ -150,7 +150,7 @@ func Run(ctx context.Context, sw *results.Sweep, points []Point, o Options) (*Ou
 	}
 	store, err := results.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w; give another file with --results", err)
 	}
 	defer store.Close()
 	oc := &Outcome{Store: store.Path()}
