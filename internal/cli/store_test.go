@@ -1,10 +1,14 @@
 package cli_test
 
 import (
+	"bytes"
 	"crypto/rand"
 	"database/sql"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -74,5 +78,56 @@ func TestAStoreThatCannotBeUsedStopsRunAndSweepBeforeTheyConnect(t *testing.T) {
 	}
 	if got := sqliteSchema(t, foreign); got != schema {
 		t.Errorf("another program's SQLite file changed from %q to %q", schema, got)
+	}
+}
+
+// notSaved is the last line of a run whose store failed.
+var notSaved = regexp.MustCompile(`^dbharness: (the run was not saved|run \S+ was saved in \S+ without part of what it measured): `)
+
+func TestARunWhoseStoreFailsMidRunExitsOneAndKeepsItsJSON(t *testing.T) {
+	home := t.TempDir()
+	jsonPath := filepath.Join(home, "run.json")
+	// A file size limit of 64 KiB, as a full disk: the store's log
+	// outgrows it during the run; the run's JSON fits.
+	args := []string{"run", "null", "--db", testdb.SQLite(t), "--duration", "1s", "-P", "50ms", "--collect", "none",
+		"--results", filepath.Join(home, "results.db"), "--json", jsonPath}
+	cmd := exec.Command("sh", append([]string{"-c", `ulimit -f 128 && exec "$0" "$@"`, bin}, args...)...)
+	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	all := out.String() + errb.String()
+	if stackTrace.MatchString(all) {
+		t.Fatalf("output has a stack trace:\n%s", all)
+	}
+	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+	if code != 1 || !notSaved.MatchString(lines[len(lines)-1]) || strings.Contains(all, "saved as") {
+		t.Errorf("exit %d, want 1, no `saved as` and the last line saying the run was not saved:\n%s", code, all)
+	}
+	if !strings.Contains(out.String(), "total") {
+		t.Errorf("no summary:\n%s", all)
+	}
+	var run struct {
+		Status  string `json:"status"`
+		Summary struct {
+			Transactions int64 `json:"transactions"`
+		} `json:"summary"`
+		Intervals []any `json:"intervals"`
+	}
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &run); err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != "completed" || run.Summary.Transactions == 0 || len(run.Intervals) < 10 {
+		t.Errorf("the JSON: status %s, %d transactions, %d intervals", run.Status, run.Summary.Transactions, len(run.Intervals))
 	}
 }
