@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -233,7 +234,9 @@ func (a *app) cmdRun(args []string) error {
 		out = a.stderr
 	}
 	run, err := runner.Run(context.Background(), sp.config(out, a.stderr), stop)
-	if err != nil {
+	// A run measured but not saved still writes its outputs, then exits 1.
+	var notSaved *runner.NotSavedError
+	if err != nil && !errors.As(err, &notSaved) {
 		// A run that started and failed is recorded, and --json says why,
 		// for the tools that read it.
 		if run != nil && o.json != "" {
@@ -259,6 +262,9 @@ func (a *app) cmdRun(args []string) error {
 		if err := a.writeRun(o.outs, run, out); err != nil {
 			return err
 		}
+	}
+	if notSaved != nil {
+		return notSaved
 	}
 	if run.Status == results.StatusInterrupted {
 		return exitError{ExitInterrupted, "run interrupted; the summary covers what was measured"}

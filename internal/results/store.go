@@ -6,13 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // the store is an embedded SQLite file
+	"modernc.org/sqlite" // the store is an embedded SQLite file
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/dbharness/dbharness/internal/datadir"
 )
@@ -55,22 +57,201 @@ CREATE TABLE IF NOT EXISTS intervals (
 CREATE INDEX IF NOT EXISTS runs_started ON runs (started);
 `
 
-// Open opens (creating if needed) the results store at path.
+// The results store is marked as dbharness's in its SQLite header: PRAGMA
+// application_id holds storeApplicationID ("dbhr") and PRAGMA user_version
+// the store's schema version. A store made before the mark (version 0) is
+// recognised by its tables and stamped when it is opened.
+const (
+	storeApplicationID = 0x64626872
+	storeVersion       = 1
+)
+
+// storeTables are the tables a results store may hold.
+var storeTables = map[string]bool{"runs": true, "intervals": true, "sweeps": true, "sweep_runs": true, "evidence": true}
+
+// Open opens the results store at path for writing, creating it if needed:
+// the file 0600 and the directories it creates 0700, for it keeps host
+// names, settings and plans. It refuses, in one sentence, a directory, a
+// file it cannot create or write, and a file that is not a dbharness store
+// of a version it knows; it never adds its tables to another SQLite file.
 func Open(path string) (*Store, error) {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("results store %s: %v", path, err)
-		}
-	}
-	s, err := openStore(path, url.Values{"_pragma": {"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)"}})
+	created, err := createStoreFile(path)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.db.Exec(storeSchema + sweepSchema + evidenceSchema); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("results store %s cannot be opened: %v", path, err)
+	// journal_mode(WAL) is set once the file is known to be a store: it
+	// rewrites the file's header.
+	s, err := openStore(path, url.Values{"_pragma": {"busy_timeout(10000)", "synchronous(NORMAL)"}})
+	if err == nil {
+		if err = s.setUp(context.Background()); err != nil {
+			s.Close()
+		}
+	}
+	if err != nil {
+		if created {
+			for _, f := range []string{path, path + "-wal", path + "-shm"} {
+				os.Remove(f)
+			}
+		}
+		return nil, err
 	}
 	return s, nil
+}
+
+// createStoreFile creates the store's file, and the directories above it,
+// when it does not exist, and says whether it did.
+func createStoreFile(path string) (bool, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return false, fmt.Errorf("results store %s is a directory", path)
+	case err == nil:
+		return false, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return false, fmt.Errorf("results store %s cannot be opened: %v", path, pathCause(err))
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return false, fmt.Errorf("results store %s cannot be created: %v", path, pathCause(err))
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil // another dbharness created it meanwhile
+	}
+	if err != nil {
+		return false, fmt.Errorf("results store %s cannot be created: %v", path, pathCause(err))
+	}
+	return true, f.Close()
+}
+
+// pathCause is an error without the path that the message names already.
+func pathCause(err error) error {
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// setUp checks, under the write lock, that the store's file is writable
+// and is a dbharness store of a known version (or an empty file), creates
+// the tables it lacks and stamps it.
+func (s *Store) setUp(ctx context.Context) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return s.sqlError(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return s.sqlError(err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			_, _ = conn.ExecContext(ctx, "ROLLBACK")
+		}
+	}()
+	if err := s.checkKind(ctx, conn); err != nil {
+		return err
+	}
+	stamp := fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d;", storeApplicationID, storeVersion)
+	if _, err := conn.ExecContext(ctx, storeSchema+sweepSchema+evidenceSchema+stamp); err != nil {
+		return s.sqlError(err)
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return s.sqlError(err)
+	}
+	done = true
+	if _, err := conn.ExecContext(ctx, "PRAGMA journal_mode = WAL"); err != nil {
+		return s.sqlError(err)
+	}
+	return nil
+}
+
+// checkKind says whether the open file is a dbharness store of a known
+// version, an old one without the mark, or an empty database; otherwise
+// it says what the file is.
+func (s *Store) checkKind(ctx context.Context, conn *sql.Conn) error {
+	var app, version int64
+	if err := conn.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app); err != nil {
+		return s.sqlError(err)
+	}
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return s.sqlError(err)
+	}
+	switch {
+	case app == storeApplicationID && version > storeVersion:
+		return fmt.Errorf("results store %s was made by a newer dbharness (store version %d; this one knows up to %d)", s.path, version, storeVersion)
+	case app == storeApplicationID:
+		return nil
+	case app != 0:
+		return fmt.Errorf("%s is not a dbharness results store: it is another application's SQLite database (application_id %#x)", s.path, app)
+	}
+	rows, err := conn.QueryContext(ctx, "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name")
+	if err != nil {
+		return s.sqlError(err)
+	}
+	var foreign []string
+	objects, hasRuns := 0, false
+	for rows.Next() {
+		var typ, name string
+		if err := rows.Scan(&typ, &name); err != nil {
+			rows.Close()
+			return s.sqlError(err)
+		}
+		objects++
+		if typ == "table" && !storeTables[name] {
+			foreign = append(foreign, name)
+		}
+		hasRuns = hasRuns || (typ == "table" && name == "runs")
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return s.sqlError(err)
+	}
+	if objects == 0 {
+		return nil // a new store
+	}
+	if len(foreign) > 0 {
+		return fmt.Errorf("%s is not a dbharness results store: it is an SQLite database with other tables (%s)", s.path, strings.Join(foreign, ", "))
+	}
+	// A store made before the mark has the runs table with its columns.
+	cols := map[string]bool{}
+	if hasRuns {
+		rows, err := conn.QueryContext(ctx, "SELECT name FROM pragma_table_info('runs')")
+		if err != nil {
+			return s.sqlError(err)
+		}
+		for rows.Next() {
+			var c string
+			if err := rows.Scan(&c); err != nil {
+				rows.Close()
+				return s.sqlError(err)
+			}
+			cols[c] = true
+		}
+		rows.Close()
+	}
+	for _, c := range []string{"id", "started", "workload", "status", "run"} {
+		if !cols[c] {
+			return fmt.Errorf("%s is not a dbharness results store: it is an SQLite database whose tables are not a store's", s.path)
+		}
+	}
+	return nil
+}
+
+// sqlError says in one sentence why SQLite refused the store's file.
+func (s *Store) sqlError(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_NOTADB:
+			return fmt.Errorf("%s is not a dbharness results store: it is not an SQLite database", s.path)
+		case sqlite3.SQLITE_CORRUPT:
+			return fmt.Errorf("results store %s is damaged: %v", s.path, err)
+		case sqlite3.SQLITE_READONLY:
+			return fmt.Errorf("results store %s is not writable: %v", s.path, err)
+		}
+	}
+	return fmt.Errorf("results store %s cannot be opened: %v", s.path, err)
 }
 
 // OpenReadOnly opens an existing store for reading: it creates nothing,

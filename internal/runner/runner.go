@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
@@ -98,8 +98,10 @@ func orDiscard(w io.Writer) io.Writer {
 
 // Run performs one run: it prints its first line, the progress and the
 // summary to c.Out, saves the run as it goes and returns it. The run is
-// returned whenever it started, also when it failed (with the error) or
-// was interrupted (Status says so). Closing stop ends the run early.
+// returned whenever it started, also when it failed (with the error), was
+// interrupted (Status says so) or was not wholly saved (with a
+// *NotSavedError). The results store is checked before anything connects.
+// Closing stop ends the run early.
 func Run(ctx context.Context, c Config, stop <-chan struct{}) (*results.Run, error) {
 	warn := orDiscard(c.Warn)
 	// Until the clients start, an interrupt cancels what the setup is
@@ -144,6 +146,14 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 	cfg := c.Engine
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Second // as run without --progress
+	}
+	// The store is checked before anything connects.
+	store, err := openStore(c, warn)
+	if err != nil {
+		return nil, err
+	}
+	if store != nil {
+		defer store.Close()
 	}
 	d, err := db.Open(c.Target)
 	if err != nil {
@@ -209,9 +219,7 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 		ErrorClasses: map[string]int64{},
 		Intervals:    []results.Interval{},
 	}
-	store := openStore(c, warn)
 	if store != nil {
-		defer store.Close()
 		store.save(run)
 	}
 	fmt.Fprintf(out, "run %s: %s on %s %s (%s), %d clients, %s\n", run.RunID, wl.Name(), info.Engine, info.Version,
@@ -299,11 +307,16 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 			fmt.Fprintf(warn, "dbharness: warning: %s: %v\n", wl.Name(), err)
 		}
 	}
+	var saveErr error
 	if store != nil {
-		store.save(run)
+		saveErr = store.Save(run)
+		store.fail(saveErr)
 	}
 	report.Summary(out, run)
 	if store != nil {
+		if err := store.notSaved(run.RunID, saveErr); err != nil {
+			return run, err
+		}
 		fmt.Fprintf(out, "saved as run %s in %s\n", run.RunID, store.Path())
 	}
 	return run, failed
@@ -345,17 +358,40 @@ func DescribeEnd(c *engine.Config) string {
 	return strings.Join(parts, " ")
 }
 
-// runStore wraps the results store so that a failing store warns once and
-// never stops a run.
-type runStore struct {
-	*results.Store
-	warn   io.Writer
-	warned atomic.Bool // the collector's goroutine writes evidence too
+// NotSavedError is a run measured to its end but not wholly saved in the
+// results store, because a write to it failed; Run returns the run with it.
+type NotSavedError struct {
+	RunID, Path string
+	// Saved is set when the run's final record was saved but an earlier
+	// write (an interval, evidence) failed.
+	Saved bool
+	// Err is the first write that failed.
+	Err error
 }
 
-func openStore(c Config, warn io.Writer) *runStore {
+func (e *NotSavedError) Error() string {
+	if e.Saved {
+		return fmt.Sprintf("run %s was saved in %s without part of what it measured: %v", e.RunID, e.Path, e.Err)
+	}
+	return fmt.Sprintf("the run was not saved: %v", e.Err)
+}
+
+func (e *NotSavedError) Unwrap() error { return e.Err }
+
+// runStore wraps the results store so that a failing write warns once and
+// never stops a run; the run reports it at its end.
+type runStore struct {
+	*results.Store
+	warn io.Writer
+	mu   sync.Mutex // the collector's goroutine writes evidence too
+	err  error      // the first write that failed
+}
+
+// openStore opens the results store unless the run is not saved; a store
+// that cannot be used stops the run before it starts.
+func openStore(c Config, warn io.Writer) (*runStore, error) {
 	if c.NoSave {
-		return nil
+		return nil, nil
 	}
 	path := c.Results
 	if path == "" {
@@ -363,16 +399,32 @@ func openStore(c Config, warn io.Writer) *runStore {
 	}
 	s, err := results.Open(path)
 	if err != nil {
-		fmt.Fprintf(warn, "dbharness: warning: %v; the run will not be saved\n", err)
-		return nil
+		return nil, fmt.Errorf("%w; give another file with --results, or run with --no-save", err)
 	}
-	return &runStore{Store: s, warn: warn}
+	return &runStore{Store: s, warn: warn}, nil
 }
 
 func (s *runStore) fail(err error) {
-	if err != nil && s.warned.CompareAndSwap(false, true) {
+	if err == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = err
 		fmt.Fprintf(s.warn, "dbharness: warning: results store: %v\n", err)
 	}
+}
+
+// notSaved returns the *NotSavedError of a run whose writes did not all
+// succeed (final is the error of its last save), or nil.
+func (s *runStore) notSaved(runID string, final error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		return nil
+	}
+	return &NotSavedError{RunID: runID, Path: s.Path(), Saved: final == nil, Err: s.err}
 }
 
 func (s *runStore) save(r *results.Run) { s.fail(s.Save(r)) }

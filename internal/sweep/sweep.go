@@ -150,7 +150,7 @@ func Run(ctx context.Context, sw *results.Sweep, points []Point, o Options) (*Ou
 	}
 	store, err := results.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w; give another file with --results", err)
 	}
 	defer store.Close()
 	oc := &Outcome{Store: store.Path()}
@@ -207,9 +207,12 @@ func Run(ctx context.Context, sw *results.Sweep, points []Point, o Options) (*Ou
 		}
 		if run != nil {
 			pr.RunID, pr.Status = run.RunID, run.Status
+			if ns := (*runner.NotSavedError)(nil); errors.As(err, &ns) {
+				pr.Status = results.StatusFailed // --resume makes it again
+			}
 			sw.RunIDs = append(sw.RunIDs, run.RunID)
 		}
-		if run != nil && run.Status == results.StatusCompleted {
+		if run != nil && pr.Status == results.StatusCompleted {
 			oc.Done++
 		}
 		fmt.Fprintf(out, "[%*d/%d] %s\n", len(strconv.Itoa(len(sw.Plan))), pr.Seq+1, len(sw.Plan), runLine(pr, run, err))

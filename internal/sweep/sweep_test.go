@@ -178,3 +178,28 @@ func TestAFailedRunStopsTheSweep(t *testing.T) {
 		t.Fatalf("outcome %+v, status %s", oc, sw.Status)
 	}
 }
+
+func TestARunNotWhollySavedStopsTheSweepAndIsMadeAgainOnResume(t *testing.T) {
+	sw, points := newSweep(t, testdb.SQLite(t), "null", []int{1, 2}, nil, 1, func(results.SweepRun) []string { return nil })
+	store := filepath.Join(t.TempDir(), "results.db")
+	var out bytes.Buffer
+	// Another program replaces the intervals table by a view, which takes
+	// no rows, once the sweep has started.
+	var dropErr error
+	w := testdb.BeforeFirstWrite(&out, func() {
+		dropErr = testdb.SQLiteExec(store, "DROP TABLE intervals", "CREATE VIEW intervals AS SELECT '' AS run_id, 0 AS seq, '' AS interval, '' AS hists")
+	})
+	oc, err := sweep.Run(context.Background(), sw, points, sweep.Options{Results: store, Out: w, Verbose: true})
+	if err != nil || dropErr != nil {
+		t.Fatal(err, dropErr)
+	}
+	if oc.Failure == nil || !strings.Contains(oc.Failure.Error(), "without part of what it measured") || oc.Done != 0 || sw.Status != results.StatusFailed {
+		t.Fatalf("outcome %+v, status %s\n%s", oc, sw.Status, out.String())
+	}
+	if pr := sw.Plan[0]; pr.RunID == "" || pr.Status != results.StatusFailed {
+		t.Errorf("the run not wholly saved is planned as %s", pr.Status)
+	}
+	if strings.Contains(out.String(), "saved as run") {
+		t.Errorf("`saved as run` printed:\n%s", out.String())
+	}
+}

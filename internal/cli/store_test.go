@@ -1,0 +1,133 @@
+package cli_test
+
+import (
+	"bytes"
+	"crypto/rand"
+	"database/sql"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/dbharness/dbharness/internal/testdb"
+)
+
+// sqliteSchema lists the schema objects of the SQLite file at path.
+func sqliteSchema(t *testing.T, path string) string {
+	t.Helper()
+	d, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var s string
+	if err := d.QueryRow(`SELECT coalesce(group_concat(type || ' ' || name, ', '), '') FROM sqlite_master`).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestAStoreThatCannotBeUsedStopsRunAndSweepBeforeTheyConnect(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "a-directory")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	random := filepath.Join(home, "random.db")
+	junk := make([]byte, 8192)
+	_, _ = rand.Read(junk)
+	if err := os.WriteFile(random, junk, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	foreign := filepath.Join(home, "app.db")
+	if err := testdb.SQLiteExec(foreign, "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	schema := sqliteSchema(t, foreign)
+	// Nothing listens on port 1: a command that connected before checking
+	// the store would fail on the connection.
+	unreachable := "postgres://postgres@127.0.0.1:1/none"
+	for _, c := range []struct{ name, path, want string }{
+		{"a directory", dir, "results store " + dir + " is a directory"},
+		{"a path under a file", filepath.Join(random, "results.db"), "cannot be opened: not a directory"},
+		{"random bytes", random, random + " is not a dbharness results store: it is not an SQLite database"},
+		{"another program's SQLite file", foreign, foreign + " is not a dbharness results store: it is an SQLite database with other tables (customers)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, args := range [][]string{
+				{"run", "null", "--db", unreachable, "-t", "1", "--results", c.path},
+				{"sweep", "null", "--clients", "1", "-t", "1", "--db", unreachable, "--results", c.path},
+			} {
+				r := dbh(t, home, args...)
+				lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+				if r.code != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], "dbharness: ") || !strings.Contains(lines[0], c.want) {
+					t.Errorf("%s: exit %d, want 1 and one sentence saying %q:\n%s", args[0], r.code, c.want, r.all())
+				}
+				if strings.Contains(r.all(), "refused") {
+					t.Errorf("%s connected before checking the store:\n%s", args[0], r.all())
+				}
+			}
+			r := dbh(t, home, "run", "null", "--db", testdb.SQLite(t), "-t", "1", "-P", "0", "--results", c.path, "--no-save")
+			if r.code != 0 || strings.Contains(r.all(), "results store") || strings.Contains(r.all(), "saved as") {
+				t.Errorf("--no-save: exit %d\n%s", r.code, r.all())
+			}
+		})
+	}
+	if got := sqliteSchema(t, foreign); got != schema {
+		t.Errorf("another program's SQLite file changed from %q to %q", schema, got)
+	}
+}
+
+// notSaved is the last line of a run whose store failed.
+var notSaved = regexp.MustCompile(`^dbharness: (the run was not saved|run \S+ was saved in \S+ without part of what it measured): `)
+
+func TestARunWhoseStoreFailsMidRunExitsOneAndKeepsItsJSON(t *testing.T) {
+	home := t.TempDir()
+	jsonPath := filepath.Join(home, "run.json")
+	// A file size limit of 64 KiB, as a full disk: the store's log
+	// outgrows it during the run; the run's JSON fits.
+	args := []string{"run", "null", "--db", testdb.SQLite(t), "--duration", "1s", "-P", "50ms", "--collect", "none",
+		"--results", filepath.Join(home, "results.db"), "--json", jsonPath}
+	cmd := exec.Command("sh", append([]string{"-c", `ulimit -f 128 && exec "$0" "$@"`, bin}, args...)...)
+	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	all := out.String() + errb.String()
+	if stackTrace.MatchString(all) {
+		t.Fatalf("output has a stack trace:\n%s", all)
+	}
+	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+	if code != 1 || !notSaved.MatchString(lines[len(lines)-1]) || strings.Contains(all, "saved as") {
+		t.Errorf("exit %d, want 1, no `saved as` and the last line saying the run was not saved:\n%s", code, all)
+	}
+	if !strings.Contains(out.String(), "total") {
+		t.Errorf("no summary:\n%s", all)
+	}
+	var run struct {
+		Status  string `json:"status"`
+		Summary struct {
+			Transactions int64 `json:"transactions"`
+		} `json:"summary"`
+		Intervals []any `json:"intervals"`
+	}
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &run); err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != "completed" || run.Summary.Transactions == 0 || len(run.Intervals) < 10 {
+		t.Errorf("the JSON: status %s, %d transactions, %d intervals", run.Status, run.Summary.Transactions, len(run.Intervals))
+	}
+}

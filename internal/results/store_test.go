@@ -1,0 +1,233 @@
+package results
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// execSQL runs statements on the SQLite file at path, as another program
+// would.
+func execSQL(t *testing.T, path string, stmts ...string) {
+	t.Helper()
+	d, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, q := range stmts {
+		if _, err := d.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// schemaOf lists the SQLite file's schema objects.
+func schemaOf(t *testing.T, path string) string {
+	t.Helper()
+	d, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	rows, err := d.Query(`SELECT type || ' ' || name FROM sqlite_master ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	return strings.Join(names, ", ")
+}
+
+// immutable makes path immutable (chattr +i), which stops root too, and
+// undoes it at the end of the test; it skips the test where it cannot.
+func immutable(t *testing.T, path string) {
+	t.Helper()
+	if out, err := exec.Command("chattr", "+i", path).CombinedOutput(); err != nil {
+		t.Skipf("chattr +i is not available here: %v %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("chattr", "-i", path).Run() })
+}
+
+func TestAStoreIsCreatedForItsOwnerOnly(t *testing.T) {
+	top := t.TempDir()
+	if err := os.Chmod(top, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(top, "a", "b", "results.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Save(sampleRun()); err != nil {
+		t.Fatal(err)
+	}
+	modes := map[string]fs.FileMode{top: 0o755, filepath.Join(top, "a"): 0o700, filepath.Join(top, "a", "b"): 0o700, path: 0o600}
+	// SQLite's side files, there while the store is open, are private too.
+	for _, side := range []string{path + "-wal", path + "-shm"} {
+		if _, err := os.Stat(side); err != nil {
+			t.Errorf("%s: %v (the store is not in WAL mode?)", side, err)
+		}
+		modes[side] = 0o600
+	}
+	for p, want := range modes {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if got := fi.Mode().Perm(); got != want {
+			t.Errorf("%s has mode %#o, want %#o", p, got, want)
+		}
+	}
+}
+
+func TestOpenRefusesWhatIsNotAWritableStore(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	random := filepath.Join(dir, "random.db")
+	junk := make([]byte, 8192)
+	_, _ = rand.Read(junk)
+	if err := os.WriteFile(random, junk, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.db")
+	execSQL(t, other, "PRAGMA application_id = 1234", "CREATE TABLE things (id INTEGER)")
+	newer := filepath.Join(dir, "newer.db")
+	execSQL(t, newer, "PRAGMA application_id = 1684170866", "PRAGMA user_version = 99", "CREATE TABLE runs (id TEXT)")
+	lookalike := filepath.Join(dir, "lookalike.db")
+	execSQL(t, lookalike, "CREATE TABLE runs (n INTEGER)")
+	immutableDir := filepath.Join(dir, "frozen")
+	if err := os.Mkdir(immutableDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, path, want string }{
+		{"a directory", dir, "is a directory"},
+		{"a path under a file", filepath.Join(file, "results.db"), "cannot be opened: not a directory"},
+		{"a path in /proc", "/proc/dbharness-results.db", "cannot be created"},
+		{"random bytes", random, "is not a dbharness results store: it is not an SQLite database"},
+		{"another application's database", other, "another application's SQLite database"},
+		{"a store of a newer dbharness", newer, "newer dbharness (store version 99; this one knows up to 1)"},
+		{"a runs table that is not a store's", lookalike, "whose tables are not a store's"},
+		{"a file in an immutable directory", filepath.Join(immutableDir, "results.db"), "cannot be created: operation not permitted"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.path == filepath.Join(immutableDir, "results.db") {
+				immutable(t, immutableDir)
+			}
+			before, _ := os.ReadFile(c.path)
+			s, err := Open(c.path)
+			if err == nil {
+				s.Close()
+				t.Fatal("opened")
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, c.want) || !strings.Contains(msg, c.path) || strings.Contains(msg, "\n") {
+				t.Errorf("error %q, want one line naming %s and saying %q", msg, c.path, c.want)
+			}
+			if after, _ := os.ReadFile(c.path); !bytes.Equal(before, after) {
+				t.Error("the file was changed")
+			}
+		})
+	}
+}
+
+func TestOpenNeverAddsTablesToAnotherSQLiteFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.db")
+	execSQL(t, path, "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)", "INSERT INTO customers VALUES (1, 'a')")
+	schema := schemaOf(t, path)
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path)
+	if err == nil {
+		s.Close()
+		t.Fatal("opened another program's database as a results store")
+	}
+	if want := path + " is not a dbharness results store: it is an SQLite database with other tables (customers)"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+	if got := schemaOf(t, path); got != schema {
+		t.Errorf("schema changed from %q to %q", schema, got)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Error("the file was changed")
+	}
+}
+
+func TestAnImmutableStoreIsNotWritable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	immutable(t, path)
+	s, err = Open(path)
+	if err == nil {
+		s.Close()
+		t.Fatal("opened")
+	}
+	if !strings.Contains(err.Error(), "results store "+path+" is not writable") {
+		t.Errorf("error %q", err)
+	}
+}
+
+// oldSchema is the store as dbharness made it before it marked its files.
+const oldSchema = `
+CREATE TABLE runs (id TEXT PRIMARY KEY, started TEXT NOT NULL, workload TEXT NOT NULL, engine TEXT NOT NULL,
+	clients INTEGER NOT NULL, status TEXT NOT NULL, tps REAL NOT NULL DEFAULT 0, pid INTEGER NOT NULL DEFAULT 0, run TEXT NOT NULL);
+CREATE TABLE intervals (run_id TEXT NOT NULL, seq INTEGER NOT NULL, interval TEXT NOT NULL, hists TEXT, PRIMARY KEY (run_id, seq));
+CREATE INDEX runs_started ON runs (started);
+`
+
+func TestAStoreMadeBeforeTheMarkIsAcceptedAndStamped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.db")
+	execSQL(t, path, oldSchema,
+		`INSERT INTO runs (id, started, workload, engine, clients, status, tps, run)
+		VALUES ('20260101-000000-abcd', '2026-01-01T00:00:00Z', 'tpcb', 'sqlite', 1, 'completed', 10,
+		'{"run_id":"20260101-000000-abcd","status":"completed","workload":"tpcb"}')`)
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Get(context.Background(), "20260101-000000-abcd")
+	if err != nil || r.Workload != "tpcb" {
+		t.Fatalf("the old run: %+v, %v", r, err)
+	}
+	if err := s.Save(sampleRun()); err != nil {
+		t.Fatal(err)
+	}
+	var app, version int
+	if err := s.db.QueryRow("PRAGMA application_id").Scan(&app); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if app != storeApplicationID || version != storeVersion {
+		t.Errorf("application_id %#x, user_version %d", app, version)
+	}
+	if got := schemaOf(t, path); !strings.Contains(got, "table evidence") || !strings.Contains(got, "table sweeps") {
+		t.Errorf("the old store lacks the new tables: %s", got)
+	}
+}
