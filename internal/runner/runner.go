@@ -12,6 +12,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
@@ -70,6 +71,14 @@ func (e *UsageError) Error() string { return e.Msg }
 type Interrupted struct{ Msg string }
 
 func (e *Interrupted) Error() string { return e.Msg }
+
+// postRunBudget bounds the work after a run that talks to the server (the
+// plan check, the workload's AfterRun); postRunBudgetUnhealthy is the
+// bound when the server left transactions unanswered at the end.
+const (
+	postRunBudget          = 30 * time.Second
+	postRunBudgetUnhealthy = 3 * time.Second
+)
 
 // connectTimeout bounds how long a first connection may take.
 const connectTimeout = 10 * time.Second
@@ -260,7 +269,16 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 	running.Store(true)
 	res, err := engine.Run(context.WithoutCancel(ctx), d, runner, cfg, obs, stop)
 	phases.end()
-	ev.finish(ctx, run)
+	// What follows the run (the plan check, the workload's own figures)
+	// talks to the server again: bounded, and briefly when the server
+	// did not answer at the end, so that it cannot hold the run's end.
+	budget := postRunBudget
+	if res != nil && (res.Abandoned > 0 || res.DownAtEnd > 0 || res.ErrorClasses[engine.ClassCancelled] > 0) {
+		budget = postRunBudgetUnhealthy
+	}
+	post, endPost := context.WithTimeout(context.WithoutCancel(ctx), budget)
+	defer endPost()
+	ev.finish(post, run)
 	if errors.Is(err, engine.ErrStopped) {
 		run.Status, run.Error = results.StatusInterrupted, "interrupted before every client had connected"
 		run.EndTime = time.Now()
@@ -302,7 +320,7 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 		failed = fmt.Errorf("run %s failed: %s", run.RunID, run.Error)
 	}
 	if h, ok := wl.(workload.RunHooks); ok {
-		run.Summary.Metrics, err = afterRun(ctx, h, env, run, res)
+		run.Summary.Metrics, err = afterRun(post, h, env, run, res)
 		if err != nil {
 			fmt.Fprintf(warn, "dbharness: warning: %s: %v\n", wl.Name(), err)
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runner"
@@ -98,6 +99,12 @@ func TestAStalledServerCannotHoldATimedRun(t *testing.T) {
 			t.Cleanup(pg.Cont)
 			var warn bytes.Buffer
 			cfg := stallConfig(t, pg.URL(), driver, out, &warn)
+			// Every collector too: none may hold the end of the run.
+			kinds, err := collect.ParseKinds("all")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Collect = kinds
 			run, err := runWithin(t, 60*time.Second, cfg, nil)
 			frozen := pg.Frozen()
 			pg.Cont()
