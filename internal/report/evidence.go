@@ -212,19 +212,33 @@ func planLines(w io.Writer, plans []results.StatementPlans) {
 	if len(plans) == 0 {
 		return
 	}
+	// A check after the run that failed for every statement alike (it
+	// could not connect) is said once.
+	after, common := results.PlansAfterFailed(plans), ""
+	if after != "" {
+		common = results.AfterRun + after
+	}
 	flagged := 0
 	for _, p := range plans {
-		if len(p.Flags) > 0 || p.Error != "" {
+		if len(p.Flags) > 0 || p.Error != "" && p.Error != common {
 			flagged++
 		}
 	}
-	if flagged == 0 {
+	switch {
+	case flagged == 0 && after == "":
 		fmt.Fprintf(w, "  plans: %s, one plan each over the sampled parameters, unchanged during the run\n", plural(len(plans), "statement"))
 		return
+	case after != "":
+		line := fmt.Sprintf("  plans: %s", plural(len(plans), "statement"))
+		if flagged > 0 {
+			line += fmt.Sprintf(", %d flagged", flagged)
+		}
+		fmt.Fprintf(w, "%s; the check after the run failed (%s): whether a plan changed during the run is unknown\n", line, after)
+	default:
+		fmt.Fprintf(w, "  plans: %s, %d flagged\n", plural(len(plans), "statement"), flagged)
 	}
-	fmt.Fprintf(w, "  plans: %s, %d flagged\n", plural(len(plans), "statement"), flagged)
 	for _, p := range plans {
-		if p.Error != "" {
+		if p.Error != "" && p.Error != common {
 			fmt.Fprintf(w, "    %s: not explained: %s\n", p.Statement, p.Error)
 		}
 		if len(p.Flags) == 0 {

@@ -183,6 +183,29 @@ func TestEvidenceFiguresAreOverTheIntervalsTheCollectorCovered(t *testing.T) {
 	}
 }
 
+func TestAPlanCheckThatFailedAfterTheRunSaysSo(t *testing.T) {
+	lost := results.AfterRun + "could not connect: connection refused"
+	r := &results.Run{Collect: &results.Collect{Enabled: []string{"plans"}},
+		Plans: []results.StatementPlans{{Statement: "a", Error: lost}, {Statement: "b", Error: lost}}}
+	var b bytes.Buffer
+	Evidence(&b, r)
+	want := "evidence:\n" +
+		"  plans: 2 statements; the check after the run failed (could not connect: connection refused): whether a plan changed during the run is unknown\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	secs, err := evidenceSections(r, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := facts(secs); !strings.Contains(f, "after the run: not checked (could not connect: connection refused)") {
+		t.Errorf("the report's facts do not say the check after the run failed:\n%s", f)
+	}
+	if md := strings.Join(evidenceSummary(r), "\n"); strings.Contains(md, "none flagged") || !strings.Contains(md, "after the run: not checked") {
+		t.Errorf("markdown: %q", md)
+	}
+}
+
 // facts lists the facts of report sections, one "key: value" a line.
 func facts(secs []section) string {
 	var out []string

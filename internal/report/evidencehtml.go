@@ -463,6 +463,9 @@ func paramList(m map[string]any) string {
 func plansSection(plans []results.StatementPlans) section {
 	sec := section{ID: "plans", Title: "Plans",
 		Intro: "The plans of the workload's statements over sampled parameter values, before the run and after it, and on PostgreSQL the prepared statement's generic plan. A flag marks a statement whose plan depends on its parameters, whose generic plan differs from a sampled value's plan, or whose plan changed during the run."}
+	if after := results.PlansAfterFailed(plans); after != "" {
+		sec.Facts = append(sec.Facts, kv{"after the run", "not checked (" + after + "): whether a plan changed during the run is unknown"})
+	}
 	t := table{Head: []string{"statement", "plans", "flags", "note"}, Num: []bool{false, true, false, false}}
 	for _, p := range plans {
 		flags := strings.Join(p.Flags, ", ")
@@ -586,8 +589,11 @@ func evidenceSummary(r *results.Run) []string {
 	}
 	if len(flagged) > 0 {
 		out = append(out, "Plan flags: "+strings.Join(flagged, "; "))
-	} else if len(r.Plans) > 0 {
+	} else if len(r.Plans) > 0 && results.PlansAfterFailed(r.Plans) == "" {
 		out = append(out, fmt.Sprintf("Plans: %d statements checked, none flagged", len(r.Plans)))
+	}
+	if after := results.PlansAfterFailed(r.Plans); after != "" {
+		out = append(out, "Plans after the run: not checked ("+after+"): whether a plan changed during the run is unknown")
 	}
 	for _, n := range r.Collect.Names() {
 		if s := r.Collect.Get(n); len(s.Intervals) > 0 || len(s.Gaps) > 0 {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Collect holds the interval series of the collectors.
@@ -330,8 +331,32 @@ type StatementPlans struct {
 	// Generic is the prepared statement's generic plan, on engines whose
 	// plan cache may run one plan for all values (PostgreSQL).
 	Generic *GenericPlan `json:"generic,omitempty"`
-	// Error is why the statement could not be explained.
+	// Error is why the statement could not be explained; it starts with
+	// AfterRun when it was explained before the run but not after it.
 	Error string `json:"error,omitempty"`
+}
+
+// AfterRun starts the Error of a statement that was explained before the
+// run but not after it: whether its plan changed is unknown.
+const AfterRun = "after the run: "
+
+// PlansAfterFailed returns why the check after the run failed for every
+// statement it was to explain again (it could not connect, say), or ""
+// when it explained any of them or failed for each in its own way.
+func PlansAfterFailed(plans []StatementPlans) string {
+	why := ""
+	for _, p := range plans {
+		switch {
+		case p.Error == "":
+			return ""
+		case strings.HasPrefix(p.Error, AfterRun):
+			if why != "" && p.Error != AfterRun+why {
+				return ""
+			}
+			why = strings.TrimPrefix(p.Error, AfterRun)
+		}
+	}
+	return why
 }
 
 // GenericPlan is a prepared statement's plan for any parameter values.

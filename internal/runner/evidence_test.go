@@ -3,6 +3,7 @@ package runner_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runner"
 	"github.com/dbharness/dbharness/internal/testdb"
@@ -245,4 +247,48 @@ func TestServerEvidenceComesBackAfterPostgresRestarts(t *testing.T) {
 func TestServerEvidenceComesBackAfterMariaDBRestarts(t *testing.T) {
 	my := testdb.PrivateMariaDB(t)
 	restartDuringRun(t, my.URL(), my.Stop, my.Start, "redo log", "Innodb_os_log_written")
+}
+
+func TestAPlanCheckThatCannotConnectAfterTheRunSaysItFailed(t *testing.T) {
+	pg := testdb.PrivatePostgres(t)
+	out, stop, done := startRun(t, pg.URL(), collect.KindServer, collect.KindPlans)
+	out.await(t, 2+4, done)
+	pg.Stop() // for good
+	out.await(t, out.count()+4, done)
+	close(stop)
+	res := <-done
+	if res.err != nil {
+		t.Fatalf("%v\n%s", res.err, out)
+	}
+	run, text := res.run, out.String()
+	if len(run.Plans) == 0 {
+		t.Fatalf("no plans checked:\n%s", text)
+	}
+	for _, p := range run.Plans {
+		if !strings.HasPrefix(p.Error, results.AfterRun+"could not connect") {
+			t.Errorf("%s: error %q", p.Statement, p.Error)
+		}
+	}
+	if strings.Contains(text, "unchanged during the run") || !strings.Contains(text, "the check after the run failed (could not connect") {
+		t.Errorf("the summary does not say the check after the run failed:\n%s", text)
+	}
+	js, err := json.Marshal(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), `"error":"after the run: could not connect`) {
+		t.Errorf("the JSON does not say the check after the run failed:\n%s", js)
+	}
+	var html bytes.Buffer
+	if err := report.RunHTML(&html, run, report.HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html.String(), "not checked (could not connect") {
+		t.Errorf("the report does not say the check after the run failed")
+	}
+	// The server collector never came back: its gap runs to the end.
+	s := run.Collect.Get(collect.KindServer)
+	if cov := run.SeriesCoverage(s); len(cov.Uncovered) == 0 || cov.Uncovered[len(cov.Uncovered)-1].To != run.Intervals[len(run.Intervals)-1].T {
+		t.Errorf("coverage %+v, gaps %+v", cov, s.Gaps)
+	}
 }
