@@ -2,13 +2,17 @@ package collect
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/results"
 )
 
@@ -241,5 +245,166 @@ func TestLateCountersAreFoldedIntoTheLastInterval(t *testing.T) {
 	}
 	if p := s.Intervals[1]; p.Rates["c"]*p.Seconds < 105 || p.Seconds < 0.015 {
 		t.Errorf("the last interval did not absorb the late counts: %+v", p)
+	}
+}
+
+var errLost = errors.New("connection lost")
+
+// flaky is a server that can go down. A connection to it dies when it
+// does and stays dead until the sampler (or profiler) starts again, on a
+// new life of the server: its counter starts again from zero.
+type flaky struct {
+	mu   sync.Mutex
+	down bool
+	n    float64
+	conn bool // the sampler's connection
+}
+
+func (f *flaky) setDown(d bool) {
+	f.mu.Lock()
+	f.down = d
+	f.mu.Unlock()
+}
+
+func (f *flaky) Name() string               { return KindServer }
+func (f *flaky) Stop() error                { return nil }
+func (f *flaky) Describe(s *results.Series) { s.Source = "flaky" }
+func (f *flaky) Start(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.down {
+		return errLost
+	}
+	f.conn, f.n = true, 0
+	return nil
+}
+func (f *flaky) Sample(context.Context) (*Snapshot, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.down || !f.conn {
+		f.conn = false
+		return nil, errLost
+	}
+	f.n += 10
+	return &Snapshot{Time: time.Now(), Counters: map[string]float64{"c": f.n}}, nil
+}
+
+// flakyWaits is the wait profile of the same server, on its own
+// connection.
+type flakyWaits struct {
+	src  *flaky
+	conn bool
+}
+
+func (w *flakyWaits) Stop() error    { return nil }
+func (w *flakyWaits) Method() string { return "flaky" }
+func (w *flakyWaits) Unit() string   { return "samples" }
+func (w *flakyWaits) Start(context.Context) error {
+	w.src.mu.Lock()
+	defer w.src.mu.Unlock()
+	if w.src.down {
+		return errLost
+	}
+	w.conn = true
+	return nil
+}
+func (w *flakyWaits) Cut(context.Context) (map[string]float64, error) {
+	w.src.mu.Lock()
+	defer w.src.mu.Unlock()
+	if w.src.down || !w.conn {
+		w.conn = false
+		return nil, errLost
+	}
+	return map[string]float64{"CPU": 1}, nil
+}
+
+func TestACollectorWhoseConnectionIsLostComesBackAndLeavesAGap(t *testing.T) {
+	f := &flaky{}
+	c := New([]Sampler{f}, &flakyWaits{src: f})
+	c.Classify = func(err error) db.ErrorClass { return db.ErrorClass{ConnLost: errors.Is(err, errLost)} }
+	c.minBackoff = 0 // restart at every boundary
+	if w := c.Start(context.Background()); len(w) != 0 {
+		t.Fatal(w)
+	}
+	// The boundaries are sampled here, in order, rather than on the
+	// collector's goroutine, so that each is taken before the next.
+	start := time.Now()
+	at := func(seq int) time.Time { return start.Add(time.Duration(seq+1) * time.Second) }
+	c.sampleAll(request{base: true, seq: -1, at: start}, false)
+	for seq := 0; seq <= 6; seq++ {
+		f.setDown(seq == 2 || seq == 3) // lost at 2, refused at 3, back at 4
+		c.sampleAll(request{seq: seq, phase: "measure", at: at(seq)}, false)
+	}
+	res := c.Stop(-1, "", time.Time{})
+
+	s := res.Series[KindServer]
+	var seqs []int
+	for _, p := range s.Intervals {
+		seqs = append(seqs, p.Seq)
+	}
+	if fmt.Sprint(seqs) != "[0 1 5 6]" {
+		t.Errorf("points at %v, want 0 and 1, then 5 and 6 after the baseline taken on reconnecting at 4", seqs)
+	}
+	want := []results.Gap{{FirstSeq: 2, LastSeq: 4, From: 2, To: 5, Reason: "its connection was lost", Error: "connection lost"}}
+	if fmt.Sprint(s.Gaps) != fmt.Sprint(want) {
+		t.Errorf("gaps %+v, want %+v", s.Gaps, want)
+	}
+	if s.Totals["c"] != 40 {
+		t.Errorf("totals %v, want the four covered intervals' 40 (no delta between two lives of the server)", s.Totals)
+	}
+	w := res.Waits
+	seqs = nil
+	for _, iv := range w.Intervals {
+		seqs = append(seqs, iv.Seq)
+	}
+	if fmt.Sprint(seqs) != "[0 1 5 6]" || w.Total != 4 || fmt.Sprint(w.Gaps) != fmt.Sprint(want) {
+		t.Errorf("waits: intervals %v, total %g, gaps %+v", seqs, w.Total, w.Gaps)
+	}
+	if len(res.Warnings) != 2 || !strings.Contains(res.Warnings[0], "from 2.0 s to 5.0 s: its connection was lost") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+}
+
+// hanging is a sampler whose server stops answering once hang is set: its
+// samples wait until their context ends.
+type hanging struct {
+	fake
+	hang atomic.Bool
+}
+
+func (h *hanging) Sample(ctx context.Context) (*Snapshot, error) {
+	if h.hang.Load() {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return h.fake.Sample(ctx)
+}
+
+func TestASamplerThatStopsAnsweringNeverHoldsTheRun(t *testing.T) {
+	h := &hanging{fake: fake{step: 1}}
+	c := New([]Sampler{h}, nil)
+	c.timeout = 50 * time.Millisecond
+	c.Start(context.Background())
+	c.Begin(time.Now())
+	c.Boundary(0, "measure", time.Now())
+	h.hang.Store(true)
+	c.Boundary(1, "measure", time.Now())
+	for lost := false; !lost; time.Sleep(time.Millisecond) { // until the sample at 1 has given up
+		c.mu.Lock()
+		lost = c.tracks[0].down
+		c.mu.Unlock()
+	}
+	for seq := 2; seq <= 20; seq++ {
+		c.Boundary(seq, "measure", time.Now())
+	}
+	begin := time.Now()
+	s := c.Stop(-1, "", time.Time{}).Series[KindServer]
+	// Each sample gives up after the timeout and one stuck sampler is
+	// not restarted on every late boundary: generous on a busy machine.
+	if d := time.Since(begin); d > 20*time.Second {
+		t.Errorf("Stop took %s", d)
+	}
+	if len(s.Gaps) != 1 || !strings.Contains(s.Gaps[0].Reason, "did not answer within 50ms") || s.Gaps[0].LastSeq != 20 {
+		t.Errorf("gaps %+v", s.Gaps)
 	}
 }

@@ -206,13 +206,13 @@ func (pc *PlanCheck) After(ctx context.Context, conn db.Conn) []results.Statemen
 			continue
 		}
 		if err := session(ctx, conn, st); err != nil {
-			sp.Error = "after the run: " + oneLine(err.Error())
+			sp.Error = results.AfterRun + oneLine(err.Error())
 			continue
 		}
 		for j, dr := range pc.draws[i] {
 			shape, err := Explain(ctx, pc.DB, conn, st.SQL, dr.Values)
 			if err != nil {
-				sp.Error = "after the run: " + oneLine(err.Error())
+				sp.Error = results.AfterRun + oneLine(err.Error())
 				break
 			}
 			fp := Fingerprint(shape)
@@ -223,6 +223,19 @@ func (pc *PlanCheck) After(ctx context.Context, conn db.Conn) []results.Statemen
 		}
 		if len(sp.Changed) > 0 {
 			sp.Flags = append(sp.Flags, FlagChanged)
+		}
+	}
+	return pc.report
+}
+
+// AfterFailed records that the check after the run could not be made
+// (err: it could not connect, say): each statement explained before the
+// run says so (results.AfterRun), rather than reading as unchanged during
+// the run. It returns the updated report.
+func (pc *PlanCheck) AfterFailed(err error) []results.StatementPlans {
+	for i := range pc.report {
+		if sp := &pc.report[i]; sp.Error == "" {
+			sp.Error = results.AfterRun + oneLine(err.Error())
 		}
 	}
 	return pc.report

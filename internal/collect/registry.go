@@ -198,5 +198,9 @@ func For(d db.DB, m map[string]bool, appName string) *Collector {
 			waits = k.Waits(env)
 		}
 	}
-	return New(samplers, waits)
+	c := New(samplers, waits)
+	if d != nil {
+		c.Classify = d.Classify
+	}
+	return c
 }

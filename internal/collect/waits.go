@@ -45,16 +45,18 @@ func (w *SampledWaits) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w.conn = c
+	w.conn, w.err = c, nil
 	w.counts = map[string]float64{}
 	if w.Setup != nil {
 		if err := w.Setup(ctx, c); err != nil {
 			c.Close()
+			w.conn = nil
 			return err
 		}
 	}
 	if err := w.sample(ctx); err != nil {
 		c.Close()
+		w.conn = nil
 		return err
 	}
 	w.counts = map[string]float64{}
@@ -108,7 +110,9 @@ func (w *SampledWaits) sample(ctx context.Context) error {
 	return nil
 }
 
-// Cut implements WaitProfiler.
+// Cut implements WaitProfiler. It fails when a sample since the last cut
+// failed: the profile of the interval is incomplete, and the collector
+// starts the profiler again.
 func (w *SampledWaits) Cut(context.Context) (map[string]float64, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -128,6 +132,7 @@ func (w *SampledWaits) Stop() error {
 	}
 	if w.conn != nil {
 		w.conn.Close()
+		w.conn = nil
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ func Evidence(w io.Writer, r *results.Run) {
 	}
 	if r.Waits != nil {
 		waitLine(&b, r.Waits)
+		coverageLine(&b, "wait", r.WaitsCoverage(r.Waits), len(r.Waits.Intervals) > 0)
 	}
 	for _, n := range r.Collect.Names() {
 		if s := r.Collect.Get(n); layoutOf(n, s) != results.LayoutHost {
@@ -129,27 +130,51 @@ func layoutOf(name string, s *results.Series) string {
 	return l
 }
 
-// counterLine prints the headline figures of collector name's series, and
-// what it could not measure.
+// counterLine prints the headline figures of collector name's series, what
+// of the run it did not cover, and what it could not measure.
 func counterLine(w io.Writer, r *results.Run, name string, s *results.Series) {
+	cov := r.SeriesCoverage(s)
 	var parts []string
 	for _, h := range s.HeadlinesOf(name) {
-		if v, ok := headlineValue(r, s, h); ok {
+		if v, ok := headlineValue(r, s, cov, h); ok {
 			parts = append(parts, strings.Replace(h.Label, "{}", v, 1))
 		}
 	}
 	if len(parts) > 0 {
 		fmt.Fprintf(w, "  %s: %s\n", name, strings.Join(parts, ", "))
 	}
+	coverageLine(w, name, cov, len(s.Intervals) > 0 || len(s.Gaps) > 0)
 	for _, u := range s.Unavailable {
 		fmt.Fprintf(w, "  %s: not measured: %s\n", name, u)
 	}
 }
 
+// coverageLine says what of the measured phase a collector's evidence did
+// not cover, and why, when it missed any (and sampled at all: sampled).
+func coverageLine(w io.Writer, name string, c results.Coverage, sampled bool) {
+	if c.Complete() || !sampled {
+		return
+	}
+	fmt.Fprintf(w, "  %s evidence covers %.1f s of %.1f s: %s; its figures are over the intervals it covered\n",
+		name, c.Seconds, c.Of, uncovered(c))
+}
+
+// uncovered names the stretches a collector did not cover: "its
+// connection was lost from 3.0 s to 6.0 s".
+func uncovered(c results.Coverage) string {
+	parts := make([]string, len(c.Uncovered))
+	for i, u := range c.Uncovered {
+		parts[i] = fmt.Sprintf("%s from %.1f s to %.1f s", u.Reason, u.From, u.To)
+	}
+	return strings.Join(parts, "; ")
+}
+
 // headlineValue computes and writes one headline figure of series s, as
-// h.Show says; false when its counter or value is missing.
-func headlineValue(r *results.Run, s *results.Series, h results.Headline) (string, bool) {
-	tx := float64(r.Summary.Transactions)
+// h.Show says; false when its counter or value is missing. Figures per
+// transaction divide by the transactions of the intervals the series
+// covered (cov).
+func headlineValue(r *results.Run, s *results.Series, cov results.Coverage, h results.Headline) (string, bool) {
+	tx := float64(cov.Transactions)
 	switch h.Show {
 	case results.ShowBytesPerTx:
 		if v, ok := s.Totals[h.Key]; ok && tx > 0 {
@@ -187,19 +212,33 @@ func planLines(w io.Writer, plans []results.StatementPlans) {
 	if len(plans) == 0 {
 		return
 	}
+	// A check after the run that failed for every statement alike (it
+	// could not connect) is said once.
+	after, common := results.PlansAfterFailed(plans), ""
+	if after != "" {
+		common = results.AfterRun + after
+	}
 	flagged := 0
 	for _, p := range plans {
-		if len(p.Flags) > 0 || p.Error != "" {
+		if len(p.Flags) > 0 || p.Error != "" && p.Error != common {
 			flagged++
 		}
 	}
-	if flagged == 0 {
+	switch {
+	case flagged == 0 && after == "":
 		fmt.Fprintf(w, "  plans: %s, one plan each over the sampled parameters, unchanged during the run\n", plural(len(plans), "statement"))
 		return
+	case after != "":
+		line := fmt.Sprintf("  plans: %s", plural(len(plans), "statement"))
+		if flagged > 0 {
+			line += fmt.Sprintf(", %d flagged", flagged)
+		}
+		fmt.Fprintf(w, "%s; the check after the run failed (%s): whether a plan changed during the run is unknown\n", line, after)
+	default:
+		fmt.Fprintf(w, "  plans: %s, %d flagged\n", plural(len(plans), "statement"), flagged)
 	}
-	fmt.Fprintf(w, "  plans: %s, %d flagged\n", plural(len(plans), "statement"), flagged)
 	for _, p := range plans {
-		if p.Error != "" {
+		if p.Error != "" && p.Error != common {
 			fmt.Fprintf(w, "    %s: not explained: %s\n", p.Statement, p.Error)
 		}
 		if len(p.Flags) == 0 {

@@ -119,7 +119,7 @@ func TestAnyCollectorsSeriesIsReported(t *testing.T) {
 		Totals:    map[string]float64{"net.retrans": 12, "net.segs": 2000},
 		Headlines: []results.Headline{{Label: "{} retransmits", Key: "net.retrans", Show: results.ShowCount}},
 		Priority:  []string{"net.retrans"}}
-	r := buildRun(4, 0)
+	r := buildRun(2, 0) // one point per interval
 	r.Collect = &results.Collect{Enabled: []string{"netstat"}, Series: map[string]*results.Series{"netstat": s}}
 	r.Waits, r.Plans = nil, nil
 
@@ -143,4 +143,76 @@ func TestAnyCollectorsSeriesIsReported(t *testing.T) {
 	if rows := readCSV(t, filepath.Join(dir, "netstat.csv")); len(rows) != 7 {
 		t.Errorf("netstat.csv: %v", rows)
 	}
+}
+
+func TestEvidenceFiguresAreOverTheIntervalsTheCollectorCovered(t *testing.T) {
+	r := &results.Run{Summary: results.Summary{Transactions: 800, Seconds: 6}}
+	for seq := 0; seq < 6; seq++ {
+		n := int64(100)
+		if seq == 2 || seq == 3 {
+			n = 200 // while the server collector was away
+		}
+		r.Intervals = append(r.Intervals, results.Interval{Seq: seq, Phase: "measure", T: float64(seq + 1), Seconds: 1, Count: n})
+	}
+	s := &results.Series{Totals: map[string]float64{"log.bytes": 4 * 51200},
+		Headlines: []results.Headline{{Label: "log {}/transaction", Key: "log.bytes", Show: results.ShowBytesPerTx}},
+		Gaps:      []results.Gap{{FirstSeq: 2, LastSeq: 3, From: 2, To: 4, Reason: "its connection was lost"}}}
+	for _, seq := range []int{0, 1, 4, 5} {
+		s.Intervals = append(s.Intervals, results.Point{Seq: seq, Phase: "measure", Seconds: 1, Rates: map[string]float64{"log.bytes": 51200}})
+	}
+	r.Collect = &results.Collect{Enabled: []string{"server"}, Series: map[string]*results.Series{"server": s}}
+	var b bytes.Buffer
+	Evidence(&b, r)
+	want := "evidence:\n" +
+		"  server: log 512 B/transaction\n" +
+		"  server evidence covers 4.0 s of 6.0 s: its connection was lost from 2.0 s to 4.0 s; its figures are over the intervals it covered\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	secs, err := evidenceSections(r, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := facts(secs); !strings.Contains(f, "covered: 4.0 s of the 6.0 s measured: its connection was lost from 2.0 s to 4.0 s") ||
+		!strings.Contains(f, "per transaction are over the intervals covered") {
+		t.Errorf("the report's facts do not say what was not covered:\n%s", f)
+	}
+	md := evidenceSummary(r)
+	if len(md) == 0 || !strings.Contains(md[len(md)-1], "server evidence covers 4.0 s of 6.0 s") {
+		t.Errorf("markdown: %q", md)
+	}
+}
+
+func TestAPlanCheckThatFailedAfterTheRunSaysSo(t *testing.T) {
+	lost := results.AfterRun + "could not connect: connection refused"
+	r := &results.Run{Collect: &results.Collect{Enabled: []string{"plans"}},
+		Plans: []results.StatementPlans{{Statement: "a", Error: lost}, {Statement: "b", Error: lost}}}
+	var b bytes.Buffer
+	Evidence(&b, r)
+	want := "evidence:\n" +
+		"  plans: 2 statements; the check after the run failed (could not connect: connection refused): whether a plan changed during the run is unknown\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	secs, err := evidenceSections(r, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := facts(secs); !strings.Contains(f, "after the run: not checked (could not connect: connection refused)") {
+		t.Errorf("the report's facts do not say the check after the run failed:\n%s", f)
+	}
+	if md := strings.Join(evidenceSummary(r), "\n"); strings.Contains(md, "none flagged") || !strings.Contains(md, "after the run: not checked") {
+		t.Errorf("markdown: %q", md)
+	}
+}
+
+// facts lists the facts of report sections, one "key: value" a line.
+func facts(secs []section) string {
+	var out []string
+	for _, sec := range secs {
+		for _, f := range sec.Facts {
+			out = append(out, f.K+": "+f.V)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -44,7 +44,7 @@ func evidenceSections(r *results.Run, bands []svg.Band, markers []svg.Marker) ([
 		out = append(out, sec)
 	}
 	if r.Waits != nil && (len(r.Waits.Events) > 0 || r.Waits.Unavailable != "") {
-		sec, err := waitsSection(r.Waits, bands, timeRange(r))
+		sec, err := waitsSection(r.Waits, r.WaitsCoverage(r.Waits), bands, timeRange(r))
 		if err != nil {
 			return nil, err
 		}
@@ -56,8 +56,9 @@ func evidenceSections(r *results.Run, bands []svg.Band, markers []svg.Marker) ([
 	return out, nil
 }
 
-// seriesFacts describes where a collector's numbers come from.
-func seriesFacts(s *results.Series) []kv {
+// seriesFacts describes where a collector's numbers come from, and what
+// of the run they do not cover.
+func seriesFacts(r *results.Run, s *results.Series) []kv {
 	var f []kv
 	if s.Source != "" {
 		f = append(f, kv{"source", s.Source})
@@ -75,7 +76,17 @@ func seriesFacts(s *results.Series) []kv {
 	for _, u := range s.Unavailable {
 		f = append(f, kv{"unavailable", u})
 	}
-	return f
+	return coverageFact(f, r.SeriesCoverage(s))
+}
+
+// coverageFact adds to f what of the measured phase a collector did not
+// cover, if anything.
+func coverageFact(f []kv, c results.Coverage) []kv {
+	if c.Complete() {
+		return f
+	}
+	return append(f, kv{"covered", fmt.Sprintf("%.1f s of the %.1f s measured: %s; totals and figures per transaction are over the intervals covered",
+		c.Seconds, c.Of, uncovered(c))})
 }
 
 // pointSeries reads one key of a collector's points as a line: rates when
@@ -127,7 +138,7 @@ func renderChart(ch interface{ Render() ([]byte, error) }, title, note string) (
 
 // hostSection draws a series of LayoutHost.
 func hostSection(r *results.Run, name, title string, s *results.Series, bands []svg.Band, markers []svg.Marker) (section, error) {
-	sec := section{ID: name, Title: title, Facts: seriesFacts(s), ChartsFirst: true,
+	sec := section{ID: name, Title: title, Facts: seriesFacts(r, s), ChartsFirst: true,
 		Intro: "CPU, disk and memory of the host, sampled on the run's intervals (same time axis as above)."}
 	// CPU split, stacked to 100 %.
 	var xs []float64
@@ -222,7 +233,7 @@ func hostSection(r *results.Run, name, title string, s *results.Series, bands []
 		}
 		sec.Charts = append(sec.Charts, c)
 	}
-	if t, ok := totalsTable("Increases over the measured phase", s.Totals, r.Summary.Transactions, func(k string) bool {
+	if t, ok := totalsTable("Increases over the measured phase", s.Totals, r.SeriesCoverage(s).Transactions, func(k string) bool {
 		return !strings.HasPrefix(k, "cpu") || strings.HasPrefix(k, "cpu.")
 	}); ok {
 		sec.Tables = append(sec.Tables, t)
@@ -282,7 +293,7 @@ func serverRank(priority []string, k string) int {
 
 // countersSection draws a series of LayoutCounters.
 func countersSection(r *results.Run, name, title string, s *results.Series, bands []svg.Band, markers []svg.Marker) (section, error) {
-	sec := section{ID: name, Title: title, Facts: seriesFacts(s), ChartsFirst: true,
+	sec := section{ID: name, Title: title, Facts: seriesFacts(r, s), ChartsFirst: true,
 		Intro: title + " per second on the run's intervals, on a log scale (their magnitudes differ); every counter is in the table and the run JSON."}
 	keys := keysOf(s, true)
 	mean := map[string]float64{}
@@ -345,13 +356,13 @@ func countersSection(r *results.Run, name, title string, s *results.Series, band
 		}
 		sec.Charts = append(sec.Charts, c)
 	}
-	if t, ok := totalsTable("Increases over the measured phase", s.Totals, r.Summary.Transactions, func(string) bool { return true }); ok {
+	if t, ok := totalsTable("Increases over the measured phase", s.Totals, r.SeriesCoverage(s).Transactions, func(string) bool { return true }); ok {
 		sec.Tables = append(sec.Tables, t)
 	}
 	return sec, nil
 }
 
-func waitsSection(w *results.Waits, bands []svg.Band, xr *svg.Range) (section, error) {
+func waitsSection(w *results.Waits, cov results.Coverage, bands []svg.Band, xr *svg.Range) (section, error) {
 	sec := section{ID: "waits", Title: "Wait profile", ChartsFirst: true}
 	if w.Method != "" {
 		sec.Facts = append(sec.Facts, kv{"method", w.Method})
@@ -361,6 +372,8 @@ func waitsSection(w *results.Waits, bands []svg.Band, xr *svg.Range) (section, e
 	}
 	if w.Unavailable != "" {
 		sec.Facts = append(sec.Facts, kv{"unavailable", w.Unavailable})
+	} else if len(w.Intervals) > 0 {
+		sec.Facts = coverageFact(sec.Facts, cov)
 	}
 	if len(w.Events) == 0 {
 		sec.Intro = "No wait profile."
@@ -450,6 +463,9 @@ func paramList(m map[string]any) string {
 func plansSection(plans []results.StatementPlans) section {
 	sec := section{ID: "plans", Title: "Plans",
 		Intro: "The plans of the workload's statements over sampled parameter values, before the run and after it, and on PostgreSQL the prepared statement's generic plan. A flag marks a statement whose plan depends on its parameters, whose generic plan differs from a sampled value's plan, or whose plan changed during the run."}
+	if after := results.PlansAfterFailed(plans); after != "" {
+		sec.Facts = append(sec.Facts, kv{"after the run", "not checked (" + after + "): whether a plan changed during the run is unknown"})
+	}
 	t := table{Head: []string{"statement", "plans", "flags", "note"}, Num: []bool{false, true, false, false}}
 	for _, p := range plans {
 		flags := strings.Join(p.Flags, ", ")
@@ -573,8 +589,18 @@ func evidenceSummary(r *results.Run) []string {
 	}
 	if len(flagged) > 0 {
 		out = append(out, "Plan flags: "+strings.Join(flagged, "; "))
-	} else if len(r.Plans) > 0 {
+	} else if len(r.Plans) > 0 && results.PlansAfterFailed(r.Plans) == "" {
 		out = append(out, fmt.Sprintf("Plans: %d statements checked, none flagged", len(r.Plans)))
+	}
+	if after := results.PlansAfterFailed(r.Plans); after != "" {
+		out = append(out, "Plans after the run: not checked ("+after+"): whether a plan changed during the run is unknown")
+	}
+	for _, n := range r.Collect.Names() {
+		if s := r.Collect.Get(n); len(s.Intervals) > 0 || len(s.Gaps) > 0 {
+			if c := r.SeriesCoverage(s); !c.Complete() {
+				out = append(out, fmt.Sprintf("%s evidence covers %.1f s of %.1f s: %s", n, c.Seconds, c.Of, uncovered(c)))
+			}
+		}
 	}
 	return out
 }

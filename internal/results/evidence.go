@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Collect holds the interval series of the collectors.
@@ -172,6 +173,30 @@ type Series struct {
 	// counter charts and tables rank first, in order; the rest follow by
 	// their mean rate. See PriorityOf for runs saved without it.
 	Priority []string `json:"priority,omitempty"`
+	// Gaps are the stretches of the run the collector did not cover (see
+	// Gap), in order.
+	Gaps []Gap `json:"gaps,omitempty"`
+}
+
+// Gap is a stretch of the run a collector did not cover: its connection
+// was lost, or a sample failed or timed out, and it sampled again only
+// later (after reconnecting). No point spans a gap, so no rate or total
+// mixes the counters of two lives of the server (a restart resets them).
+type Gap struct {
+	// FirstSeq and LastSeq are the run's intervals left uncovered
+	// (inclusive).
+	FirstSeq int `json:"first_seq"`
+	LastSeq  int `json:"last_seq"`
+	// From and To are the gap's start and end, in seconds since the start
+	// of the run: the boundaries of the last sample before it and of the
+	// first one after it.
+	From float64 `json:"from"`
+	To   float64 `json:"to"`
+	// Reason says why, as a phrase: "its connection was lost", "the server
+	// did not answer within 5s", "its sample failed".
+	Reason string `json:"reason"`
+	// Error is the first error met, on one line.
+	Error string `json:"error,omitempty"`
 }
 
 // Headline is one figure of a collector's summary line.
@@ -230,6 +255,10 @@ type Point struct {
 	T     float64 `json:"t"`
 	// Seconds is the time between the two samples the rates come from.
 	Seconds float64 `json:"seconds"`
+	// Span is how many of the run's intervals the point covers, ending
+	// with Seq, when more than one (a boundary that was not sampled);
+	// 0 is one.
+	Span int `json:"span,omitempty"`
 	// Rates maps counter names to their per-second rate in the interval.
 	Rates map[string]float64 `json:"rates"`
 	// Values are gauges and derived figures (percentages, sizes, averages)
@@ -250,6 +279,9 @@ type Waits struct {
 	Events      []WaitShare    `json:"events"`
 	Intervals   []WaitInterval `json:"intervals,omitempty"`
 	Unavailable string         `json:"unavailable,omitempty"`
+	// Gaps are the stretches of the run the profile did not cover (see
+	// Gap), in order.
+	Gaps []Gap `json:"gaps,omitempty"`
 }
 
 // WaitShare is one wait event's share of the time.
@@ -274,9 +306,11 @@ func SortWaitShares(ev []WaitShare) {
 
 // WaitInterval is one interval's wait shares.
 type WaitInterval struct {
-	Seq    int                `json:"seq"`
-	Phase  string             `json:"phase"`
-	T      float64            `json:"t"`
+	Seq   int     `json:"seq"`
+	Phase string  `json:"phase"`
+	T     float64 `json:"t"`
+	// Span is as Point's.
+	Span   int                `json:"span,omitempty"`
 	Total  float64            `json:"total"`
 	Shares map[string]float64 `json:"shares"`
 }
@@ -297,8 +331,32 @@ type StatementPlans struct {
 	// Generic is the prepared statement's generic plan, on engines whose
 	// plan cache may run one plan for all values (PostgreSQL).
 	Generic *GenericPlan `json:"generic,omitempty"`
-	// Error is why the statement could not be explained.
+	// Error is why the statement could not be explained; it starts with
+	// AfterRun when it was explained before the run but not after it.
 	Error string `json:"error,omitempty"`
+}
+
+// AfterRun starts the Error of a statement that was explained before the
+// run but not after it: whether its plan changed is unknown.
+const AfterRun = "after the run: "
+
+// PlansAfterFailed returns why the check after the run failed for every
+// statement it was to explain again (it could not connect, say), or ""
+// when it explained any of them or failed for each in its own way.
+func PlansAfterFailed(plans []StatementPlans) string {
+	why := ""
+	for _, p := range plans {
+		switch {
+		case p.Error == "":
+			return ""
+		case strings.HasPrefix(p.Error, AfterRun):
+			if why != "" && p.Error != AfterRun+why {
+				return ""
+			}
+			why = strings.TrimPrefix(p.Error, AfterRun)
+		}
+	}
+	return why
 }
 
 // GenericPlan is a prepared statement's plan for any parameter values.

@@ -119,12 +119,20 @@ func (ev *evidence) finish(ctx context.Context, run *results.Run) {
 		}
 	}
 	if ev.plans != nil {
+		// A server that does not answer must not hold the end of the run.
+		ctx, cancel := context.WithTimeout(ctx, planCheckTimeout)
+		defer cancel()
 		conn, err := connect(ctx, ev.d)
 		if err != nil {
 			ev.warnf("plan check after the run: %v", err)
+			run.Plans = ev.plans.AfterFailed(fmt.Errorf("could not connect: %w", err))
 			return
 		}
 		run.Plans = ev.plans.After(ctx, conn)
 		conn.Close()
 	}
 }
+
+// planCheckTimeout bounds the plan check after the run; the statements it
+// has not explained by then say so.
+const planCheckTimeout = time.Minute

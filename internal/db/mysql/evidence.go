@@ -58,6 +58,7 @@ func (g *GlobalStatus) Start(ctx context.Context) error {
 func (g *GlobalStatus) Stop() error {
 	if g.conn != nil {
 		g.conn.Close()
+		g.conn = nil
 	}
 	return nil
 }
@@ -177,7 +178,7 @@ func (w *PerfSchemaWaits) read(ctx context.Context) (map[string]float64, error) 
 	rows, err := w.conn.Query(ctx, `SELECT EVENT_NAME, SUM_TIMER_WAIT FROM performance_schema.events_waits_summary_global_by_event_name
 		WHERE SUM_TIMER_WAIT > 0 AND EVENT_NAME <> 'idle'`)
 	if err != nil {
-		return nil, fmt.Errorf("performance_schema: %v", err)
+		return nil, fmt.Errorf("performance_schema: %w", err)
 	}
 	defer rows.Close()
 	m := map[string]float64{}
@@ -218,6 +219,7 @@ func waitDeltas(prev, cur map[string]float64) map[string]float64 {
 func (w *PerfSchemaWaits) Stop() error {
 	if w.conn != nil {
 		w.conn.Close()
+		w.conn = nil
 	}
 	return nil
 }
@@ -236,17 +238,31 @@ type Waits struct {
 	Exclude func(ctx context.Context) []int64
 
 	collect.WaitProfiler
+	// list: the first start picked the processlist, because of why (a
+	// restart keeps to the first choice, so the unit never changes within
+	// a run).
+	list bool
+	why  string
 }
 
 // Start implements WaitProfiler: it picks performance_schema or the
-// processlist.
+// processlist. Started again (after a lost connection), it keeps to its
+// first choice.
 func (w *Waits) Start(ctx context.Context) error {
-	ps := &PerfSchemaWaits{DB: w.DB}
-	err := ps.Start(ctx)
-	if err == nil {
-		w.WaitProfiler = ps
-		return nil
+	switch {
+	case w.WaitProfiler == nil:
+		ps := &PerfSchemaWaits{DB: w.DB}
+		err := ps.Start(ctx)
+		if err == nil {
+			w.WaitProfiler = ps
+			return nil
+		}
+		w.why, _, _ = strings.Cut(err.Error(), " (")
+	case !w.list:
+		return w.WaitProfiler.Start(ctx)
 	}
+	// The processlist; its query is made again on a restart, as the ids to
+	// leave out may have changed.
 	q := `SELECT CASE WHEN COMMAND = 'Sleep' THEN 'Client:Sleep'
 		ELSE CONCAT(COMMAND, ':', COALESCE(NULLIF(STATE, ''), 'running')) END
 		FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND ID <> CONNECTION_ID()`
@@ -255,13 +271,12 @@ func (w *Waits) Start(ctx context.Context) error {
 			q += " AND ID <> " + strconv.FormatInt(id, 10)
 		}
 	}
-	why, _, _ := strings.Cut(err.Error(), " (")
 	sw := &collect.SampledWaits{DB: w.DB, Period: w.Period, Query: q,
-		How: fmt.Sprintf("information_schema.processlist sampled every %s for the sessions on the target database (%s)", w.Period, why)}
+		How: fmt.Sprintf("information_schema.processlist sampled every %s for the sessions on the target database (%s)", w.Period, w.why)}
 	if err := sw.Start(ctx); err != nil {
 		return err
 	}
-	w.WaitProfiler = sw
+	w.WaitProfiler, w.list = sw, true
 	return nil
 }
 

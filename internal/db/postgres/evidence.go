@@ -34,13 +34,14 @@ var pgSkip = map[string]bool{"pg_stat_database.datid": true}
 func (p *PgStat) Name() string { return collect.KindServer }
 
 // Start implements Sampler: it opens the sampler's connection and finds
-// which views this server has.
+// which views this server has. The collector starts it again after its
+// connection was lost.
 func (p *PgStat) Start(ctx context.Context) error {
 	c, err := p.DB.Connect(ctx)
 	if err != nil {
 		return err
 	}
-	p.conn = c
+	p.conn, p.views, p.unav = c, nil, nil
 	if err := nameCollector(ctx, c); err != nil {
 		c.Close()
 		return err
@@ -76,6 +77,7 @@ func (p *PgStat) Start(ctx context.Context) error {
 func (p *PgStat) Stop() error {
 	if p.conn != nil {
 		p.conn.Close()
+		p.conn = nil
 	}
 	return nil
 }
