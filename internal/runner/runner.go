@@ -305,13 +305,15 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 	if res.Interrupted {
 		run.Status = results.StatusInterrupted
 	}
-	// A client that could not reconnect in time, or a run that ended with
-	// every client cut off, failed: what it measured until then is kept.
+	// A client that could not reconnect in time, or a run that reached
+	// its end with every client cut off, failed: what it measured until
+	// then is kept. (One interrupted stays interrupted: its outage says
+	// the rest.)
 	var failed error
 	switch {
 	case res.Failure != "":
 		run.Status, run.Error = results.StatusFailed, res.Failure
-	case res.DownAtEnd > 0 && res.DownAtEnd >= cfg.Clients && len(run.Summary.Outages) > 0:
+	case !res.Interrupted && res.DownAtEnd > 0 && res.DownAtEnd >= cfg.Clients && len(run.Summary.Outages) > 0:
 		last := run.Summary.Outages[len(run.Summary.Outages)-1]
 		run.Status = results.StatusFailed
 		run.Error = fmt.Sprintf("every client had lost its connection when the run ended (the first from %.1fs)", last.StartS)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -82,7 +83,8 @@ func runWithin(t *testing.T, limit time.Duration, cfg runner.Config, stop <-chan
 	case r := <-ch:
 		return r.run, r.err
 	case <-time.After(limit):
-		t.Fatalf("the run had not ended %s after it started", limit)
+		buf := make([]byte, 1<<20)
+		t.Fatalf("the run had not ended %s after it started; its output:\n%s\n%s\ngoroutines:\n%s", limit, cfg.Out, cfg.Warn, buf[:runtime.Stack(buf, true)])
 		return nil, nil
 	}
 }
