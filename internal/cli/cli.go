@@ -10,9 +10,7 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -361,41 +359,4 @@ func hasScriptFlag(args []string) bool {
 		}
 	}
 	return false
-}
-
-// durationValue is a pflag value that takes a Go duration ("90s", "2m") or
-// a bare number of seconds, as pgbench's -T does.
-type durationValue struct{ d *time.Duration }
-
-func (v durationValue) String() string {
-	if v.d == nil || *v.d == 0 {
-		return "0"
-	}
-	return v.d.String()
-}
-
-func (v durationValue) Set(s string) error {
-	if n, err := strconv.ParseFloat(s, 64); err == nil {
-		if n < 0 {
-			return fmt.Errorf("%q is negative", s)
-		}
-		*v.d = time.Duration(n * float64(time.Second))
-		return nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("%q is not a duration; use e.g. 30s, 5m or a number of seconds", s)
-	}
-	if d < 0 {
-		return fmt.Errorf("%q is negative", s)
-	}
-	*v.d = d
-	return nil
-}
-
-func (v durationValue) Type() string { return "duration" }
-
-func durationVarP(fs *pflag.FlagSet, p *time.Duration, name, short string, def time.Duration, usage string) {
-	*p = def
-	fs.VarP(durationValue{p}, name, short, usage)
 }

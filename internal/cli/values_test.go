@@ -1,0 +1,48 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Every number and duration a flag takes goes through one check: a value
+// that is not finite, that overflows or that is absurd is a usage error
+// (exit 2) in one sentence, before anything connects or is saved.
+func TestNonFiniteOverflowingAndAbsurdValuesAreUsageErrors(t *testing.T) {
+	home := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a rate that is not a number", []string{"-R", "NaN"}, `--rate: "NaN" is not a finite number`},
+		{"an infinite rate", []string{"--rate", "Inf"}, `--rate: "Inf" is not a finite number`},
+		{"an absurd rate", []string{"--rate", "1e308"}, `--rate: "1e308" is out of range; give a number from 0 to 10000000`},
+		{"a rate beyond float64", []string{"--rate", "1e400"}, `--rate: "1e400" is out of range`},
+		{"a negative rate", []string{"--rate=-5"}, `--rate: "-5" is negative`},
+		{"a percentile that is not a number", []string{"--percentiles", "50,NaN"}, `--percentiles "50,NaN" is invalid`},
+		{"an infinite percentile", []string{"--percentiles", "Inf"}, `--percentiles "Inf" is invalid`},
+		{"a duration in seconds that overflows", []string{"-T", "9999999999999"}, `--duration: "9999999999999" is longer than 720h0m0s (30 days)`},
+		{"a duration that overflows time.Duration", []string{"-T", "9999999999h"}, `--duration: "9999999999h" is longer than 720h0m0s (30 days)`},
+		{"a duration that is not a number", []string{"-T", "NaN"}, `--duration: "NaN" is not a duration`},
+		{"an infinite duration", []string{"-T", "Inf"}, `--duration: "Inf" is not a duration`},
+		{"an absurd warm-up", []string{"--warmup", "800h"}, `--warmup: "800h" is longer than 720h0m0s (30 days)`},
+		{"an absurd latency limit", []string{"-L", "1e10"}, `--latency-limit: "1e10" is longer than 720h0m0s (30 days)`},
+		{"an absurd progress interval", []string{"-P", "99999999999s"}, `--progress: "99999999999s" is longer than 720h0m0s (30 days)`},
+		{"a statement timeout that overflows", []string{"--statement-timeout", "1e300"}, `--statement-timeout: "1e300" is longer than 720h0m0s (30 days)`},
+		{"a reconnect timeout that is not a number", []string{"--reconnect-timeout", "NaN"}, `--reconnect-timeout: "NaN" is not a duration`},
+		{"a swept rate that is not finite", []string{"sweep", "-c", "1", "--vary", "rate=10,Inf"}, `--rate: "Inf" is not a finite number`},
+	} {
+		t.Run(tc.name+" is refused before anything runs", func(t *testing.T) {
+			args := append([]string{"run", "null"}, tc.args...)
+			if tc.args[0] == "sweep" {
+				args = append([]string{"sweep", "null"}, tc.args[1:]...)
+			}
+			refusedBeforeAnything(t, dbh(t, home, append(args, "--db", closedPG)...), tc.want)
+			if _, err := os.Stat(filepath.Join(home, "results.db")); err == nil {
+				t.Error("a results store was created for a refused command")
+			}
+		})
+	}
+}
