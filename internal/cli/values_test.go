@@ -46,3 +46,21 @@ func TestNonFiniteOverflowingAndAbsurdValuesAreUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+// A database URL that cannot be right (a port out of range, a parameter
+// its driver refuses) is a usage error, found before anything connects.
+func TestABadDatabaseURLIsAUsageError(t *testing.T) {
+	home := t.TempDir()
+	for _, tc := range []struct{ name, url, want string }{
+		{"a PostgreSQL port out of range", "postgres://postgres@127.0.0.1:99999/x", "--db postgres://postgres@127.0.0.1:99999/x: port 99999 is out of range; give a port from 1 to 65535"},
+		{"a MySQL port out of range", "mysql://root@127.0.0.1:99999/test", "--db mysql://root@127.0.0.1:99999/test: port 99999 is out of range"},
+		{"a PostgreSQL sslmode that does not exist", "postgres://postgres@127.0.0.1/x?sslmode=bogus", "--db postgres://postgres@127.0.0.1/x?sslmode=bogus is not a valid PostgreSQL URL"},
+		{"a MySQL timeout that is not a duration", "mysql://root@127.0.0.1/test?timeout=abc", `--db mysql://root@127.0.0.1/test?timeout=abc has an invalid parameter: time: invalid duration "abc"`},
+	} {
+		t.Run(tc.name+" is refused before connecting", func(t *testing.T) {
+			for _, cmd := range [][]string{{"run", "null"}, {"init", "tpcb"}, {"check", "tpcb"}} {
+				refusedBeforeAnything(t, dbh(t, home, append(cmd, "--db", tc.url)...), tc.want)
+			}
+		})
+	}
+}

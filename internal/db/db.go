@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -69,12 +70,35 @@ func ParseURL(raw string) (*Target, error) {
 		return nil, fmt.Errorf("--db scheme %q is not supported; use %s", u.Scheme, schemes())
 	}
 	t.Kind = e.Kind
+	// A server's port outside 1..65535 has its own sentence, before the
+	// engine's; a file engine's "host" is part of its path (its Check sets
+	// Path).
+	ports := checkPorts(t)
 	if e.Check != nil {
-		if err := e.Check(t); err != nil {
+		if err := e.Check(t); err != nil && (ports == nil || t.Path != "") {
 			return nil, err
 		}
 	}
+	if ports != nil && t.Path == "" {
+		return nil, ports
+	}
 	return t, nil
+}
+
+// checkPorts refuses a port outside 1..65535 in any of the URL's hosts
+// (PostgreSQL takes several, comma-separated).
+func checkPorts(t *Target) error {
+	for _, h := range strings.Split(t.u.Host, ",") {
+		i := strings.LastIndexByte(h, ':')
+		if i < 0 || strings.Contains(h[i:], "]") || i == len(h)-1 {
+			continue // no port, or an IPv6 address without one
+		}
+		p := h[i+1:]
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("--db %s: port %s is out of range; give a port from 1 to 65535", t, p)
+		}
+	}
+	return nil
 }
 
 // String returns the URL with any password replaced by "xxxxx"; a
