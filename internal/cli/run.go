@@ -271,8 +271,11 @@ func (a *app) cmdRun(args []string) error {
 	// Failed transactions are counted and the run goes on, for every
 	// workload; but a run in which none succeeded measured nothing, so it
 	// must not pass for a successful one in a script that checks $?.
-	if s := run.Summary; s.Transactions == 0 && s.Errors > 0 {
+	switch s := run.Summary; {
+	case s.Transactions == 0 && s.Errors > 0:
 		return exitError{ExitFail, fmt.Sprintf("run %s: every transaction failed (%d errors, none succeeded); the first error of each class is shown above", run.RunID, s.Errors)}
+	case s.Transactions == 0:
+		return exitError{ExitFail, fmt.Sprintf("run %s measured no transaction: none completed in its measured phase, so there is nothing to report; give a longer --duration or a higher --rate", run.RunID)}
 	}
 	return nil
 }

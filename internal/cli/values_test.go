@@ -1,9 +1,14 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
+
+	"github.com/dbharness/dbharness/internal/testdb"
 )
 
 // Every number and duration a flag takes goes through one check: a value
@@ -60,6 +65,31 @@ func TestABadDatabaseURLIsAUsageError(t *testing.T) {
 		t.Run(tc.name+" is refused before connecting", func(t *testing.T) {
 			for _, cmd := range [][]string{{"run", "null"}, {"init", "tpcb"}, {"check", "tpcb"}} {
 				refusedBeforeAnything(t, dbh(t, home, append(cmd, "--db", tc.url)...), tc.want)
+			}
+		})
+	}
+}
+
+// A run that measured no transaction is saved, but it is not a success:
+// it exits 1 with one sentence that says so, as the README promises.
+func TestARunThatMeasuredNoTransactionExitsOne(t *testing.T) {
+	for _, tc := range []struct {
+		name, url string
+		args      []string
+	}{
+		{"a nanosecond on SQLite", testdb.SQLite(t), []string{"-T", "1ns"}},
+		{"a rate of one in a billion seconds on PostgreSQL", testdb.Postgres(t, "dbh_cli_zero"), []string{"-T", "1s", "--rate", "1e-9"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			r := dbh(t, home, append([]string{"run", "null", "--db", tc.url, "-P", "0"}, tc.args...)...)
+			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+			if last := lines[len(lines)-1]; r.code != 1 || !regexp.MustCompile(`^dbharness: run \S+ measured no transaction: `).MatchString(last) {
+				t.Fatalf("exit %d, want 1 with the sentence\n%s", r.code, r.all())
+			}
+			var rows []map[string]any
+			if err := json.Unmarshal([]byte(dbh(t, home, "runs", "--json").stdout), &rows); err != nil || len(rows) != 1 {
+				t.Fatalf("the run is not saved: %v %v", rows, err)
 			}
 		})
 	}
