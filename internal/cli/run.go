@@ -110,6 +110,9 @@ func (o *runOpts) validate(fs *pflag.FlagSet) error {
 	if err := o.outs.validate(); err != nil {
 		return err
 	}
+	if err := checkOutputFile("--json", o.json); err != nil {
+		return err
+	}
 	if o.json == "-" && o.outs.markdown == "-" {
 		return usagef("--json - and --markdown - both want standard output; send one of them to a file")
 	}

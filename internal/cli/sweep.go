@@ -194,6 +194,9 @@ func (a *app) cmdSweep(args []string) error {
 	if err := o.reports.validate(); err != nil {
 		return err
 	}
+	if err := checkOutputFile("--json", o.json); err != nil {
+		return err
+	}
 	if o.resume != "" {
 		return a.resumeSweep(&o, fs, rest)
 	}

@@ -1,0 +1,106 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dbharness/dbharness/internal/testdb"
+)
+
+// unwritableDir is a directory in which this user cannot create files.
+func unwritableDir(t *testing.T) string {
+	if os.Geteuid() == 0 {
+		return "/sys" // root writes anywhere else
+	}
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	return dir
+}
+
+// Output paths are checked before anything runs: a directory that does
+// not exist or takes no file, a directory given for a file or a file for
+// a directory is a usage error in one sentence, and the check leaves
+// nothing on disk.
+func TestOutputPathsAreCheckedBeforeAnythingRuns(t *testing.T) {
+	pg := testdb.Postgres(t, "dbh_cli_outputs")
+	lite := testdb.SQLite(t)
+	home, out := t.TempDir(), t.TempDir()
+	file := filepath.Join(out, "a-file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ro := unwritableDir(t)
+	if r := dbh(t, home, "run", "null", "--db", lite, "-T", "0.2", "-P", "0", "--json", filepath.Join(out, "run.json")); r.code != 0 {
+		t.Fatal(r.all())
+	}
+	os.Remove(filepath.Join(out, "run.json"))
+	r := dbh(t, home, "runs", "--json")
+	runID := r.stdout[strings.Index(r.stdout, `"run_id": "`)+11:][:24]
+	missing := filepath.Join(out, "no-such-dir", "x")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"run --json in a missing directory", []string{"run", "null", "--db", pg, "--json", missing}, "--json " + missing + ": directory " + filepath.Dir(missing) + " does not exist"},
+		{"run --json naming a directory", []string{"run", "null", "--db", pg, "--json", out}, "--json " + out + " is a directory; give a file name"},
+		{"run --json in a directory that takes no file", []string{"run", "null", "--db", pg, "--json", filepath.Join(ro, "r.json")}, "--json " + filepath.Join(ro, "r.json") + " cannot be written: "},
+		{"run --html in a directory that takes no file", []string{"run", "null", "--db", lite, "--html", filepath.Join(ro, "r.html")}, "--html " + filepath.Join(ro, "r.html") + " cannot be written: "},
+		{"run --markdown in a missing directory", []string{"run", "null", "--db", lite, "--markdown", missing}, "--markdown " + missing + ": directory"},
+		{"run --csv naming a file", []string{"run", "null", "--db", pg, "--csv", file}, "--csv " + file + " is a file; give a directory"},
+		{"run --csv under a file", []string{"run", "null", "--db", pg, "--csv", filepath.Join(file, "csv")}, "--csv " + filepath.Join(file, "csv") + " cannot be "},
+		{"run --csv where no directory can be made", []string{"run", "null", "--db", pg, "--csv", filepath.Join(ro, "a", "b")}, "--csv " + filepath.Join(ro, "a", "b") + " cannot be created in " + ro + ": "},
+		{"sweep --json in a missing directory", []string{"sweep", "null", "--db", pg, "-c", "1", "-T", "1", "--json", missing}, "--json " + missing + ": directory"},
+		{"sweep --csv naming a file", []string{"sweep", "null", "--db", pg, "-c", "1", "-T", "1", "--csv", file}, "--csv " + file + " is a file"},
+		{"check --json naming a directory", []string{"check", "null", "--db", pg, "--json", out}, "--json " + out + " is a directory"},
+		{"report --html in a directory that takes no file", []string{"report", runID, "--html", filepath.Join(ro, "r.html")}, "--html " + filepath.Join(ro, "r.html") + " cannot be written: "},
+		{"compare --markdown naming a directory", []string{"compare", runID, runID, "--markdown", out}, "--markdown " + out + " is a directory"},
+	} {
+		t.Run(tc.name+" is refused before anything runs", func(t *testing.T) {
+			before := listDir(t, out)
+			refusedBeforeAnything(t, dbh(t, home, tc.args...), tc.want)
+			if after := listDir(t, out); !slices.Equal(before, after) {
+				t.Errorf("the check left files behind: %v, was %v", after, before)
+			}
+			var rows []map[string]any
+			if err := json.Unmarshal([]byte(dbh(t, home, "runs", "--json").stdout), &rows); err != nil || len(rows) != 1 {
+				t.Errorf("a run was saved: %d runs (%v)", len(rows), err)
+			}
+		})
+	}
+	t.Run("a CSV directory to be made and a file that exists pass, and are written", func(t *testing.T) {
+		csv, js := filepath.Join(out, "new", "csv"), filepath.Join(out, "old.json")
+		if err := os.WriteFile(js, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r := dbh(t, home, "run", "null", "--db", pg, "-T", "0.2", "-P", "0", "--csv", csv, "--json", js); r.code != 0 {
+			t.Fatal(r.all())
+		}
+		if b, err := os.ReadFile(js); err != nil || !strings.Contains(string(b), `"run_id"`) {
+			t.Errorf("--json not written: %s %v", b, err)
+		}
+		if _, err := os.Stat(filepath.Join(csv, "intervals.csv")); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// listDir lists every path under dir.
+func listDir(t *testing.T, dir string) []string {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+		out = append(out, p)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
