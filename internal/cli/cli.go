@@ -109,9 +109,16 @@ type exitError struct {
 
 func (e exitError) Error() string { return e.msg }
 
-// Main runs the command line and returns the exit code.
+// Main runs the command line and returns the exit code. A command that
+// succeeded but could not write all its output to standard output fails.
 func Main(args []string) int {
-	return (&app{stdout: os.Stdout, stderr: os.Stderr}).main(args)
+	out := &checkedWriter{w: os.Stdout}
+	code := (&app{stdout: out, stderr: os.Stderr}).main(args)
+	if err := out.failed(); err != nil && code == ExitOK {
+		fmt.Fprintf(os.Stderr, "dbharness: cannot write to standard output: %v; the output is incomplete\n", err)
+		return ExitFail
+	}
+	return code
 }
 
 func (a *app) main(args []string) int {

@@ -2,19 +2,25 @@ package cli
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // checkOutputFile checks, before any work, that the file an output flag
 // names (--json, --html, --markdown) can be written: its directory exists
 // and takes a new file, or the file exists and opens for writing, and it
-// is not a directory. "-" (standard output) and "" pass. The check leaves
+// is not a directory. "" passes, and "-" (standard output) unless standard
+// output is closed. The check leaves
 // nothing behind: a file it creates to try is removed at once. A path
 // that cannot be written is a usage error.
 func checkOutputFile(flag, path string) error {
-	if path == "" || path == "-" {
+	switch {
+	case path == "-" && stdoutClosed():
+		return usagef("%s -: standard output is closed, so the output would be lost; give a file name", flag)
+	case path == "" || path == "-":
 		return nil
 	}
 	st, err := os.Stat(path)
@@ -89,4 +95,31 @@ func reason(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// checkedWriter keeps the first error of the writes to w: what is printed
+// is not lost without a word.
+type checkedWriter struct {
+	w   io.Writer
+	mu  sync.Mutex
+	err error
+}
+
+func (c *checkedWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	if err != nil {
+		c.mu.Lock()
+		if c.err == nil {
+			c.err = reason(err)
+		}
+		c.mu.Unlock()
+	}
+	return n, err
+}
+
+// failed returns the first write error, if any.
+func (c *checkedWriter) failed() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
 }

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -103,4 +104,76 @@ func listDir(t *testing.T, dir string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// dbhTo runs the binary as dbh does, with its standard output the file
+// stdout; closed: with standard output closed (nil stdout).
+func dbhTo(t *testing.T, home string, stdout *os.File, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	if stdout == nil {
+		cmd = exec.Command("sh", append([]string{"-c", `exec "$0" "$@" >&-`, bin}, args...)...)
+	}
+	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home, "DBHARNESS_RESULTS="+filepath.Join(home, "results.db"))
+	var errb strings.Builder
+	cmd.Stdout, cmd.Stderr = stdout, &errb
+	err := cmd.Run()
+	r := result{stderr: errb.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// What cannot reach standard output is not lost without a word: a closed
+// standard output is refused before the run, and a write that fails (a
+// full device) makes the command fail, in one sentence.
+func TestOutputThatCannotReachStandardOutputIsAnError(t *testing.T) {
+	home, url := t.TempDir(), testdb.Postgres(t, "dbh_cli_stdout")
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	lastLine := func(r result) string {
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		return lines[len(lines)-1]
+	}
+	t.Run("run --json - to a closed standard output is refused before the run", func(t *testing.T) {
+		r := dbhTo(t, home, nil, "run", "null", "--db", url, "-T", "0.2", "--json", "-")
+		if r.code != 2 || strings.TrimSpace(r.stderr) != "dbharness: --json -: standard output is closed, so the output would be lost; give a file name" {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(home, "results.db")); err == nil {
+			t.Error("the run started")
+		}
+	})
+	t.Run("runs --json to a closed standard output is refused", func(t *testing.T) {
+		if r := dbhTo(t, home, nil, "runs", "--json"); r.code != 2 || !strings.Contains(r.stderr, "standard output is closed") {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+	})
+	t.Run("run --json - to a full device exits 1", func(t *testing.T) {
+		r := dbhTo(t, home, full, "run", "null", "--db", url, "-T", "0.2", "-P", "0", "--json", "-")
+		if r.code != 1 || lastLine(r) != "dbharness: cannot write to standard output: no space left on device" {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+	})
+	for _, args := range [][]string{{"runs"}, {"runs", "--json"}, {"report", "", "--markdown", "-"}} {
+		t.Run(strings.Join(args, " ")+" to a full device exits 1", func(t *testing.T) {
+			if args[0] == "report" {
+				var rows []map[string]any
+				if err := json.Unmarshal([]byte(dbh(t, home, "runs", "--json").stdout), &rows); err != nil || len(rows) == 0 {
+					t.Fatalf("no saved run: %v", err)
+				}
+				args[1] = rows[0]["run_id"].(string)
+			}
+			r := dbhTo(t, home, full, args...)
+			if r.code != 1 || !strings.HasPrefix(lastLine(r), "dbharness: cannot write to standard output: no space left on device") {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+		})
+	}
 }

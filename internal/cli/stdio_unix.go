@@ -1,0 +1,19 @@
+//go:build unix
+
+package cli
+
+import "golang.org/x/sys/unix"
+
+// stdoutClosed reports whether standard output was closed when dbharness
+// started (`dbharness ... >&-`): the Go runtime then opens /dev/null on it,
+// read-write where a shell's >/dev/null opens it write-only, and what is
+// written there is lost without an error.
+func stdoutClosed() bool {
+	var st, null unix.Stat_t
+	if unix.Fstat(1, &st) != nil || unix.Stat("/dev/null", &null) != nil ||
+		st.Mode&unix.S_IFMT != unix.S_IFCHR || st.Rdev != null.Rdev {
+		return false
+	}
+	fl, err := unix.FcntlInt(1, unix.F_GETFL, 0)
+	return err == nil && fl&unix.O_ACCMODE == unix.O_RDWR
+}
