@@ -17,3 +17,18 @@ func stdoutClosed() bool {
 	fl, err := unix.FcntlInt(1, unix.F_GETFL, 0)
 	return err == nil && fl&unix.O_ACCMODE == unix.O_RDWR
 }
+
+// stdioBroken reports whether standard output or error is broken: a pipe
+// whose reader has gone, or a terminal that hung up.
+func stdioBroken() bool {
+	fds := []unix.PollFd{{Fd: 1}, {Fd: 2}}
+	if n, err := unix.Poll(fds, 0); err != nil || n == 0 {
+		return false
+	}
+	for _, f := range fds {
+		if f.Revents&(unix.POLLERR|unix.POLLHUP) != 0 {
+			return true
+		}
+	}
+	return false
+}
