@@ -448,6 +448,15 @@ func openResults(path string) (*results.Store, error) {
 // execSweep makes the sweep's runs not completed yet (points[i] is the
 // configuration of sw.Plan[i]), then prints, writes and saves its analysis.
 func (a *app) execSweep(o *sweepOpts, sw *results.Sweep, points []sweep.Point) error {
+	// A database file that does not exist fails the sweep before it is
+	// saved, unless the sweep runs init, which creates it.
+	for _, p := range points {
+		if p.Init == nil && p.Run.Target != nil {
+			if err := p.Run.Target.CheckExists(); err != nil {
+				return err
+			}
+		}
+	}
 	out := a.stdout
 	if o.json == "-" {
 		out = a.stderr

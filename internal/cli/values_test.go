@@ -94,3 +94,43 @@ func TestARunThatMeasuredNoTransactionExitsOne(t *testing.T) {
 		})
 	}
 }
+
+// A mistyped sqlite:// path is an error, not a new empty database: only
+// init creates one. Nothing is created on disk, no results store either.
+func TestOnlyInitCreatesASQLiteDatabase(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	path := filepath.Join(dir, "typo", "bench.db")
+	url := "sqlite://" + path
+	want := "dbharness: --db " + url + ": the database file " + path + " does not exist; check the path, or create it with `dbharness init WORKLOAD --db " + url + "`"
+	for _, args := range [][]string{
+		{"run", "null", "-T", "0.2"},
+		{"check", "tpcb"},
+		{"sweep", "null", "-c", "1", "-T", "0.2"},
+		{"sweep", "tpcb", "-c", "1", "-T", "0.2", "--vary", "mix=tpcb-like,select-only"},
+	} {
+		t.Run(strings.Join(args[:2], " ")+" refuses it", func(t *testing.T) {
+			r := dbh(t, home, append(args, "--db", url)...)
+			if r.code != 1 || strings.TrimSpace(r.stderr) != want {
+				t.Errorf("exit %d, want 1 and the sentence\n%s", r.code, r.all())
+			}
+			if _, err := os.Stat(filepath.Join(dir, "typo")); err == nil {
+				t.Error("the directory was created")
+			}
+			if _, err := os.Stat(filepath.Join(home, "results.db")); err == nil {
+				t.Error("a results store was created")
+			}
+		})
+	}
+	t.Run("init creates it, and a sweep that runs init does too", func(t *testing.T) {
+		if r := dbh(t, home, "init", "tpcb", "--db", url); r.code != 0 {
+			t.Fatal(r.all())
+		}
+		if r := dbh(t, home, "run", "tpcb", "-T", "0.2", "-P", "0", "--db", url); r.code != 0 {
+			t.Fatal(r.all())
+		}
+		other := "sqlite://" + filepath.Join(dir, "swept", "bench.db")
+		if r := dbh(t, home, "sweep", "tpcb", "-c", "1", "-T", "0.2", "--vary", "scale=1", "--db", other); r.code != 0 {
+			t.Fatal(r.all())
+		}
+	})
+}

@@ -10,7 +10,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -44,6 +46,9 @@ type Target struct {
 	// Default is true when the embedded default SQLite database is used
 	// because no --db was given.
 	Default bool
+	// create lets Open create the database file where it does not exist
+	// (Creating); a mistyped path must not become a new, empty database.
+	create bool
 }
 
 // DefaultSQLitePath is the embedded database used when --db is not given.
@@ -54,7 +59,7 @@ func DefaultSQLitePath() string { return filepath.Join(datadir.Default(), "defau
 func ParseURL(raw string) (*Target, error) {
 	if raw == "" {
 		p := DefaultSQLitePath()
-		return &Target{Kind: SQLite, raw: "sqlite://" + p, Path: p, Default: true, u: &url.URL{Scheme: "sqlite", Path: p}}, nil
+		return &Target{Kind: SQLite, raw: "sqlite://" + p, Path: p, Default: true, create: true, u: &url.URL{Scheme: "sqlite", Path: p}}, nil
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -97,6 +102,30 @@ func checkPorts(t *Target) error {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
 			return fmt.Errorf("--db %s: port %s is out of range; give a port from 1 to 65535", t, p)
 		}
+	}
+	return nil
+}
+
+// Creating returns t for a command that makes the database (init): Open
+// may then create a database file that does not exist, and its directory.
+// The embedded default database is always created when missing.
+func (t *Target) Creating() *Target {
+	c := *t
+	c.create = true
+	return &c
+}
+
+// MayCreate reports whether Open may create the database file (Creating).
+func (t *Target) MayCreate() bool { return t.create }
+
+// CheckExists returns an error, one sentence, when t names a database file
+// that does not exist and may not be created: only init makes one.
+func (t *Target) CheckExists() error {
+	if t.Path == "" || t.create {
+		return nil
+	}
+	if _, err := os.Stat(t.Path); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("--db %s: the database file %s does not exist; check the path, or create it with `dbharness init WORKLOAD --db %s`", t, t.Path, t)
 	}
 	return nil
 }
