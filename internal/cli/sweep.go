@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbharness/dbharness/internal/redact"
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/sweep"
@@ -385,7 +386,7 @@ func (a *app) resumeSweep(o *sweepOpts, fs *pflag.FlagSet, rest []string) error 
 	if o.db != "" {
 		base = withoutFlag(base, "db")
 		base = append(base, "--db="+o.db)
-	} else if strings.Contains(strings.Join(base, " "), ":xxxxx@") {
+	} else if redact.Hidden(strings.Join(base, " ")) {
 		return usagef("sweep %s's database URL had a password, which is not stored; give --db URL again with --resume", sw.SweepID)
 	}
 	if o.results != "" {
