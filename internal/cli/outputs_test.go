@@ -1,11 +1,14 @@
 package cli_test
 
 import (
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -175,5 +178,50 @@ func TestOutputThatCannotReachStandardOutputIsAnError(t *testing.T) {
 				t.Fatalf("exit %d\n%s", r.code, r.stderr)
 			}
 		})
+	}
+}
+
+// A transaction type named after a script file that starts a formula
+// (=HYPERLINK(1).sql) is written into the CSV files as text, a single
+// quote before it; the numbers stay numbers.
+func TestCSVFilesNeutraliseNamesThatStartAFormula(t *testing.T) {
+	url := testdb.Postgres(t, "dbh_cli_csvsafe")
+	home, dir := t.TempDir(), t.TempDir()
+	for name, sql := range map[string]string{"=HYPERLINK(1).sql": "SELECT 1;\n", "-2+3.sql": "SELECT 2;\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(sql), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scripts := []string{"--script", filepath.Join(dir, "=HYPERLINK(1).sql"), "--script", filepath.Join(dir, "-2+3.sql"), "--db", url, "-T", "0.3", "-P", "0"}
+	if r := dbh(t, home, append(append([]string{"run"}, scripts...), "--csv", filepath.Join(dir, "run"))...); r.code != 0 {
+		t.Fatal(r.all())
+	}
+	if r := dbh(t, home, append(append([]string{"sweep"}, scripts...), "-c", "1", "--csv", filepath.Join(dir, "sweep"))...); r.code != 0 {
+		t.Fatal(r.all())
+	}
+	for _, f := range []string{"run/ops.csv", "run/interval_ops.csv", "sweep/sweep_ops.csv"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := map[string]bool{}
+		for _, row := range rows[1:] {
+			for i, cell := range row {
+				if rows[0][i] == "op" {
+					names[cell] = true
+				} else if strings.HasSuffix(rows[0][i], "_ms") || rows[0][i] == "tps" || rows[0][i] == "count" {
+					if _, err := strconv.ParseFloat(cell, 64); err != nil && cell != "" {
+						t.Errorf("%s: %s %q is not a number", f, rows[0][i], cell)
+					}
+				}
+			}
+		}
+		if !names["'=HYPERLINK(1)"] || !names["'-2+3"] || names["=HYPERLINK(1)"] {
+			t.Errorf("%s: transaction names %v, want '=HYPERLINK(1) and '-2+3", f, names)
+		}
 	}
 }
