@@ -226,6 +226,10 @@ func (a *app) cmdRun(args []string) error {
 	if err != nil {
 		return err
 	}
+	// Before the results store is opened: a mistyped path creates nothing.
+	if err := sp.target.CheckExists(); err != nil {
+		return err
+	}
 	a.noteDefault(sp.target)
 	stop, release := signals()
 	defer release()

@@ -109,6 +109,7 @@ func TestOnlyInitCreatesASQLiteDatabase(t *testing.T) {
 		{"sweep", "tpcb", "-c", "1", "-T", "0.2", "--vary", "mix=tpcb-like,select-only"},
 	} {
 		t.Run(strings.Join(args[:2], " ")+" refuses it", func(t *testing.T) {
+			home := t.TempDir()
 			r := dbh(t, home, append(args, "--db", url)...)
 			if r.code != 1 || strings.TrimSpace(r.stderr) != want {
 				t.Errorf("exit %d, want 1 and the sentence\n%s", r.code, r.all())
