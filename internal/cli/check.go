@@ -29,6 +29,9 @@ func (a *app) cmdCheck(args []string) error {
 	if _, err := a.parseFlags("check", wl, args, o.flags); err != nil {
 		return err
 	}
+	if err := checkOutputFile("--json", o.json); err != nil {
+		return err
+	}
 	checker, ok := wl.(workload.Checker)
 	if !ok {
 		return usagef("workload %s has no invariants to check", wl.Name())

@@ -10,9 +10,7 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -111,9 +109,16 @@ type exitError struct {
 
 func (e exitError) Error() string { return e.msg }
 
-// Main runs the command line and returns the exit code.
+// Main runs the command line and returns the exit code. A command that
+// succeeded but could not write all its output to standard output fails.
 func Main(args []string) int {
-	return (&app{stdout: os.Stdout, stderr: os.Stderr}).main(args)
+	out := &checkedWriter{w: os.Stdout}
+	code := (&app{stdout: out, stderr: os.Stderr}).main(args)
+	if err := out.failed(); err != nil && code == ExitOK {
+		fmt.Fprintf(os.Stderr, "dbharness: cannot write to standard output: %v; the output is incomplete\n", err)
+		return ExitFail
+	}
+	return code
 }
 
 func (a *app) main(args []string) int {
@@ -361,41 +366,4 @@ func hasScriptFlag(args []string) bool {
 		}
 	}
 	return false
-}
-
-// durationValue is a pflag value that takes a Go duration ("90s", "2m") or
-// a bare number of seconds, as pgbench's -T does.
-type durationValue struct{ d *time.Duration }
-
-func (v durationValue) String() string {
-	if v.d == nil || *v.d == 0 {
-		return "0"
-	}
-	return v.d.String()
-}
-
-func (v durationValue) Set(s string) error {
-	if n, err := strconv.ParseFloat(s, 64); err == nil {
-		if n < 0 {
-			return fmt.Errorf("%q is negative", s)
-		}
-		*v.d = time.Duration(n * float64(time.Second))
-		return nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("%q is not a duration; use e.g. 30s, 5m or a number of seconds", s)
-	}
-	if d < 0 {
-		return fmt.Errorf("%q is negative", s)
-	}
-	*v.d = d
-	return nil
-}
-
-func (v durationValue) Type() string { return "duration" }
-
-func durationVarP(fs *pflag.FlagSet, p *time.Duration, name, short string, def time.Duration, usage string) {
-	*p = def
-	fs.VarP(durationValue{p}, name, short, usage)
 }

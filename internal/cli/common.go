@@ -74,29 +74,67 @@ func randomSeed() uint64 {
 	return binary.LittleEndian.Uint64(b[:]) >> 1
 }
 
-// signals returns a channel closed at the first SIGINT or SIGTERM; a second
-// one exits the process at once with status 130.
+// signals returns a channel closed at the first SIGINT or SIGTERM, SIGHUP
+// (the terminal closed; not under nohup, which ignores it) or SIGPIPE on
+// standard output or error (`dbharness run ... | head`): the work stops
+// as for Ctrl-C. A second SIGINT or SIGTERM exits the process at once
+// with status 130; a broken pipe written to again does not.
 func signals() (stop <-chan struct{}, release func()) {
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	signal.Notify(ch, sigs...)
+	pipe := pipeSignals()
 	s := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
-		select {
-		case <-ch:
-			close(s)
-		case <-done:
-			return
+	first:
+		for {
+			select {
+			case sig := <-ch:
+				if sig == syscall.SIGHUP {
+					fmt.Fprintln(os.Stderr, "\ndbharness: hangup (SIGHUP); stopping as for Ctrl-C")
+				}
+				break first
+			case <-pipe:
+				// SIGPIPE also comes from a database connection whose
+				// server went away: the run goes on (it reconnects).
+				if stdioBroken() {
+					fmt.Fprintln(os.Stderr, "\ndbharness: standard output was closed (SIGPIPE); stopping as for Ctrl-C")
+					break first
+				}
+			case <-done:
+				return
+			}
 		}
-		select {
-		case <-ch:
-			fmt.Fprintln(os.Stderr, "\ndbharness: interrupted again; exiting now")
-			os.Exit(ExitInterrupted)
-		case <-done:
+		close(s)
+		for {
+			select {
+			case sig := <-ch:
+				if sig == syscall.SIGHUP {
+					continue
+				}
+				fmt.Fprintln(os.Stderr, "\ndbharness: interrupted again; exiting now")
+				os.Exit(ExitInterrupted)
+			case <-done:
+				return
+			}
 		}
 	}()
 	return s, func() { signal.Stop(ch); close(done) }
 }
+
+// pipeSignals is where SIGPIPE goes from the first call of signals on. It
+// is never handed back to Go's default, which kills the process at a write
+// to a broken standard output or error: such a write fails with EPIPE
+// instead, and the work that was stopped ends with its own status.
+var pipeSignals = sync.OnceValue(func() <-chan os.Signal {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGPIPE)
+	return ch
+})
 
 // stopContext returns a context cancelled when stop closes (or when the
 // returned cancel is called).

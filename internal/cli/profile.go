@@ -31,6 +31,9 @@ func (a *app) cmdProfile(args []string) error {
 	if _, err := a.parseFlags("profile", wl, args, o.flags); err != nil {
 		return err
 	}
+	if err := checkOutputFile("--json", o.json); err != nil {
+		return err
+	}
 	pf, ok := wl.(workload.Profiler)
 	if !ok {
 		return usagef("profile takes a workload file (FILE.yaml), not the built-in workload %s", wl.Name())

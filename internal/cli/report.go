@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -30,26 +29,14 @@ func (o *reportOuts) flags(fs *pflag.FlagSet) {
 func (o *reportOuts) any() bool { return o.html != "" || o.csv != "" || o.markdown != "" }
 
 // validate checks, before any work, that the files can be written where
-// asked: their directory must exist.
+// asked (checkOutputFile, checkOutputDir).
 func (o *reportOuts) validate() error {
-	for _, f := range []struct{ flag, path string }{{"--html", o.html}, {"--markdown", o.markdown}} {
-		if f.path == "" || f.path == "-" {
-			continue
-		}
-		if st, err := os.Stat(f.path); err == nil && st.IsDir() {
-			return usagef("%s %s is a directory; give a file name", f.flag, f.path)
-		}
-		dir := filepath.Dir(f.path)
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return usagef("%s %s: directory %s does not exist", f.flag, f.path, dir)
-		}
-	}
 	if o.html == "-" {
 		return usagef("--html needs a file name")
 	}
-	if o.csv != "" {
-		if st, err := os.Stat(o.csv); err == nil && !st.IsDir() {
-			return usagef("--csv %s is a file; give a directory (it is created if missing)", o.csv)
+	for _, err := range []error{checkOutputFile("--html", o.html), checkOutputFile("--markdown", o.markdown), checkOutputDir("--csv", o.csv)} {
+		if err != nil {
+			return err
 		}
 	}
 	return nil

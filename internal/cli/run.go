@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -43,7 +42,7 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	durationVarP(fs, &o.cfg.Duration, "duration", "T", 0, "measured duration (e.g. 60s, 5m; a bare number is seconds); default 10s unless --transactions is given")
 	fs.Int64VarP(&o.cfg.Transactions, "transactions", "t", 0, "transactions per client, instead of --duration")
 	durationVarP(fs, &o.cfg.Warmup, "warmup", "", 0, "warm-up before measuring, reported apart and excluded from the summary")
-	fs.Float64VarP(&o.cfg.Rate, "rate", "R", 0, "open loop: target total transactions per second, Poisson arrivals; latency counts from the intended start")
+	floatVarP(fs, &o.cfg.Rate, "rate", "R", 0, 0, maxRate, "open loop: target total transactions per second (at most 10 million), Poisson arrivals; latency counts from the intended start")
 	durationVarP(fs, &o.cfg.LatencyLimit, "latency-limit", "L", 0, "count transactions slower than this as late")
 	fs.IntVar(&o.cfg.Terminals, "terminals", 0, "TPC-C-style terminal mode: this many emulated terminals (goroutines) share the --clients connections")
 	fs.BoolVar(&o.cfg.ThinkTimes, "keying-think", false, "with --terminals: wait the workload's keying and think times (TPC-C clause 5.2.5), so throughput is paced as the specification's")
@@ -101,14 +100,17 @@ func (o *runOpts) validate(fs *pflag.FlagSet) error {
 	}
 	o.percentiles = nil
 	for _, f := range strings.Split(o.percentileList, ",") {
-		p, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || p <= 0 || p >= 100 {
+		p, err := parseNumber(f, 0, 100)
+		if err != nil || p == 0 || p == 100 {
 			return usagef("--percentiles %q is invalid; give numbers between 0 and 100 exclusive, e.g. 50,99,99.9", o.percentileList)
 		}
 		o.percentiles = append(o.percentiles, p)
 	}
 	o.percentiles = results.NormalizePercentiles(o.percentiles)
 	if err := o.outs.validate(); err != nil {
+		return err
+	}
+	if err := checkOutputFile("--json", o.json); err != nil {
 		return err
 	}
 	if o.json == "-" && o.outs.markdown == "-" {
@@ -224,6 +226,10 @@ func (a *app) cmdRun(args []string) error {
 	if err != nil {
 		return err
 	}
+	// Before the results store is opened: a mistyped path creates nothing.
+	if err := sp.target.CheckExists(); err != nil {
+		return err
+	}
 	a.noteDefault(sp.target)
 	stop, release := signals()
 	defer release()
@@ -272,8 +278,11 @@ func (a *app) cmdRun(args []string) error {
 	// Failed transactions are counted and the run goes on, for every
 	// workload; but a run in which none succeeded measured nothing, so it
 	// must not pass for a successful one in a script that checks $?.
-	if s := run.Summary; s.Transactions == 0 && s.Errors > 0 {
+	switch s := run.Summary; {
+	case s.Transactions == 0 && s.Errors > 0:
 		return exitError{ExitFail, fmt.Sprintf("run %s: every transaction failed (%d errors, none succeeded); the first error of each class is shown above", run.RunID, s.Errors)}
+	case s.Transactions == 0:
+		return exitError{ExitFail, fmt.Sprintf("run %s measured no transaction: none completed in its measured phase, so there is nothing to report; give a longer --duration or a higher --rate", run.RunID)}
 	}
 	return nil
 }

@@ -32,7 +32,14 @@ func (o *storeOpts) listFlags(what string) func(fs *pflag.FlagSet) {
 	}
 }
 
+// open opens the results store, once --json is known to have somewhere
+// to go.
 func (o *storeOpts) open() (*results.Store, error) {
+	if o.json {
+		if err := checkOutputFile("--json", "-"); err != nil {
+			return nil, err
+		}
+	}
 	p := o.results
 	if p == "" {
 		p = results.DefaultPath()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbharness/dbharness/internal/redact"
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/sweep"
@@ -192,6 +193,9 @@ func (a *app) cmdSweep(args []string) error {
 		}
 	}
 	if err := o.reports.validate(); err != nil {
+		return err
+	}
+	if err := checkOutputFile("--json", o.json); err != nil {
 		return err
 	}
 	if o.resume != "" {
@@ -382,7 +386,7 @@ func (a *app) resumeSweep(o *sweepOpts, fs *pflag.FlagSet, rest []string) error 
 	if o.db != "" {
 		base = withoutFlag(base, "db")
 		base = append(base, "--db="+o.db)
-	} else if strings.Contains(strings.Join(base, " "), ":xxxxx@") {
+	} else if redact.Hidden(strings.Join(base, " ")) {
 		return usagef("sweep %s's database URL had a password, which is not stored; give --db URL again with --resume", sw.SweepID)
 	}
 	if o.results != "" {
@@ -445,6 +449,15 @@ func openResults(path string) (*results.Store, error) {
 // execSweep makes the sweep's runs not completed yet (points[i] is the
 // configuration of sw.Plan[i]), then prints, writes and saves its analysis.
 func (a *app) execSweep(o *sweepOpts, sw *results.Sweep, points []sweep.Point) error {
+	// A database file that does not exist fails the sweep before it is
+	// saved, unless the sweep runs init, which creates it.
+	for _, p := range points {
+		if p.Init == nil && p.Run.Target != nil {
+			if err := p.Run.Target.CheckExists(); err != nil {
+				return err
+			}
+		}
+	}
 	out := a.stdout
 	if o.json == "-" {
 		out = a.stderr

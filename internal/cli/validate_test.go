@@ -36,17 +36,23 @@ func TestBadWorkloadFlagValuesAreUsageErrorsBeforeAnyConnection(t *testing.T) {
 		{"a swept inserts batch", []string{"sweep", "inserts", "-c", "1,2", "--duration", "1s", "--vary", "batch=10,0"}, "--batch 0 is out of range"},
 	} {
 		t.Run(tc.name+" is refused before connecting", func(t *testing.T) {
-			r := dbh(t, home, append(tc.args, "--db", closedPG)...)
-			if r.code != 2 {
-				t.Errorf("exit %d, want 2 (a usage error)\n%s", r.code, r.all())
-			}
-			if got := strings.TrimSpace(r.stderr); strings.Contains(got, "\n") || !strings.HasPrefix(got, "dbharness: "+tc.want) {
-				t.Errorf("stderr is not the one sentence %q:\n%s", tc.want, r.stderr)
-			}
-			// No progress bar, no sweep header, no run: nothing happened.
-			if r.stdout != "" {
-				t.Errorf("something started before the refusal:\n%s", r.stdout)
-			}
+			refusedBeforeAnything(t, dbh(t, home, append(tc.args, "--db", closedPG)...), tc.want)
 		})
+	}
+}
+
+// refusedBeforeAnything checks that r is a usage error (exit 2) whose
+// stderr is the one sentence starting with want, and that nothing started.
+func refusedBeforeAnything(t *testing.T, r result, want string) {
+	t.Helper()
+	if r.code != 2 {
+		t.Errorf("exit %d, want 2 (a usage error)\n%s", r.code, r.all())
+	}
+	if got := strings.TrimSpace(r.stderr); strings.Contains(got, "\n") || !strings.HasPrefix(got, "dbharness: "+want) {
+		t.Errorf("stderr is not the one sentence %q:\n%s", want, r.stderr)
+	}
+	// No progress bar, no sweep header, no run: nothing happened.
+	if r.stdout != "" {
+		t.Errorf("something started before the refusal:\n%s", r.stdout)
 	}
 }

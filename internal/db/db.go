@@ -10,8 +10,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -43,6 +46,9 @@ type Target struct {
 	// Default is true when the embedded default SQLite database is used
 	// because no --db was given.
 	Default bool
+	// create lets Open create the database file where it does not exist
+	// (Creating); a mistyped path must not become a new, empty database.
+	create bool
 }
 
 // DefaultSQLitePath is the embedded database used when --db is not given.
@@ -53,7 +59,7 @@ func DefaultSQLitePath() string { return filepath.Join(datadir.Default(), "defau
 func ParseURL(raw string) (*Target, error) {
 	if raw == "" {
 		p := DefaultSQLitePath()
-		return &Target{Kind: SQLite, raw: "sqlite://" + p, Path: p, Default: true, u: &url.URL{Scheme: "sqlite", Path: p}}, nil
+		return &Target{Kind: SQLite, raw: "sqlite://" + p, Path: p, Default: true, create: true, u: &url.URL{Scheme: "sqlite", Path: p}}, nil
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -69,12 +75,59 @@ func ParseURL(raw string) (*Target, error) {
 		return nil, fmt.Errorf("--db scheme %q is not supported; use %s", u.Scheme, schemes())
 	}
 	t.Kind = e.Kind
+	// A server's port outside 1..65535 has its own sentence, before the
+	// engine's; a file engine's "host" is part of its path (its Check sets
+	// Path).
+	ports := checkPorts(t)
 	if e.Check != nil {
-		if err := e.Check(t); err != nil {
+		if err := e.Check(t); err != nil && (ports == nil || t.Path != "") {
 			return nil, err
 		}
 	}
+	if ports != nil && t.Path == "" {
+		return nil, ports
+	}
 	return t, nil
+}
+
+// checkPorts refuses a port outside 1..65535 in any of the URL's hosts
+// (PostgreSQL takes several, comma-separated).
+func checkPorts(t *Target) error {
+	for _, h := range strings.Split(t.u.Host, ",") {
+		i := strings.LastIndexByte(h, ':')
+		if i < 0 || strings.Contains(h[i:], "]") || i == len(h)-1 {
+			continue // no port, or an IPv6 address without one
+		}
+		p := h[i+1:]
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("--db %s: port %s is out of range; give a port from 1 to 65535", t, p)
+		}
+	}
+	return nil
+}
+
+// Creating returns t for a command that makes the database (init): Open
+// may then create a database file that does not exist, and its directory.
+// The embedded default database is always created when missing.
+func (t *Target) Creating() *Target {
+	c := *t
+	c.create = true
+	return &c
+}
+
+// MayCreate reports whether Open may create the database file (Creating).
+func (t *Target) MayCreate() bool { return t.create }
+
+// CheckExists returns an error, one sentence, when t names a database file
+// that does not exist and may not be created: only init makes one.
+func (t *Target) CheckExists() error {
+	if t.Path == "" || t.create {
+		return nil
+	}
+	if _, err := os.Stat(t.Path); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("--db %s: the database file %s does not exist; check the path, or create it with `dbharness init WORKLOAD --db %s`", t, t.Path, t)
+	}
+	return nil
 }
 
 // String returns the URL with any password replaced by "xxxxx"; a

@@ -334,3 +334,27 @@ func TestURLMessagesNameTheRegisteredEngines(t *testing.T) {
 		}
 	}
 }
+
+// A URL is checked whole when it is parsed, ports and the engine's own
+// parameters, so that a mistake in it is refused before anything runs.
+func TestBadURLsAreRefusedWhenParsed(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://postgres@127.0.0.1:99999/x":          "--db postgres://postgres@127.0.0.1:99999/x: port 99999 is out of range; give a port from 1 to 65535",
+		"postgres://postgres@127.0.0.1:0/x":              "port 0 is out of range",
+		"postgres://h1:5432,h2:70000/x":                  "port 70000 is out of range",
+		"mysql://root:pw@127.0.0.1:65536/test":           "--db mysql://root:xxxxx@127.0.0.1:65536/test: port 65536 is out of range",
+		"postgres://postgres@127.0.0.1/x?sslmode=bogus":  "is not a valid PostgreSQL URL",
+		"mysql://root@127.0.0.1/test?timeout=abc":        `has an invalid parameter: time: invalid duration "abc"`,
+		"mysql://root:pw@127.0.0.1/test?readTimeout=abc": "--db mysql://root:xxxxx@127.0.0.1/test?readTimeout=abc has an invalid parameter",
+	} {
+		_, err := db.ParseURL(in)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %s", in, err, want)
+		}
+	}
+	for _, ok := range []string{"postgres://h:1/x", "postgres://h:65535/x", "postgres://[::1]:5432/x", "postgres://[::1]/x", "postgres://h1,h2:5433/x", "sqlite:///tmp/a:99999"} {
+		if _, err := db.ParseURL(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+}

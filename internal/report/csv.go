@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runphase"
@@ -31,20 +33,20 @@ func WriteRunCSV(dir string, r *results.Run) error {
 		return fmt.Errorf("create CSV directory %s: %v", dir, err)
 	}
 	files := []csvFile{
-		{CSVIntervals, func(w *csv.Writer) error { return intervalsCSV(w, r) }},
-		{CSVIntervalOps, func(w *csv.Writer) error { return intervalOpsCSV(w, r) }},
-		{CSVOps, func(w *csv.Writer) error { return opsCSV(w, r) }},
-		{CSVErrors, func(w *csv.Writer) error { return errorsCSV(w, r) }},
+		{CSVIntervals, func(w *csvWriter) error { return intervalsCSV(w, r) }},
+		{CSVIntervalOps, func(w *csvWriter) error { return intervalOpsCSV(w, r) }},
+		{CSVOps, func(w *csvWriter) error { return opsCSV(w, r) }},
+		{CSVErrors, func(w *csvWriter) error { return errorsCSV(w, r) }},
 	}
 	for _, n := range r.Collect.Names() {
 		s, name := r.Collect.Get(n), n+".csv"
 		if slices.ContainsFunc(files, func(f csvFile) bool { return f.name == name }) || name == CSVWaits {
 			name = "collect-" + name
 		}
-		files = append(files, csvFile{name, func(w *csv.Writer) error { return seriesCSV(w, r.RunID, s) }})
+		files = append(files, csvFile{name, func(w *csvWriter) error { return seriesCSV(w, r.RunID, s) }})
 	}
 	if r.Waits != nil && len(r.Waits.Events) > 0 {
-		files = append(files, csvFile{CSVWaits, func(w *csv.Writer) error { return waitsCSV(w, r.RunID, r.Waits) }})
+		files = append(files, csvFile{CSVWaits, func(w *csvWriter) error { return waitsCSV(w, r.RunID, r.Waits) }})
 	}
 	for _, f := range files {
 		path := filepath.Join(dir, f.name)
@@ -58,16 +60,16 @@ func WriteRunCSV(dir string, r *results.Run) error {
 // csvFile is one CSV file to write and what writes its rows.
 type csvFile struct {
 	name string
-	fn   func(*csv.Writer) error
+	fn   func(*csvWriter) error
 }
 
-func writeCSVFile(path string, fn func(*csv.Writer) error) error {
+func writeCSVFile(path string, fn func(*csvWriter) error) error {
 	fh, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %v", path, err)
 	}
 	w := csv.NewWriter(fh)
-	err = fn(w)
+	err = fn(&csvWriter{w})
 	w.Flush()
 	if err == nil {
 		err = w.Error()
@@ -80,6 +82,30 @@ func writeCSVFile(path string, fn func(*csv.Writer) error) error {
 	}
 	return nil
 }
+
+// csvWriter is the writer of every CSV file: it neutralises each cell a
+// spreadsheet would take for a formula (OWASP's advice on CSV injection): a
+// cell that starts with =, +, -, @, a tab or a carriage return gets a
+// leading single quote, unless it is a number (-1.5), which is how the
+// numeric cells start with a sign. Names from the database or the command
+// line (a script file called =HYPERLINK(...).sql) are text, and stay text.
+type csvWriter struct{ w *csv.Writer }
+
+func (c *csvWriter) Write(row []string) error {
+	out := row
+	for i, s := range row {
+		if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 && !csvNumber.MatchString(s) {
+			if &out[0] == &row[0] {
+				out = slices.Clone(row) // the caller's row stays as it was
+			}
+			out[i] = "'" + s
+		}
+	}
+	return c.w.Write(out)
+}
+
+// csvNumber is a number as the CSV files write them (ff, fi).
+var csvNumber = regexp.MustCompile(`^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$`)
 
 // latencyCols are the latency keys written as columns: the run's
 // percentiles, then min, mean and max.
@@ -124,7 +150,7 @@ func cat(a ...[]string) []string {
 	return out
 }
 
-func intervalsCSV(w *csv.Writer, r *results.Run) error {
+func intervalsCSV(w *csvWriter, r *results.Run) error {
 	cols := latencyCols(r)
 	lag := r.Config.Rate > 0
 	head := cat([]string{"run_id", "seq", "phase", "t_s", "seconds", "tps", "cumulative_tps", "count", "errors", "retries",
@@ -162,7 +188,7 @@ func classList(m map[string]int64) string {
 	return s
 }
 
-func intervalOpsCSV(w *csv.Writer, r *results.Run) error {
+func intervalOpsCSV(w *csvWriter, r *results.Run) error {
 	cols := latencyCols(r)
 	if err := w.Write(cat([]string{"run_id", "seq", "phase", "t_s", "op", "count", "errors", "retries", "tps"}, latencyHead("", cols))); err != nil {
 		return err
@@ -179,7 +205,7 @@ func intervalOpsCSV(w *csv.Writer, r *results.Run) error {
 	return nil
 }
 
-func opsCSV(w *csv.Writer, r *results.Run) error {
+func opsCSV(w *csvWriter, r *results.Run) error {
 	cols := latencyCols(r)
 	if err := w.Write(cat([]string{"run_id", "phase", "op", "count", "tps", "errors", "retries", "late"}, latencyHead("", cols))); err != nil {
 		return err
@@ -203,7 +229,7 @@ func opsCSV(w *csv.Writer, r *results.Run) error {
 		Retries: s.Retries, Late: s.Late, LatencyMs: s.LatencyMs})
 }
 
-func errorsCSV(w *csv.Writer, r *results.Run) error {
+func errorsCSV(w *csvWriter, r *results.Run) error {
 	if err := w.Write([]string{"run_id", "class", "count", "first_message"}); err != nil {
 		return err
 	}
@@ -217,7 +243,7 @@ func errorsCSV(w *csv.Writer, r *results.Run) error {
 
 // seriesCSV writes a collector's series in long form: one row per interval
 // and counter, kind "rate" (per second) or "value" (gauge or derived).
-func seriesCSV(w *csv.Writer, runID string, s *results.Series) error {
+func seriesCSV(w *csvWriter, runID string, s *results.Series) error {
 	if err := w.Write([]string{"run_id", "seq", "phase", "t_s", "seconds", "kind", "name", "value"}); err != nil {
 		return err
 	}
@@ -239,7 +265,7 @@ func seriesCSV(w *csv.Writer, runID string, s *results.Series) error {
 
 // waitsCSV writes the wait profile: the measured phase's shares (seq
 // empty), then each interval's.
-func waitsCSV(w *csv.Writer, runID string, ws *results.Waits) error {
+func waitsCSV(w *csvWriter, runID string, ws *results.Waits) error {
 	if err := w.Write([]string{"run_id", "seq", "phase", "t_s", "event", "share", "weight", "unit"}); err != nil {
 		return err
 	}

@@ -1,10 +1,13 @@
 package report
 
 import (
+	"bytes"
 	_ "embed"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"sort"
@@ -124,17 +127,31 @@ func renderPage(w io.Writer, p *page) error {
 	return pageTmpl.Execute(w, p)
 }
 
-// WriteFile writes what fn produces to path, replacing it only when fn
-// succeeds ("-" is standard output).
+// WriteFile writes what fn produces to path ("-" is standard output), only
+// when fn succeeds: a failing fn leaves the file as it was. Every write
+// error is returned, on standard output too.
 func WriteFile(path string, fn func(io.Writer) error) error {
-	if path == "-" {
-		return fn(os.Stdout)
-	}
-	var b strings.Builder
+	var b bytes.Buffer
 	if err := fn(&b); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	return writeOut(path, b.Bytes())
+}
+
+// writeOut writes b to path ("-" is standard output) and returns any
+// error of the writes or of closing the file.
+func writeOut(path string, b []byte) error {
+	if path == "-" {
+		if _, err := os.Stdout.Write(b); err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return fmt.Errorf("cannot write to standard output: %v", err)
+		}
+		return nil
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return fmt.Errorf("write %s: %v", path, err)
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dbharness/dbharness/internal/results"
 )
 
 func TestRunCSVHoldsTheFullSeries(t *testing.T) {
@@ -127,5 +129,50 @@ func TestEvidenceCSVAndMarkdown(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir2, f)); err == nil {
 			t.Errorf("%s written for a run without evidence", f)
 		}
+	}
+}
+
+// Every CSV file neutralises a text cell a spreadsheet would run as a
+// formula (a leading single quote, as OWASP advises), and leaves numbers,
+// negative ones too, as they are.
+func TestCSVCellsNeverStartAFormula(t *testing.T) {
+	r := syntheticRun(30, 5)
+	r.Ops[0].Name = "=HYPERLINK(\"http://x\",\"y\")"
+	r.Ops[1].Name = "-2+3"
+	r.ErrorSamples = map[string]string{"sqlstate:42": "@SUM(1)"}
+	r.ErrorClasses = map[string]int64{"sqlstate:42": 1}
+	for i := range r.Intervals {
+		for j := range r.Intervals[i].Ops {
+			r.Intervals[i].Ops[j].Name = r.Ops[j].Name
+		}
+	}
+	neg, pos := -1.5, 2.0
+	c := &results.Comparison{A: results.CompareSide{ID: "a"}, B: results.CompareSide{ID: "+b"},
+		Ops:               []results.CompareOp{{Name: "\tTab", TPSA: 10, TPSB: 8.5, TPSDeltaPct: &neg, TPSCILowPct: &neg, TPSCIHighPct: &pos, Verdict: "slower"}},
+		ConfigDifferences: []results.ConfigDiff{{Key: "config.script", A: "\rcr.sql", B: "-1"}}}
+	dir := t.TempDir()
+	if err := WriteRunCSV(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCompareCSV(dir, c); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{`'=HYPERLINK("http://x","y")`: true, "'-2+3": true, "'@SUM(1)": true, "'\tTab": true, "'+b": true, "'\rcr.sql": true}
+	numbers := map[string]bool{"-1.5": true, "-1": true}
+	for _, f := range []string{CSVOps, CSVIntervalOps, CSVErrors, CSVCompare, CSVConfigDiffs} {
+		for _, row := range readCSV(t, filepath.Join(dir, f)) {
+			for _, cell := range row {
+				delete(want, cell)
+				delete(numbers, cell)
+				if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+					if _, err := strconv.ParseFloat(cell, 64); err != nil {
+						t.Errorf("%s: the cell %q starts a formula", f, cell)
+					}
+				}
+			}
+		}
+	}
+	if len(want) > 0 || len(numbers) > 0 {
+		t.Errorf("cells not written as expected: neutralised %v, numbers %v", want, numbers)
 	}
 }

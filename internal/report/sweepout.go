@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
@@ -32,7 +31,7 @@ func WriteSweepCSV(dir string, sw *results.Sweep) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create CSV directory %s: %v", dir, err)
 	}
-	err := writeCSVFile(filepath.Join(dir, CSVSweepPoints), func(w *csv.Writer) error {
+	err := writeCSVFile(filepath.Join(dir, CSVSweepPoints), func(w *csvWriter) error {
 		if err := w.Write([]string{"sweep_id", "series", "clients", "tps_median", "tps_ci_low", "tps_ci_high", "ci_method", "efficiency", "errors", "runs"}); err != nil {
 			return err
 		}
@@ -47,7 +46,7 @@ func WriteSweepCSV(dir string, sw *results.Sweep) error {
 	if err != nil {
 		return err
 	}
-	return writeCSVFile(filepath.Join(dir, CSVSweepOps), func(w *csv.Writer) error {
+	return writeCSVFile(filepath.Join(dir, CSVSweepOps), func(w *csvWriter) error {
 		if err := w.Write([]string{"sweep_id", "series", "clients", "op", "tps_median", "p50_ms", "p99_ms", "inflation_p50", "inflation_p99", "errors"}); err != nil {
 			return err
 		}
@@ -69,7 +68,7 @@ func WriteCompareCSV(dir string, c *results.Comparison) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create CSV directory %s: %v", dir, err)
 	}
-	err := writeCSVFile(filepath.Join(dir, CSVCompare), func(w *csv.Writer) error {
+	err := writeCSVFile(filepath.Join(dir, CSVCompare), func(w *csvWriter) error {
 		if err := w.Write([]string{"a", "b", "op", "clients", "series", "tps_a", "tps_b", "tps_delta_pct", "tps_ci_low_pct", "tps_ci_high_pct",
 			"p50_a_ms", "p50_b_ms", "p50_delta_pct", "p99_a_ms", "p99_b_ms", "p99_delta_pct", "verdict"}); err != nil {
 			return err
@@ -91,7 +90,7 @@ func WriteCompareCSV(dir string, c *results.Comparison) error {
 	if err != nil {
 		return err
 	}
-	return writeCSVFile(filepath.Join(dir, CSVConfigDiffs), func(w *csv.Writer) error {
+	return writeCSVFile(filepath.Join(dir, CSVConfigDiffs), func(w *csvWriter) error {
 		if err := w.Write([]string{"key", "a", "b"}); err != nil {
 			return err
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/dbharness/dbharness/internal/results"
@@ -203,15 +202,7 @@ func WriteJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
-	if path == "-" {
-		_, err = os.Stdout.Write(b)
-		return err
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("write %s: %v", path, err)
-	}
-	return nil
+	return writeOut(path, append(b, '\n'))
 }
 
 // costLine prints what the harness itself cost (principle 6: it is never the

@@ -12,7 +12,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -495,19 +494,5 @@ func (r *Run) Commits() map[string]int64 {
 	return m
 }
 
-// RedactArgs removes passwords from a command line.
-func RedactArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if strings.Contains(a, "://") {
-			if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(k, "-") {
-				out[i] = k + "=" + redact.String(v)
-				continue
-			}
-			out[i] = redact.String(a)
-			continue
-		}
-		out[i] = a
-	}
-	return out
-}
+// RedactArgs removes the secrets from a command line (redact.Args).
+func RedactArgs(args []string) []string { return redact.Args(args) }

@@ -33,7 +33,7 @@ func Init(ctx context.Context, c InitConfig) error {
 	if !ok {
 		return &UsageError{fmt.Sprintf("workload %s has no data to load; run it directly", wl.Name())}
 	}
-	d, err := db.Open(c.Target)
+	d, err := db.Open(c.Target.Creating())
 	if err != nil {
 		return err
 	}

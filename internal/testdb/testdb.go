@@ -87,9 +87,15 @@ func MySQL(t testing.TB, name string) string {
 	return MySQLBase() + "/" + name
 }
 
-// SQLite returns the URL of a new database file in the test's temp dir.
+// SQLite returns the URL of a new, empty database file in the test's temp
+// dir (an empty file is an empty SQLite database): only init creates a
+// database that does not exist.
 func SQLite(t testing.TB) string {
-	return "sqlite://" + filepath.Join(t.TempDir(), "test.db")
+	p := filepath.Join(t.TempDir(), "test.db")
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "sqlite://" + p
 }
 
 // Engine is one engine's test database.

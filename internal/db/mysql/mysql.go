@@ -46,18 +46,20 @@ func init() {
 		Schemes: []string{"mysql", "mariadb"},
 		Example: "mysql://user:pass@host:port/db",
 		Order:   2,
-		Check: func(t *db.Target) error {
-			if strings.TrimPrefix(t.URL().Path, "/") == "" {
-				return fmt.Errorf("--db %s names no database; add one, as in mysql://root@127.0.0.1:3306/test", t)
-			}
-			return nil
-		},
-		Open: openMySQL,
+		// The whole URL is checked when it is parsed, so that a bad
+		// parameter is the user's to fix before anything runs.
+		Check: func(t *db.Target) error { _, err := config(t); return err },
+		Open:  openMySQL,
 	})
 }
 
-func openMySQL(t *db.Target) (db.DB, error) {
+// config is the driver's configuration from the URL; its error is one
+// sentence.
+func config(t *db.Target) (*mysql.Config, error) {
 	u := t.URL()
+	if strings.TrimPrefix(u.Path, "/") == "" {
+		return nil, fmt.Errorf("--db %s names no database; add one, as in mysql://root@127.0.0.1:3306/test", t)
+	}
 	cfg := mysql.NewConfig()
 	if u.User != nil {
 		cfg.User = u.User.Username()
@@ -88,8 +90,20 @@ func openMySQL(t *db.Target) (db.DB, error) {
 		pass := cfg.Passwd
 		cfg, err = mysql.ParseDSN(dsn + sep + q.Encode())
 		if err != nil {
-			return nil, fmt.Errorf("--db %s has an invalid parameter: %s", t, strings.ReplaceAll(err.Error(), pass, "xxxxx"))
+			msg := err.Error()
+			if pass != "" {
+				msg = strings.ReplaceAll(msg, pass, "xxxxx")
+			}
+			return nil, fmt.Errorf("--db %s has an invalid parameter: %s", t, msg)
 		}
+	}
+	return cfg, nil
+}
+
+func openMySQL(t *db.Target) (db.DB, error) {
+	cfg, err := config(t)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 8 * time.Second

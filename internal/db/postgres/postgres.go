@@ -31,7 +31,10 @@ func init() {
 		Schemes: []string{"postgres", "postgresql"},
 		Example: "postgres://user@host:port/db",
 		Order:   1,
-		Open:    openPostgres,
+		// The whole URL is checked when it is parsed, so that a bad
+		// parameter is the user's to fix before anything runs.
+		Check: func(t *db.Target) error { _, err := parseConfig(t); return err },
+		Open:  openPostgres,
 	})
 }
 
@@ -42,10 +45,19 @@ type pgDB struct {
 	userAppName string
 }
 
-func openPostgres(t *db.Target) (db.DB, error) {
+// parseConfig is pgx's reading of the URL; its error is one sentence.
+func parseConfig(t *db.Target) (*pgx.ConnConfig, error) {
 	cfg, err := pgx.ParseConfig(t.RawURL())
 	if err != nil {
 		return nil, fmt.Errorf("--db %s is not a valid PostgreSQL URL: %s", t, redact.String(err.Error()))
+	}
+	return cfg, nil
+}
+
+func openPostgres(t *db.Target) (db.DB, error) {
+	cfg, err := parseConfig(t)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 8 * time.Second

@@ -64,7 +64,10 @@ type liteDB struct {
 func (d *liteDB) LockWaits() *db.LockWaits { return &d.locks }
 
 func openSQLite(t *db.Target) (db.DB, error) {
-	if dir := filepath.Dir(t.Path); dir != "" {
+	if err := t.CheckExists(); err != nil {
+		return nil, err
+	}
+	if dir := filepath.Dir(t.Path); dir != "" && t.MayCreate() {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("cannot create the directory for %s: %v", t, err)
 		}
@@ -87,6 +90,9 @@ func openSQLite(t *db.Target) (db.DB, error) {
 	}
 	if !q.Has("_time_format") {
 		q.Set("_time_format", "sqlite")
+	}
+	if !t.MayCreate() && !q.Has("mode") {
+		q.Set("mode", "rw") // SQLite creates no file either, should it go
 	}
 	db, err := sql.Open("sqlite", "file:"+t.Path+"?"+q.Encode())
 	if err != nil {

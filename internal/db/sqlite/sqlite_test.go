@@ -2,6 +2,11 @@ package sqlite_test
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/dbharness/dbharness/internal/db"
@@ -35,5 +40,59 @@ func TestManyClientsCanOpenAFreshSQLiteDatabaseAtOnce(t *testing.T) {
 			}
 		}
 		d.Close()
+	}
+}
+
+// Only a target made for creating (init's) creates a database file; any
+// other open of a file that does not exist fails in one sentence and
+// leaves nothing on disk, not even when the file vanishes after the check.
+func TestASQLiteFileIsCreatedOnlyByInit(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "typo", "bench.db")
+	tg, err := db.ParseURL("sqlite://" + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "--db sqlite://" + path + ": the database file " + path + " does not exist; check the path, or create it with `dbharness init WORKLOAD"
+	if _, err := db.Open(tg); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("open: %v, want %s", err, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "typo")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the open made its directory: %v", err)
+	}
+	// Checked, then removed: SQLite itself does not create it (mode=rw).
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := db.Open(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(path)
+	if c, err := d.Connect(context.Background()); err == nil {
+		c.Close()
+		t.Error("connected to a file that does not exist")
+	}
+	d.Close()
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the connection made the file: %v", err)
+	}
+	// init's target creates the directory and the file.
+	os.RemoveAll(filepath.Join(dir, "typo"))
+	d, err = db.Open(tg.Creating())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	c, err := d.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
 	}
 }
