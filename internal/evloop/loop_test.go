@@ -479,3 +479,50 @@ func TestRunningLoopsKeepAProcessorToSpareAndGiveItBack(t *testing.T) {
 		t.Errorf("GOMAXPROCS %d after the loops ended; want the 1 it was before", p)
 	}
 }
+
+// A peer that writes its last words and closes at once (a server shutting
+// down sends a FATAL message and exits): the data and the end of the
+// stream may come in one edge. After the short read that returns the
+// data, the next read must return EOF, not wait for an edge that will not
+// come.
+func TestTheLastWordsAndTheCloseInOneEdgeEndInEOF(t *testing.T) {
+	addr := server(t, func(c net.Conn) { io.WriteString(c, "bye\n") })
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := dial(t, addr)
+	var got []byte
+	var readErr error
+	done := make(chan struct{})
+	l.Go(func(tk *evloop.Task) {
+		defer close(done)
+		defer s.Close()
+		if readErr = s.Attach(tk); readErr != nil {
+			return
+		}
+		// Let both the data and the close arrive before the first read,
+		// so that epoll reports them together.
+		tk.Sleep(100 * time.Millisecond)
+		buf := make([]byte, 64)
+		for {
+			n, err := s.Read(buf)
+			got = append(got, buf[:n]...)
+			if err != nil {
+				readErr = err
+				return
+			}
+		}
+	})
+	go func() {
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			l.Abort() // the read waited for an edge that never came
+		}
+	}()
+	runLoop(t, l)
+	if string(got) != "bye\n" || readErr != io.EOF {
+		t.Errorf("read %q, then %v; want the last words, then EOF", got, readErr)
+	}
+}

@@ -39,11 +39,14 @@ type Sock struct {
 	fd    int
 	task  *Task
 
-	network       string
-	laddr, raddr  net.Addr
-	rdl, wdl      time.Time
-	readable      bool
-	writable      bool
+	network      string
+	laddr, raddr net.Addr
+	rdl, wdl     time.Time
+	readable     bool
+	writable     bool
+	// hup: the peer closed (or the socket failed); reads never wait
+	// again, they return what is left and then EOF or the error.
+	hup           bool
 	waitDir       int
 	closed        bool
 	reads, writes int64
@@ -171,9 +174,11 @@ func (s *Sock) Read(p []byte) (int, error) {
 		if n == 0 {
 			return 0, io.EOF
 		}
-		if n < len(p) {
+		if n < len(p) && !s.hup {
 			// A short read emptied the socket; epoll signals the next
-			// arrival (edge-triggered).
+			// arrival (edge-triggered). Not the end of the stream: its
+			// edge may have come with the data's, and the next read
+			// returns it at once.
 			s.readable = false
 		}
 		return n, nil
