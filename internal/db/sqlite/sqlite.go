@@ -68,7 +68,13 @@ func openSQLite(t *db.Target) (db.DB, error) {
 		return nil, err
 	}
 	if dir := filepath.Dir(t.Path); dir != "" && t.MayCreate() {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		// The embedded default lives in dbharness's data directory, beside
+		// the results store: private, as the store is.
+		perm := os.FileMode(0o755)
+		if t.Default {
+			perm = 0o700
+		}
+		if err := os.MkdirAll(dir, perm); err != nil {
 			return nil, fmt.Errorf("cannot create the directory for %s: %v", t, err)
 		}
 	}

@@ -96,3 +96,25 @@ func TestASQLiteFileIsCreatedOnlyByInit(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The embedded default database's directory is dbharness's data directory,
+// where the results store lives too: it is made private (0700).
+func TestTheDefaultDatabasesDirectoryIsPrivate(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	tg, err := db.ParseURL("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := db.Open(tg.Creating())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	fi, err := os.Stat(filepath.Dir(tg.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := fi.Mode().Perm(); p != 0o700 {
+		t.Errorf("%s is %o, want 700", filepath.Dir(tg.Path), p)
+	}
+}
