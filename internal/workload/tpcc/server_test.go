@@ -403,9 +403,11 @@ var sessionID = map[string]string{"postgres": "SELECT pg_backend_pid()", "mysql"
 // TestDeadlocksAreRetriedInBothModes makes a Payment deadlock: another
 // session holds the warehouse's districts while the Payment holds the
 // warehouse and waits for its district, then asks for the warehouse. The
-// Payment is the victim (PostgreSQL: it waited first; InnoDB: it changed
-// fewer rows), its error reaches the driver as a deadlock, and the retry
-// succeeds once the other session has rolled back.
+// Payment is the victim (PostgreSQL: its deadlock check comes first, after
+// the server's deadlock_timeout, while the other session's comes after a
+// minute; InnoDB: it changed fewer rows), its error reaches the driver as
+// a deadlock, and the retry succeeds once the other session has rolled
+// back.
 func TestDeadlocksAreRetriedInBothModes(t *testing.T) {
 	ctx := context.Background()
 	for _, e := range serverEngines(t, "dbh_tpcc_deadlock") {
@@ -417,6 +419,16 @@ func TestDeadlocksAreRetriedInBothModes(t *testing.T) {
 					w := &only{TPCC: &tpcc.TPCC{Affinity: true, Mode: mode}, op: tpcc.Payment}
 					setup(t, d, w.TPCC)
 					x, probe := connect(t, d), connect(t, d)
+					if e.Name == "postgres" {
+						// PostgreSQL's victim is the session whose deadlock
+						// check runs first. That the Payment waited first is
+						// not enough on a busy machine (its check ran late
+						// and the other session lost): the other session
+						// checks only after a minute.
+						if err := x.Exec(ctx, "SET deadlock_timeout = '60s'"); err != nil {
+							t.Fatal(err)
+						}
+					}
 					for _, s := range []string{d.Caps().BeginWrite, "UPDATE district SET d_ytd = d_ytd + 1 WHERE d_w_id = 1"} {
 						if err := x.Exec(ctx, s); err != nil {
 							t.Fatal(err)
