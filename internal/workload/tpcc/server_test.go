@@ -279,6 +279,9 @@ func TestTheMixRunsInBothModes(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					if e.Name == "postgres" {
+						clientsGone(t, pc, c)
+					}
 					if err := w.MeasureEnd(ctx, pc); err != nil {
 						t.Fatal(err)
 					}
@@ -345,6 +348,29 @@ func TestTheMixRunsInBothModes(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// clientsGone waits until the run's sessions, every session of pc's
+// database but pc's and c's, have ended on the PostgreSQL server: a session
+// publishes the last of its transaction counts as it ends, a moment after
+// its client has gone, and on a busy machine that moment can outlast the
+// wait of MeasureEnd, which stops when the counts hold still for 50 ms.
+func clientsGone(t *testing.T, pc, c db.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		n, err := db.QueryInt64(ctx, pc, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+			AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND pid <> $1`, c.BackendID(ctx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions of the run still there a minute after it ended", n)
+		}
 	}
 }
 
