@@ -50,11 +50,14 @@ func TestParseKinds(t *testing.T) {
 	}
 }
 
-// fake is a sampler whose counter grows by step per sample.
+// fake is a sampler whose counter grows by step per sample, on a clock of
+// its own that moves 20 ms per sample: its rates do not depend on when the
+// collector gets round to sampling.
 type fake struct {
 	mu   sync.Mutex
 	n    float64
 	step float64
+	now  time.Time
 }
 
 func (f *fake) Name() string                                { return KindServer }
@@ -66,7 +69,8 @@ func (f *fake) Sample(context.Context) (*Snapshot, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.n += f.step
-	return &Snapshot{Time: time.Now(), Counters: map[string]float64{"c": f.n, "zero": 5, "_hidden": f.n},
+	f.now = f.now.Add(20 * time.Millisecond)
+	return &Snapshot{Time: f.now, Counters: map[string]float64{"c": f.n, "zero": 5, "_hidden": f.n},
 		Gauges: map[string]float64{"g": 3}}, nil
 }
 
@@ -97,24 +101,22 @@ func TestTheCollectorTurnsSamplesIntoRatesPerInterval(t *testing.T) {
 	if w := c.Start(context.Background()); len(w) != 0 {
 		t.Fatal(w)
 	}
+	// The requests are taken in order on the collector's goroutine.
 	start := time.Now()
 	c.Begin(start)
-	time.Sleep(20 * time.Millisecond)
-	c.Boundary(0, "warmup", time.Now())
-	time.Sleep(20 * time.Millisecond)
-	c.Boundary(1, "measure", time.Now())
-	time.Sleep(20 * time.Millisecond)
-	res := c.Stop(2, "measure", time.Now())
+	c.Boundary(0, "warmup", start.Add(20*time.Millisecond))
+	c.Boundary(1, "measure", start.Add(40*time.Millisecond))
+	res := c.Stop(2, "measure", start.Add(60*time.Millisecond))
 	s := res.Series[KindServer]
 	if s == nil || len(s.Intervals) != 3 {
 		t.Fatalf("series: %+v", s)
 	}
 	for i, p := range s.Intervals {
-		if p.Seq != i || p.Seconds <= 0 || p.Rates["c"] <= 0 {
-			t.Errorf("point %d: %+v", i, p)
+		if p.Seq != i || p.Seconds != 0.02 {
+			t.Errorf("point %d: %+v, want 0.02 s between the sampler's readings", i, p)
 		}
-		if want := 10 / p.Seconds; p.Rates["c"] < want*0.97 || p.Rates["c"] > want*1.03 {
-			t.Errorf("point %d: rate %g, want %g", i, p.Rates["c"], want)
+		if p.Rates["c"] != 500 {
+			t.Errorf("point %d: rate %g, want 10 per 20 ms, 500/s", i, p.Rates["c"])
 		}
 		if _, ok := p.Rates["zero"]; ok {
 			t.Errorf("a counter that never moved is reported: %+v", p.Rates)
@@ -226,13 +228,18 @@ func (l *late) Settle() time.Duration { return 10 * time.Millisecond }
 func TestLateCountersAreFoldedIntoTheLastInterval(t *testing.T) {
 	l := &late{fake{step: 10}}
 	c := New([]Sampler{l}, nil)
+	sampled := make(chan int, 2)
+	c.OnPoint = func(_ string, seq int, _ any) { sampled <- seq }
 	c.Start(context.Background())
 	c.Begin(time.Now())
-	time.Sleep(10 * time.Millisecond)
 	c.Boundary(0, "measure", time.Now())
-	time.Sleep(10 * time.Millisecond)
 	c.Boundary(1, "measure", time.Now())
-	time.Sleep(10 * time.Millisecond) // let the boundary be sampled
+	// The counts published late come after the last boundary's sample.
+	for seq := range 2 {
+		if got := <-sampled; got != seq {
+			t.Fatalf("point %d sampled when %d was due", got, seq)
+		}
+	}
 	l.mu.Lock()
 	l.step = 100
 	l.mu.Unlock()
@@ -243,7 +250,9 @@ func TestLateCountersAreFoldedIntoTheLastInterval(t *testing.T) {
 	if s.Totals["c"] != 120 {
 		t.Errorf("totals %g, want 10 + 10 + 100 published late", s.Totals["c"])
 	}
-	if p := s.Intervals[1]; p.Rates["c"]*p.Seconds < 105 || p.Seconds < 0.015 {
+	// The last interval now runs from the sample before it to the one
+	// after the settle: two of the sampler's 20 ms steps, 10 + 100 counts.
+	if p := s.Intervals[1]; p.Seconds != 0.04 || p.Rates["c"] != 110/0.04 {
 		t.Errorf("the last interval did not absorb the late counts: %+v", p)
 	}
 }

@@ -73,7 +73,7 @@ var allowed = map[string][]string{
 	"internal/db/mysql":    {"internal/collect", "internal/db", "internal/db/sqlconn", "internal/evloop", "internal/redact", "internal/results"},
 	"internal/db/sqlite":   {"internal/collect", "internal/db", "internal/db/sqlconn", "internal/results"},
 	"internal/db/all":      {"internal/db/mysql", "internal/db/postgres", "internal/db/sqlite"},
-	"internal/testdb":      {"internal/db", "internal/db/all", "internal/workload"},
+	"internal/testdb":      {"internal/db", "internal/db/all", "internal/measure", "internal/workload"},
 
 	// A run put together (runner), and an experiment of many (sweep).
 	"internal/runner": {"internal/collect", "internal/db", "internal/engine", "internal/hostinfo", "internal/report", "internal/results", "internal/workload"},

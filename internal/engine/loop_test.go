@@ -294,17 +294,11 @@ func TestTheLoopDriverReconnectsWhenTheServerEndsASession(t *testing.T) {
 	d := testdb.Open(t, url)
 	admin := testdb.Open(t, url)
 	cfg := loopConfig(3, 0)
-	cfg.Duration = 1500 * time.Millisecond
+	// The run is stopped as soon as the clients have worked again after the
+	// sessions were terminated; the duration is only a deadline.
+	cfg.Duration = time.Minute
 	var killed atomic.Int64
-	var after atomic.Int64
-	obs := engine.ObserverFunc(func(tk *engine.Tick) {
-		if killed.Load() > 0 {
-			for _, o := range tk.Ops {
-				after.Add(o.Hist.TotalCount())
-			}
-		}
-	})
-	time.AfterFunc(500*time.Millisecond, func() {
+	kill := func() {
 		ctx := context.Background()
 		c, err := admin.Connect(ctx)
 		if err != nil {
@@ -318,19 +312,22 @@ func TestTheLoopDriverReconnectsWhenTheServerEndsASession(t *testing.T) {
 			t.Error(err)
 		}
 		killed.Store(n)
-	})
-	res, err := engine.Run(context.Background(), d, &probe{}, cfg, obs, nil)
+	}
+	// The sessions are terminated once the clients have done some work.
+	obs := testdb.NewReconnects(cfg.Clients, kill)
+	res, err := engine.Run(context.Background(), d, &probe{}, cfg, obs, obs.Stop())
+	after := obs.After()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if killed.Load() == 0 {
 		t.Fatal("no session was terminated")
 	}
-	if res.Reconnects < 1 {
+	if res.Reconnects < int64(cfg.Clients) {
 		t.Errorf("%d reconnects after %d sessions were terminated", res.Reconnects, killed.Load())
 	}
-	if after.Load() == 0 {
-		t.Error("no transaction completed after the sessions were terminated")
+	if after == 0 {
+		t.Error("no transaction completed after the clients reconnected")
 	}
 	if res.Ops[0].Errors > 0 && res.ErrorClasses["sqlstate:57"]+res.ErrorClasses["conn"] == 0 {
 		t.Errorf("errors were counted as %v, not as lost connections", res.ErrorClasses)

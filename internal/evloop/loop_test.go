@@ -201,22 +201,33 @@ func TestSleepsWakeInOrderAndNeverEarly(t *testing.T) {
 	var order []int
 	durations := []int{30, 10, 20, 0, 5}
 	late := make([]time.Duration, len(durations))
+	due := make([]time.Time, len(durations))
 	for i, ms := range durations {
 		l.Go(func(tk *evloop.Task) {
 			d := time.Duration(ms) * time.Millisecond
 			start := time.Now()
+			due[i] = start.Add(d)
 			if !tk.Sleep(d) {
 				t.Errorf("sleep %d was interrupted", i)
 			}
 			late[i] = time.Since(start) - d
 			mu.Lock()
-			order = append(order, ms)
+			order = append(order, i)
 			mu.Unlock()
 		})
 	}
 	runLoop(t, l)
-	if !sort.IntsAreSorted(order) {
-		t.Errorf("tasks woke in the order %v, not by their sleeps", order)
+	// The tasks that had to wait woke in the order of their deadlines. (Each
+	// deadline counts from its task's start: on a busy machine the tasks
+	// may start far enough apart to change the order of the durations.)
+	var waited []time.Time
+	for _, i := range order {
+		if durations[i] > 0 {
+			waited = append(waited, due[i])
+		}
+	}
+	if !sort.SliceIsSorted(waited, func(a, b int) bool { return waited[a].Before(waited[b]) }) {
+		t.Errorf("tasks woke in the order %v (sleeps of %v ms), not by their deadlines", order, durations)
 	}
 	for i, d := range late {
 		if d < 0 {
@@ -226,12 +237,13 @@ func TestSleepsWakeInOrderAndNeverEarly(t *testing.T) {
 }
 
 func TestInterruptEndsSleepsButLetsSocketWaitsFinish(t *testing.T) {
-	release := make(chan struct{})
+	asked, release := make(chan struct{}), make(chan struct{})
 	addr := server(t, func(c net.Conn) {
 		buf := make([]byte, 1)
 		if _, err := c.Read(buf); err != nil {
 			return
 		}
+		close(asked)
 		<-release
 		c.Write([]byte("x"))
 	})
@@ -243,7 +255,11 @@ func TestInterruptEndsSleepsButLetsSocketWaitsFinish(t *testing.T) {
 	var slept bool
 	var read string
 	var readErr error
-	l.Go(func(tk *evloop.Task) { slept = tk.Sleep(time.Hour) })
+	woke := make(chan struct{})
+	l.Go(func(tk *evloop.Task) {
+		slept = tk.Sleep(time.Hour)
+		close(woke)
+	})
 	l.Go(func(tk *evloop.Task) {
 		defer s.Close()
 		if readErr = s.Attach(tk); readErr != nil {
@@ -255,10 +271,14 @@ func TestInterruptEndsSleepsButLetsSocketWaitsFinish(t *testing.T) {
 		n, readErr = s.Read(buf)
 		read = string(buf[:n])
 	})
+	// Once the server has the request, the reading task waits on its socket
+	// (it went from the write to the read without yielding) and the other
+	// sleeps: interrupt then, and let the server answer only after the
+	// interrupt has woken the sleeper.
 	go func() {
-		time.Sleep(50 * time.Millisecond)
+		<-asked
 		l.Interrupt()
-		time.Sleep(50 * time.Millisecond)
+		<-woke
 		close(release)
 	}()
 	runLoop(t, l)
@@ -271,7 +291,14 @@ func TestInterruptEndsSleepsButLetsSocketWaitsFinish(t *testing.T) {
 }
 
 func TestAbortEndsAWaitOnASilentPeer(t *testing.T) {
-	addr := server(t, func(c net.Conn) { io.Copy(io.Discard, c) })
+	asked := make(chan struct{})
+	addr := server(t, func(c net.Conn) {
+		if _, err := c.Read(make([]byte, 1)); err != nil {
+			return
+		}
+		close(asked)
+		io.Copy(io.Discard, c)
+	})
 	l, err := evloop.New()
 	if err != nil {
 		t.Fatal(err)
@@ -283,10 +310,13 @@ func TestAbortEndsAWaitOnASilentPeer(t *testing.T) {
 		if readErr = s.Attach(tk); readErr != nil {
 			return
 		}
+		s.Write([]byte("?"))
 		_, readErr = s.Read(make([]byte, 10))
 	})
+	// Once the server has the request, the task waits for an answer that
+	// never comes.
 	go func() {
-		time.Sleep(50 * time.Millisecond)
+		<-asked
 		l.Abort()
 	}()
 	runLoop(t, l)

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -155,8 +157,9 @@ func TestAWorkloadWithoutDataCannotBeInitialized(t *testing.T) {
 func TestAStoppedRunIsInterruptedAndKept(t *testing.T) {
 	cfg, out, _ := shortRun(t, testdb.Workload(t, "null", workload.CmdRun), testdb.SQLite(t))
 	cfg.Engine.Transactions, cfg.Engine.Duration = 0, time.Minute
+	// Stopped mid-run: at its first progress line of the measured phase.
 	stop := make(chan struct{})
-	time.AfterFunc(300*time.Millisecond, func() { close(stop) })
+	cfg.Out = &stopAt{w: out, mark: " measure ", stop: stop}
 	run, err := runner.Run(context.Background(), cfg, stop)
 	if err != nil {
 		t.Fatal(err)
@@ -164,4 +167,20 @@ func TestAStoppedRunIsInterruptedAndKept(t *testing.T) {
 	if run.Status != results.StatusInterrupted || !strings.Contains(out.String(), "saved as run") {
 		t.Errorf("status %s\n%s", run.Status, out)
 	}
+}
+
+// stopAt passes writes on to w and closes stop at the first that holds
+// mark.
+type stopAt struct {
+	w    io.Writer
+	mark string
+	stop chan struct{}
+	once sync.Once
+}
+
+func (s *stopAt) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte(s.mark)) {
+		s.once.Do(func() { close(s.stop) })
+	}
+	return s.w.Write(p)
 }

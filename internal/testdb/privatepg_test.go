@@ -10,7 +10,9 @@ import (
 
 func TestPrivatePostgresStartsFreezesAndRestarts(t *testing.T) {
 	p := PrivatePostgres(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	// One bound for the whole test, a restart included: generous, for a
+	// busy machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c, err := pgx.Connect(ctx, p.URL())
 	if err != nil {

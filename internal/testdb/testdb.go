@@ -144,6 +144,23 @@ func Connect(t testing.TB, url string) (db.DB, db.Conn) {
 	return d, c
 }
 
+// QueryInt64 runs a query of one integer on a connection of its own to d,
+// failing the test on an error.
+func QueryInt64(t testing.TB, d db.DB, sql string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	c, err := d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	n, err := db.QueryInt64(ctx, c, sql)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
 // Exec runs statements on c, failing the test on the first error.
 func Exec(t testing.TB, c db.Conn, stmts ...string) {
 	t.Helper()

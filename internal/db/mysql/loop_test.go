@@ -191,7 +191,7 @@ func TestAMySQLLoopStatementIsCancelledOrAbortedWhenTheServerStopsAnswering(t *t
 			if err := queryRunning(d, cs[0].BackendID(ctx), "SELECT SLEEP"); err != nil {
 				t.Error(err)
 			}
-			cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+			cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
 			if err := cs[0].Cancel(cctx); err != nil {
 				t.Errorf("cancel: %v", err)
@@ -241,7 +241,16 @@ func TestAMySQLLoopStatementIsCancelledOrAbortedWhenTheServerStopsAnswering(t *t
 			l.Run()
 			close(done)
 		}()
-		time.Sleep(200 * time.Millisecond)
+		// Abort once the statement is sent and waits.
+		select {
+		case <-f.held:
+		case <-done:
+			t.Fatalf("the statement returned %v from a frozen server", qerr)
+		case <-time.After(time.Minute):
+			l.Abort()
+			<-done
+			t.Fatalf("the statement did not reach the frozen server within a minute: %v", qerr)
+		}
 		select {
 		case <-done:
 			t.Fatalf("the statement returned %v from a frozen server", qerr)

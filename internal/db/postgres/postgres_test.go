@@ -152,9 +152,27 @@ func TestServerTransactionsSurviveADroppedDatabase(t *testing.T) {
 			}
 		}
 		oc.Close()
-		// Sessions publish their counts at most once a second, and on exit.
-		time.Sleep(1100 * time.Millisecond)
-		return url[strings.LastIndex(url, "/")+1:]
+		// Sessions publish their counts at most once a second, and as they
+		// end, a moment after their client has gone: wait until the
+		// server shows the 20.
+		name = url[strings.LastIndex(url, "/")+1:]
+		oid, err := db.QueryString(ctx, c, "SELECT oid::text FROM pg_database WHERE datname = $1", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+			n, err := db.QueryCounts(ctx, c, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n[oid] >= 20 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the server shows %d transactions of %s a minute after its session ended, want 20", n[oid], name)
+			}
+		}
+		return name
 	}
 	gone := busy("dbh_pg_xacts_gone")
 	before, err := db.QueryCounts(ctx, c, q)

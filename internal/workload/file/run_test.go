@@ -88,17 +88,7 @@ func (r *runner) run(t *testing.T, name string) error {
 // count runs a one-row, one-column query on the runner's database.
 func (r *runner) count(t *testing.T, sql string) int64 {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := r.d.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	n, err := db.QueryInt64(ctx, conn, sql)
-	if err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return n
+	return testdb.QueryInt64(t, r.d, sql)
 }
 
 const accountsFile = `tables:

@@ -92,18 +92,20 @@ func TestEveryKeyStrategyOnEveryEngine(t *testing.T) {
 					if err := in.Init(ctx, env(d)); err != nil {
 						t.Fatal(err)
 					}
-					// Two duration runs with different shapes, then check:
-					// keys of a second run must not collide with the first's.
+					// Two runs with different shapes, then check: keys of a
+					// second run must not collide with the first's. The
+					// engine ends each after 3 clients x 20 commits (the
+					// workload's own --rows-per-client is not set).
 					for _, shape := range [][2]int{{1, 1}, {10, 3}} {
 						w := inserts.New()
 						w.Batch, w.RowsPerStmt = shape[0], shape[1]
-						res, m := run(t, d, w, engine.Config{Clients: 3, Duration: 300 * time.Millisecond, MaxTries: 1, Interval: 100 * time.Millisecond})
+						res, m := run(t, d, w, engine.Config{Clients: 3, Transactions: 20, MaxTries: 1, Interval: 100 * time.Millisecond})
 						if res.Ops[0].Errors != 0 {
 							t.Fatalf("batch %d x %d: %d errors: %v", shape[0], shape[1], res.Ops[0].Errors, res.ErrorSamples)
 						}
 						n := res.Ops[0].Hist.TotalCount()
-						if n == 0 || m["rows_per_s"] <= 0 || m["commits_per_s"] <= 0 {
-							t.Fatalf("no inserts measured: %d commits, %v", n, m)
+						if n != 60 || m["rows_per_s"] <= 0 || m["commits_per_s"] <= 0 {
+							t.Fatalf("%d commits, want 60; %v", n, m)
 						}
 						if got, want := m["rows_per_s"]/m["commits_per_s"], float64(shape[0]); got < want-1e-9 || got > want+1e-9 {
 							t.Errorf("rows per commit %g, want %g", got, want)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,7 +14,7 @@ import (
 	"github.com/dbharness/dbharness/internal/workload/tpcb"
 )
 
-func run(t *testing.T, d db.DB, mix string, cfg engine.Config, during func(), obs engine.Observer) *engine.Result {
+func run(t *testing.T, d db.DB, mix string, cfg engine.Config, obs engine.Observer, stop <-chan struct{}) *engine.Result {
 	t.Helper()
 	ctx := context.Background()
 	w := &tpcb.TPCB{Mix: mix}
@@ -28,10 +27,7 @@ func run(t *testing.T, d db.DB, mix string, cfg engine.Config, during func(), ob
 		t.Fatal(err)
 	}
 	c.Close()
-	if during != nil {
-		time.AfterFunc(cfg.Duration/3, during)
-	}
-	res, err := engine.Run(ctx, d, w, cfg, obs, nil)
+	res, err := engine.Run(ctx, d, w, cfg, obs, stop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +97,8 @@ func TestTPCBOnEveryEngine(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				cfg := engine.Config{Clients: 3, Duration: 700 * time.Millisecond, MaxTries: 5, Interval: 100 * time.Millisecond, Seed: 3,
+				// Fixed work: 3 clients x 20 transactions of each mix.
+				cfg := engine.Config{Clients: 3, Transactions: 20, MaxTries: 5, Interval: 100 * time.Millisecond, Seed: 3,
 					Driver: driver}
 				t.Run("on the "+driver+" driver", func(t *testing.T) { runMixes(t, d, cfg) })
 			}
@@ -133,18 +130,21 @@ func drivers(engine string) []string {
 	return []string{"goroutine"}
 }
 
-// runMixes runs the three mixes with cfg and checks what they leave.
+// runMixes runs the three mixes with cfg (fixed work) and checks what
+// they leave: each transaction that writes adds one history row.
 func runMixes(t *testing.T, d db.DB, cfg engine.Config) {
+	want := int64(cfg.Clients) * cfg.Transactions
 	t.Run("tpcb-like runs and keeps the invariant", func(t *testing.T) {
+		history := historyRows(t, d)
 		res := run(t, d, tpcb.MixTPCB, cfg, nil, nil)
 		if res.Driver != cfg.Driver {
 			t.Fatalf("ran on the %s driver, not the %s", res.Driver, cfg.Driver)
 		}
-		if n := res.Ops[0].Hist.TotalCount(); n == 0 {
-			t.Fatal("no transaction completed")
+		if n := res.Ops[0].Hist.TotalCount(); n != want || res.Ops[0].Errors != 0 {
+			t.Errorf("%d transactions, %d errors (%v %v); want %d and none", n, res.Ops[0].Errors, res.ErrorClasses, res.ErrorSamples, want)
 		}
-		if res.Ops[0].Errors != 0 {
-			t.Errorf("%d errors: %v %v", res.Ops[0].Errors, res.ErrorClasses, res.ErrorSamples)
+		if n := historyRows(t, d) - history; n != want {
+			t.Errorf("%d history rows added by %d transactions", n, want)
 		}
 		for name, ok := range check(t, d) {
 			if !ok {
@@ -153,20 +153,34 @@ func runMixes(t *testing.T, d db.DB, cfg engine.Config) {
 		}
 	})
 	t.Run("simple-update changes accounts and history together", func(t *testing.T) {
+		history := historyRows(t, d)
 		res := run(t, d, tpcb.MixSimpleUpdate, cfg, nil, nil)
-		if res.Ops[0].Hist.TotalCount() == 0 || res.Ops[0].Name != "simple_update" {
-			t.Fatalf("no simple_update transactions: %+v", res.Ops[0])
+		if res.Ops[0].Hist.TotalCount() != want || res.Ops[0].Name != "simple_update" {
+			t.Fatalf("simple_update transactions: %+v, want %d", res.Ops[0], want)
+		}
+		if n := historyRows(t, d) - history; n != want {
+			t.Errorf("%d history rows added by %d transactions", n, want)
 		}
 		if !check(t, d)["accounts = history"] {
 			t.Error("accounts and history sums differ after simple-update")
 		}
 	})
 	t.Run("select-only runs with no errors", func(t *testing.T) {
+		history := historyRows(t, d)
 		res := run(t, d, tpcb.MixSelectOnly, cfg, nil, nil)
-		if res.Ops[0].Hist.TotalCount() == 0 || res.Ops[0].Errors != 0 {
-			t.Fatalf("%d transactions, %d errors", res.Ops[0].Hist.TotalCount(), res.Ops[0].Errors)
+		if res.Ops[0].Hist.TotalCount() != want || res.Ops[0].Errors != 0 {
+			t.Fatalf("%d transactions, %d errors; want %d and none", res.Ops[0].Hist.TotalCount(), res.Ops[0].Errors, want)
+		}
+		if n := historyRows(t, d) - history; n != 0 {
+			t.Errorf("select-only added %d history rows", n)
 		}
 	})
+}
+
+// historyRows counts pgbench_history.
+func historyRows(t *testing.T, d db.DB) int64 {
+	t.Helper()
+	return testdb.QueryInt64(t, d, "SELECT count(*) FROM pgbench_history")
 }
 
 // killOthers ends every other session on the test database, as an
@@ -226,18 +240,17 @@ func TestARunSurvivesItsConnectionsBeingKilled(t *testing.T) {
 			if err := (&tpcb.TPCB{Scale: 1}).Init(ctx, &workload.Env{DB: d, Seed: 1, Loaders: 2, Progress: workload.NopProgress{}}); err != nil {
 				t.Fatal(err)
 			}
-			cfg := engine.Config{Clients: 2, Duration: 1500 * time.Millisecond, MaxTries: 1, Interval: 100 * time.Millisecond, Seed: 3,
+			// The run is stopped as soon as the clients have worked again
+			// after their sessions were killed; the duration is only a
+			// deadline.
+			cfg := engine.Config{Clients: 2, Duration: time.Minute, MaxTries: 1, Interval: 100 * time.Millisecond, Seed: 3,
 				Driver: e.driver}
-			var killedAt atomic.Int64 // unix ns
-			var afterKill int64
-			obs := engine.ObserverFunc(func(tk *engine.Tick) {
-				if k := killedAt.Load(); k != 0 && tk.Start.After(time.Unix(0, k).Add(200*time.Millisecond)) {
-					afterKill += tk.Ops[0].Hist.TotalCount()
-				}
-			})
-			res := run(t, d, tpcb.MixTPCB, cfg, func() { killOthers(t, d, e.kind); killedAt.Store(time.Now().UnixNano()) }, obs)
-			if res.Reconnects < 1 {
-				t.Fatalf("no reconnect after the sessions were killed (errors %v)", res.ErrorClasses)
+			// The sessions are killed once the clients have done some work.
+			obs := testdb.NewReconnects(cfg.Clients, func() { killOthers(t, d, e.kind) })
+			res := run(t, d, tpcb.MixTPCB, cfg, obs, obs.Stop())
+			afterKill := obs.After()
+			if res.Reconnects < int64(cfg.Clients) {
+				t.Fatalf("%d reconnects after the sessions of %d clients were killed (errors %v)", res.Reconnects, cfg.Clients, res.ErrorClasses)
 			}
 			if res.Ops[0].Errors < 1 {
 				t.Errorf("the killed transactions were not counted as errors")
@@ -272,9 +285,9 @@ func TestPgbenchAndDbharnessRunOnEachOthersDatabases(t *testing.T) {
 		url := testdb.Postgres(t, "dbh_tpcb_pgbench_i")
 		pgbench(t, url, "-i", "-q", "-s", "1")
 		d := testdb.Open(t, url)
-		res := run(t, d, tpcb.MixTPCB, engine.Config{Clients: 2, Duration: 500 * time.Millisecond, MaxTries: 3, Interval: 100 * time.Millisecond, Seed: 1}, nil, nil)
-		if res.Ops[0].Hist.TotalCount() == 0 || res.Ops[0].Errors > 0 {
-			t.Fatalf("%d transactions, %d errors %v", res.Ops[0].Hist.TotalCount(), res.Ops[0].Errors, res.ErrorSamples)
+		res := run(t, d, tpcb.MixTPCB, engine.Config{Clients: 2, Transactions: 100, MaxTries: 3, Interval: 100 * time.Millisecond, Seed: 1}, nil, nil)
+		if res.Ops[0].Hist.TotalCount() != 200 || res.Ops[0].Errors > 0 {
+			t.Fatalf("%d transactions, %d errors %v; want 200 and none", res.Ops[0].Hist.TotalCount(), res.Ops[0].Errors, res.ErrorSamples)
 		}
 		for name, ok := range check(t, d) {
 			if !ok {

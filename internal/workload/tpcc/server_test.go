@@ -279,6 +279,9 @@ func TestTheMixRunsInBothModes(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					if e.Name == "postgres" {
+						clientsGone(t, pc, c)
+					}
 					if err := w.MeasureEnd(ctx, pc); err != nil {
 						t.Fatal(err)
 					}
@@ -348,6 +351,29 @@ func TestTheMixRunsInBothModes(t *testing.T) {
 	}
 }
 
+// clientsGone waits until the run's sessions, every session of pc's
+// database but pc's and c's, have ended on the PostgreSQL server: a session
+// publishes the last of its transaction counts as it ends, a moment after
+// its client has gone, and on a busy machine that moment can outlast the
+// wait of MeasureEnd, which stops when the counts hold still for 50 ms.
+func clientsGone(t *testing.T, pc, c db.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		n, err := db.QueryInt64(ctx, pc, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+			AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND pid <> $1`, c.BackendID(ctx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions of the run still there a minute after it ended", n)
+		}
+	}
+}
+
 func sumRetries(res *engine.Result) int64 {
 	var n int64
 	for _, op := range res.Ops {
@@ -403,9 +429,11 @@ var sessionID = map[string]string{"postgres": "SELECT pg_backend_pid()", "mysql"
 // TestDeadlocksAreRetriedInBothModes makes a Payment deadlock: another
 // session holds the warehouse's districts while the Payment holds the
 // warehouse and waits for its district, then asks for the warehouse. The
-// Payment is the victim (PostgreSQL: it waited first; InnoDB: it changed
-// fewer rows), its error reaches the driver as a deadlock, and the retry
-// succeeds once the other session has rolled back.
+// Payment is the victim (PostgreSQL: its deadlock check comes first, after
+// the server's deadlock_timeout, while the other session's comes after a
+// minute; InnoDB: it changed fewer rows), its error reaches the driver as
+// a deadlock, and the retry succeeds once the other session has rolled
+// back.
 func TestDeadlocksAreRetriedInBothModes(t *testing.T) {
 	ctx := context.Background()
 	for _, e := range serverEngines(t, "dbh_tpcc_deadlock") {
@@ -417,6 +445,16 @@ func TestDeadlocksAreRetriedInBothModes(t *testing.T) {
 					w := &only{TPCC: &tpcc.TPCC{Affinity: true, Mode: mode}, op: tpcc.Payment}
 					setup(t, d, w.TPCC)
 					x, probe := connect(t, d), connect(t, d)
+					if e.Name == "postgres" {
+						// PostgreSQL's victim is the session whose deadlock
+						// check runs first. That the Payment waited first is
+						// not enough on a busy machine (its check ran late
+						// and the other session lost): the other session
+						// checks only after a minute.
+						if err := x.Exec(ctx, "SET deadlock_timeout = '60s'"); err != nil {
+							t.Fatal(err)
+						}
+					}
 					for _, s := range []string{d.Caps().BeginWrite, "UPDATE district SET d_ytd = d_ytd + 1 WHERE d_w_id = 1"} {
 						if err := x.Exec(ctx, s); err != nil {
 							t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -168,10 +169,18 @@ func TestTPCCOnEveryEngine(t *testing.T) {
 			t.Run("an interrupted run leaves the database consistent", func(t *testing.T) {
 				w := &tpcc.TPCC{Affinity: false}
 				setup(t, d, w)
+				// Stopped mid-run: once some transactions have completed.
 				stop := make(chan struct{})
-				time.AfterFunc(400*time.Millisecond, func() { close(stop) })
+				var once sync.Once
+				stopOnWork := engine.ObserverFunc(func(tk *engine.Tick) {
+					for _, op := range tk.Ops {
+						if op.Hist.TotalCount() > 0 {
+							once.Do(func() { close(stop) })
+						}
+					}
+				})
 				res, err := engine.Run(ctx, d, w, engine.Config{Clients: 4, Duration: time.Minute,
-					MaxTries: 10, Interval: 100 * time.Millisecond, Seed: 6}, nil, stop)
+					MaxTries: 10, Interval: 100 * time.Millisecond, Seed: 6}, stopOnWork, stop)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -183,13 +192,20 @@ func TestTPCCOnEveryEngine(t *testing.T) {
 			t.Run("terminals share the connections", func(t *testing.T) {
 				w := &tpcc.TPCC{}
 				setup(t, d, w)
-				res, err := engine.Run(ctx, d, w, engine.Config{Clients: 2, Terminals: 40, Duration: 500 * time.Millisecond,
+				// Fixed work: 40 terminals, 2 transactions each.
+				res, err := engine.Run(ctx, d, w, engine.Config{Clients: 2, Terminals: 40, Transactions: 2,
 					MaxTries: 10, Interval: 100 * time.Millisecond, Seed: 7}, nil, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if n := res.Ops[tpcc.NewOrder].Hist.TotalCount(); n == 0 {
-					t.Fatal("no New-Order from 40 terminals")
+				var done, failed int64
+				for _, op := range res.Ops {
+					done += op.Hist.TotalCount()
+					failed += op.Errors
+				}
+				if done+failed != 80 || res.Ops[tpcc.NewOrder].Hist.TotalCount() == 0 {
+					t.Fatalf("%d transactions done and %d failed (%v), %d New-Orders; want 80 from 40 terminals x 2, New-Orders among them",
+						done, failed, res.ErrorSamples, res.Ops[tpcc.NewOrder].Hist.TotalCount())
 				}
 				checkAll(t, d, "after the terminals")
 			})

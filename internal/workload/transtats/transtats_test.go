@@ -26,8 +26,9 @@ func run(t *testing.T, d db.DB, w *transtats.TransStats, notes *[]string) (*engi
 	if err := w.Setup(ctx, env, c); err != nil {
 		t.Fatal(err)
 	}
-	// The driver `dbharness run` picks: the event loop on PostgreSQL.
-	cfg := engine.Config{Clients: 2, Duration: 600 * time.Millisecond, MaxTries: 1, Interval: 100 * time.Millisecond, Seed: 4}
+	// The driver `dbharness run` picks: the event loop on PostgreSQL. Fixed
+	// work: 2 clients x 10 queries.
+	cfg := engine.Config{Clients: 2, Transactions: 10, MaxTries: 1, Interval: 100 * time.Millisecond, Seed: 4}
 	if err := engine.ResolveDriver(d, &cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -76,10 +77,15 @@ func TestTransStatsOnEveryEngine(t *testing.T) {
 			t.Run("mix runs with right results", func(t *testing.T) {
 				var notes []string
 				res, m := run(t, d, &transtats.TransStats{Query: transtats.QueryMix, Parallel: 2}, &notes)
+				total := int64(0)
 				for _, o := range res.Ops {
+					total += o.Hist.TotalCount()
 					if o.Hist.TotalCount() == 0 || o.Errors != 0 {
 						t.Errorf("%s: %d queries, %d errors %v", o.Name, o.Hist.TotalCount(), o.Errors, res.ErrorSamples)
 					}
+				}
+				if total != 20 {
+					t.Errorf("%d queries, want 2 clients x 10", total)
 				}
 				// 10 rows: 10 star groups (fewer than the period) over 10 rows.
 				if m["qph"] <= 0 || m["star_qph"] <= 0 || m["window_qph"] <= 0 || m["rows"] != 10 || m["star_groups"] != 10 || m["star_rows"] != 10 {
