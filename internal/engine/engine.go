@@ -712,6 +712,11 @@ func (c *client) finish() {
 // false when the client must stop.
 func (c *client) execute(ctx context.Context, op int, intended time.Time, measured *int64) bool {
 	begin := time.Now()
+	if !c.deadline.IsZero() && begin.After(c.deadline) {
+		// Past the deadline: no transaction starts, however late the
+		// engine's timer sees it.
+		return false
+	}
 	if intended.IsZero() {
 		intended = begin
 	} else if c.lag != nil {

@@ -20,3 +20,20 @@ func TestOpenLoopAtALowRateMeasuresTheWholeDuration(t *testing.T) {
 		t.Fatalf("measured %.3fs of the %s asked for", got, cfg.Duration)
 	}
 }
+
+// No transaction starts after the deadline, however late the engine's own
+// timer fires (a busy machine): a run of 1 ns measures nothing.
+func TestNoTransactionStartsAfterTheDeadline(t *testing.T) {
+	r := &fakeRunner{ops: []string{"a"}}
+	cfg := baseConfig()
+	cfg.Duration = time.Nanosecond
+	for range 20 {
+		res, err := Run(context.Background(), &fakeDB{}, r, cfg, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _, _ := total(res.Ops); n != 0 {
+			t.Fatalf("a 1 ns run measured %d transactions", n)
+		}
+	}
+}
