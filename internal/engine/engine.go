@@ -377,9 +377,9 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 			l.Interrupt()
 		}
 		// Let in-flight transactions finish, then cancel them (counted as
-		// ClassCancelled). On the event loop, a client whose statement is
-		// not answered even then stops waiting; on goroutines, the engine's
-		// Cancel closes the socket of a statement the server does not end.
+		// ClassCancelled). A second later, a client whose statement is not
+		// answered even then stops waiting: the loops abort their waits,
+		// and goroutine clients have their sockets closed (db.Aborter).
 		// Clients that still have not stopped are abandoned: a server that
 		// stopped answering cannot hold the run.
 		go func() {
