@@ -112,6 +112,10 @@ type Collector struct {
 	// sampler's collector (kind its name) or a results.WaitInterval
 	// (KindWaits). The run stores them as it goes.
 	OnPoint func(kind string, seq int, v any)
+	// StopWait, when above 0 and shorter than the sample timeout, is how
+	// long Stop waits for the samples in flight (a server that stopped
+	// answering must not hold the end of a run for the whole timeout).
+	StopWait time.Duration
 
 	// ctx is the parent of every sample's; Stop cancels it when the
 	// samples under way take too long.
@@ -527,7 +531,11 @@ func (c *Collector) Stop(seq int, phase string, t time.Time) *Result {
 			c.send(request{seq: seq, phase: phase, at: t})
 		}
 		close(c.reqs)
-		give := time.AfterFunc(c.timeout, c.cancel)
+		wait := c.timeout
+		if c.StopWait > 0 && c.StopWait < wait {
+			wait = c.StopWait
+		}
+		give := time.AfterFunc(wait, c.cancel)
 		<-c.done
 		give.Stop()
 		c.settle()

@@ -417,3 +417,26 @@ func TestASamplerThatStopsAnsweringNeverHoldsTheRun(t *testing.T) {
 		t.Errorf("gaps %+v", s.Gaps)
 	}
 }
+
+// StopWait cuts the wait for a sample in flight at the end short of the
+// sample timeout (the runner's budget after a run on a stalled server).
+func TestStopWaitsNoLongerThanStopWait(t *testing.T) {
+	h := &hanging{fake: fake{step: 1}}
+	c := New([]Sampler{h}, nil)
+	c.timeout = time.Hour
+	c.StopWait = 50 * time.Millisecond
+	c.Start(context.Background())
+	c.Begin(time.Now())
+	h.hang.Store(true)
+	c.Boundary(0, "measure", time.Now())
+	done := make(chan struct{})
+	go func() {
+		c.Stop(-1, "", time.Time{})
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute): // the timeout is an hour
+		t.Fatal("Stop waited for the sample's timeout, not StopWait")
+	}
+}

@@ -112,6 +112,10 @@ func (ev *evidence) finish(ctx context.Context, run *results.Run) {
 		return
 	}
 	if ev.col != nil {
+		// The collectors' last samples share the time after the run.
+		if dl, ok := ctx.Deadline(); ok {
+			ev.col.StopWait = max(time.Millisecond, time.Until(dl))
+		}
 		res := ev.col.Stop(-1, "", time.Time{})
 		run.Collect.Series, run.Waits = res.Series, res.Waits
 		for _, w := range res.Warnings {

@@ -107,12 +107,14 @@ func TestAStalledServerCannotHoldATimedRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg.Collect = kinds
+			begin := time.Now()
 			run, err := runWithin(t, 60*time.Second, cfg, nil)
 			frozen := pg.Frozen()
 			pg.Cont()
 			if err != nil {
 				t.Fatalf("%v\n%s%s", err, out, &warn)
 			}
+			t.Logf("a %s run returned after %.1fs, measured %.3fs, error classes %v", cfg.Engine.Duration, time.Since(begin).Seconds(), run.Summary.Seconds, run.ErrorClasses)
 			if !frozen {
 				t.Fatal("the server was not stopped when the run ended")
 			}
