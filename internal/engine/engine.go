@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -76,6 +75,15 @@ const DefaultStopGrace = time.Second
 // DefaultReconnectTimeout bounds reconnection in runs of fixed work, which
 // have no deadline to end them.
 const DefaultReconnectTimeout = 30 * time.Second
+
+// Grace is how long transactions in flight at the end of the run may take
+// to finish before they are cancelled: StopGrace, or DefaultStopGrace.
+func (c *Config) Grace() time.Duration {
+	if c.StopGrace > 0 {
+		return c.StopGrace
+	}
+	return DefaultStopGrace
+}
 
 // reconnectLimit is how long a client may try to reconnect; 0 is no limit.
 func (c *Config) reconnectLimit() time.Duration {
@@ -362,10 +370,7 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 	tickTimer := time.NewTimer(time.Until(next))
 	defer tickTimer.Stop()
 	abandonC := make(chan struct{})
-	grace := cfg.StopGrace
-	if grace <= 0 {
-		grace = DefaultStopGrace
-	}
+	grace := cfg.Grace()
 	var stoppedAt time.Time
 	beginStop := func() {
 		if stopping.Swap(true) {
@@ -804,8 +809,8 @@ func (c *client) reconnect(ctx context.Context) bool {
 		if limit > 0 {
 			left := limit - time.Since(began)
 			if left <= 0 {
-				c.fail(fmt.Sprintf("client %d could not connect again within the reconnect timeout (%s): %s",
-					c.id+1, limit, oneLine(err)))
+				c.fail(fmt.Sprintf("client %d could not connect again within the reconnect timeout (%s): %v",
+					c.id+1, limit, err))
 				break
 			}
 			wait = min(wait, left) // one last try at the limit
@@ -817,17 +822,6 @@ func (c *client) reconnect(ctx context.Context) bool {
 	}
 	c.st.cameUp(time.Now(), true)
 	return false
-}
-
-func oneLine(err error) string {
-	if err == nil {
-		return "no error"
-	}
-	s := strings.TrimSpace(err.Error())
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }
 
 // open connects and makes a worker on the new connection, or returns why

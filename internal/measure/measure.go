@@ -91,8 +91,8 @@ type Result struct {
 	// time order.
 	Outages []Outage
 	// Failure, when not empty, is why the engine ended the run before its
-	// end (a client could not reconnect in time): the run failed, with
-	// what it measured until then.
+	// end (a client could not reconnect in time; the driver's error may
+	// span lines): the run failed, with what it measured until then.
 	Failure string
 	// DownAtEnd is the number of clients without a connection when the
 	// run ended.

@@ -123,7 +123,7 @@ func Run(ctx context.Context, c Config, stop <-chan struct{}) (*results.Run, err
 		case <-stop:
 			if running.Load() {
 				fmt.Fprintf(warn, "dbharness: stopping: transactions in flight have %s to finish, then are cancelled; interrupt again to exit at once\n",
-					stopGrace(c.Engine))
+					c.Engine.Grace())
 			} else {
 				endSetup()
 			}
@@ -135,13 +135,6 @@ func Run(ctx context.Context, c Config, stop <-chan struct{}) (*results.Run, err
 		return nil, &Interrupted{"interrupted before the run started"}
 	}
 	return run, err
-}
-
-func stopGrace(c engine.Config) time.Duration {
-	if c.StopGrace > 0 {
-		return c.StopGrace
-	}
-	return engine.DefaultStopGrace
 }
 
 func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomic.Bool) (*results.Run, error) {
@@ -312,7 +305,7 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 	var failed error
 	switch {
 	case res.Failure != "":
-		run.Status, run.Error = results.StatusFailed, res.Failure
+		run.Status, run.Error = results.StatusFailed, oneLine(res.Failure)
 	case !res.Interrupted && res.DownAtEnd > 0 && res.DownAtEnd >= cfg.Clients && len(run.Summary.Outages) > 0:
 		last := run.Summary.Outages[len(run.Summary.Outages)-1]
 		run.Status = results.StatusFailed
