@@ -477,3 +477,20 @@ func toVariable(x any) variable {
 	}
 	return variable{val: val}
 }
+
+// Dataset implements workload.Describer: the :scale the scripts see, and
+// pgbench's tables where they exist (scripts may use any table; these are
+// the ones `init tpcb` makes).
+func (w *Workload) Dataset(ctx context.Context, env *workload.Env, conn db.Conn) (map[string]any, []string, error) {
+	var tables []string
+	for _, t := range []string{"pgbench_accounts", "pgbench_branches", "pgbench_history", "pgbench_tellers"} {
+		ok, err := env.DB.TableExists(ctx, conn, t)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			tables = append(tables, t)
+		}
+	}
+	return map[string]any{"scale": w.scale}, tables, nil
+}
