@@ -363,6 +363,25 @@ func configSection(r *results.Run) section {
 	for _, k := range sortedKeys(c.WorkloadFlags) {
 		add("--"+k, c.WorkloadFlags[k])
 	}
+	if ds := r.Dataset; ds != nil {
+		for _, k := range ds.ParamKeys() {
+			add("dataset "+k, ds.ParamText(k))
+		}
+		if len(ds.Tables) > 0 {
+			t := table{Caption: "Dataset at the start of the run (~ marks an estimated row count)", Head: []string{"table", "rows", "data", "indexes"},
+				Num: []bool{false, true, true, true}}
+			size := func(b *int64) string {
+				if b == nil {
+					return "-"
+				}
+				return results.HumanBytes(*b)
+			}
+			for _, tb := range ds.Tables {
+				t.Rows = append(t.Rows, []string{tb.Name, tb.RowsText(), size(tb.Bytes), size(tb.IndexBytes)})
+			}
+			sec.Tables = append(sec.Tables, t)
+		}
+	}
 	if len(r.Engine.Settings) > 0 {
 		t := table{Caption: "Server settings", Head: []string{"setting", "value"}}
 		for _, k := range sortedKeys(r.Engine.Settings) {
