@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -472,9 +473,17 @@ func timeline(r *results.Run) (bands []svg.Band, markers []svg.Marker, note stri
 			continue
 		}
 		m := svg.Marker{X: iv.T, Label: fmt.Sprintf("%s: %s", svg.FormatDuration(iv.T, iv.T >= 3600), strings.Join(parts, ", "))}
-		text := "errors"
-		if iv.Reconnects > 0 || iv.Down > 0 {
+		// The line's text names the worst of what happened: a client cut
+		// off, then errors, then clients only waiting on the server (a
+		// stall, which is no error).
+		var text string
+		switch {
+		case iv.Reconnects > 0 || iv.Down > 0:
 			text, m.Color = "reconnect", "#AA3377"
+		case hasErr && len(parts) > 0 && strings.Contains(parts[len(parts)-1], "errors"):
+			text = "errors"
+		default:
+			text, m.Color = "waiting", "#777777"
 		}
 		if iv.T-lastText >= minGap {
 			m.Text, lastText = text, iv.T
@@ -589,12 +598,25 @@ func runCharts(r *results.Run) ([]section, error) {
 		}
 		lat.Series = append(lat.Series, svg.Series{Name: k, X: s.x, Y: s.y, Style: st, Color: svg.PaletteColor(i)})
 	}
+	latNote := "p50, p95, p99 and the maximum of each interval, all transaction types together, on a log scale."
+	worst := FindOutlier(r)
+	if worst != nil {
+		lat.Markers = append(slices.Clone(lat.Markers), svg.Marker{X: worst.To, Text: "slowest", Label: worst.Sentence(), Color: "#555555"})
+		latNote += " The grey line marks the interval of the slowest transaction (hover for what the evidence says there)."
+	}
 	latSVG, err := lat.Render()
 	if err != nil {
 		return nil, fmt.Errorf("latency chart: %w", err)
 	}
 	latSec := section{ID: "latency", Title: "Latency over time", Charts: []chart{{Title: "Latency percentiles",
-		Note: "p50, p95, p99 and the maximum of each interval, all transaction types together, on a log scale.", SVG: template.HTML(latSVG)}}}
+		Note: latNote, SVG: template.HTML(latSVG)}}}
+	if worst != nil {
+		label := "slowest transaction"
+		if worst.IsOutlier() {
+			label = "outlier"
+		}
+		latSec.Facts = append(latSec.Facts, kv{label, worst.Sentence()})
+	}
 	if len(opNames) > 1 {
 		byOp := svg.LineChart{Width: chartWidth, Height: chartHeight, Title: "p99 latency per transaction type", XLabel: "elapsed",
 			YLabel: "p99 latency (ms, log scale)", XDuration: true, XRange: xr, YLog: true, Bands: bands, MaxPoints: chartPoints}

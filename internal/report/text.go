@@ -162,6 +162,9 @@ func Summary(w io.Writer, r *results.Run) {
 	if len(r.Ops) > 1 {
 		row("total", s.Transactions, s.TPS, s.Errors, s.Retries, s.LatencyMs)
 	}
+	if o := FindOutlier(r); o != nil && o.IsOutlier() {
+		fmt.Fprintf(w, "outlier: %s\n", o.Sentence())
+	}
 	if len(r.ErrorClasses) > 0 {
 		var parts []string
 		for _, k := range results.SortedClasses(r.ErrorClasses) {
