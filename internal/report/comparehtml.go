@@ -122,7 +122,7 @@ func comparePage(c *results.Comparison, opt HTMLOptions) (*page, error) {
 	} else {
 		cfg.Intro = "Every item that differs between A and B, the biggest confounders first."
 		for _, g := range diffGroups(c.ConfigDifferences) {
-			dt := table{Caption: strings.ToUpper(g.title[:1]) + g.title[1:] + ". " + g.intro, Head: []string{"item", "A", "B"}}
+			dt := table{Caption: strings.ToUpper(g.title[:1]) + g.title[1:], Note: g.intro, Head: []string{"item", "A", "B"}}
 			for _, d := range g.diffs {
 				dt.Rows = append(dt.Rows, []string{d.Key, d.A, d.B})
 			}

@@ -42,8 +42,12 @@ func SweepTable(w io.Writer, sw *results.Sweep) {
 			made++
 		}
 	}
-	fmt.Fprintf(w, "\nsweep %s  workload %s  status %s  %d of %d runs completed  clients %s  repeat %d\n",
-		sw.SweepID, sw.Workload, sw.Status, made, len(sw.Plan), intList(sw.Clients), sw.Repeat)
+	engine := ""
+	if e := sw.Engine; e != nil {
+		engine = "  engine " + strings.TrimSpace(e.Engine+" "+e.Version)
+	}
+	fmt.Fprintf(w, "\nsweep %s  workload %s%s  status %s  %d of %d runs completed  clients %s  repeat %d\n",
+		sw.SweepID, sw.Workload, engine, sw.Status, made, len(sw.Plan), intList(sw.Clients), sw.Repeat)
 	if len(sw.Points) == 0 {
 		fmt.Fprintln(w, "no completed runs yet: nothing to analyse")
 		return

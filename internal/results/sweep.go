@@ -3,6 +3,7 @@ package results
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"github.com/dbharness/dbharness/internal/hostinfo"
 	"strconv"
 	"strings"
 	"time"
@@ -80,6 +81,11 @@ type Sweep struct {
 	Plan []SweepRun `json:"plan"`
 	// RunIDs are the runs made so far, in execution order.
 	RunIDs []string `json:"run_ids"`
+	// Engine and ClientHost are the database server and the client host
+	// of the sweep's first completed run (nil before it, and for sweeps
+	// saved before they were recorded): the report names them.
+	Engine     *EngineInfo    `json:"engine,omitempty"`
+	ClientHost *hostinfo.Host `json:"client_host,omitempty"`
 
 	// The analysis of the finished runs (completed ones only).
 
