@@ -549,13 +549,31 @@ func runCharts(r *results.Run) ([]section, error) {
 	}
 	tp := svg.LineChart{Width: chartWidth, Height: chartHeight, Title: "Throughput", XLabel: "elapsed",
 		YLabel: "transactions per second", XDuration: true, XRange: xr, Bands: bands, Markers: markers, MaxPoints: chartPoints}
-	tp.Series = append(tp.Series, svg.Series{Name: "all", X: total.x, Y: total.y, Width: 2})
-	if len(opNames) > 1 {
+	tp.Series = append(tp.Series, svg.Series{Name: "all", X: total.x, Y: total.y, Width: 2, Color: allColor})
+	// Transaction types whose rates differ tenfold or more (tpcc's
+	// new_order beside its stock_level) each get a small chart with an axis
+	// of their own: on one axis the rare ones would lie flat on zero.
+	var small []chart
+	if len(opNames) > 1 && spread(perOp) >= 10 {
 		for i := range opNames {
 			if i >= maxSeries {
 				break
 			}
-			tp.Series = append(tp.Series, svg.Series{Name: opNames[i], X: perOp[i].x, Y: perOp[i].y, Width: 1.25, Color: svg.PaletteColor(i + 1)})
+			sm := svg.LineChart{Width: chartWidth, Height: chartHeight * 11 / 20, Title: opNames[i] + " per second", XLabel: "elapsed",
+				YLabel: "tps", XDuration: true, XRange: xr, Bands: bands, MaxPoints: chartPoints,
+				Series: []svg.Series{{Name: opNames[i], X: perOp[i].x, Y: perOp[i].y, Width: 1.5, Color: opColor(i)}}}
+			b, err := sm.Render()
+			if err != nil {
+				return nil, fmt.Errorf("throughput chart of %s: %w", opNames[i], err)
+			}
+			small = append(small, chart{Title: opNames[i], SVG: template.HTML(b)})
+		}
+	} else if len(opNames) > 1 {
+		for i := range opNames {
+			if i >= maxSeries {
+				break
+			}
+			tp.Series = append(tp.Series, svg.Series{Name: opNames[i], X: perOp[i].x, Y: perOp[i].y, Width: 1.25, Color: opColor(i)})
 		}
 	}
 	if anyErr {
@@ -578,7 +596,10 @@ func runCharts(r *results.Run) ([]section, error) {
 	if err != nil {
 		return nil, fmt.Errorf("throughput chart: %w", err)
 	}
-	out = append(out, section{ID: "throughput", Title: "Throughput over time", Charts: []chart{{Title: "Throughput", Note: note, SVG: template.HTML(tpSVG)}}})
+	if len(small) > 0 {
+		note += " Each transaction type follows in a chart of its own, with its own axis: their rates differ tenfold or more."
+	}
+	out = append(out, section{ID: "throughput", Title: "Throughput over time", Charts: append([]chart{{Title: "Throughput", Note: note, SVG: template.HTML(tpSVG)}}, small...)})
 
 	// Latency percentiles over time.
 	keys := []string{"p50", "p95", "p99", "max"}
@@ -634,7 +655,7 @@ func runCharts(r *results.Run) ([]section, error) {
 				}
 				s.add(iv.T, v)
 			}
-			byOp.Series = append(byOp.Series, svg.Series{Name: name, X: s.x, Y: s.y})
+			byOp.Series = append(byOp.Series, svg.Series{Name: name, X: s.x, Y: s.y, Color: opColor(i)})
 		}
 		b, err := byOp.Render()
 		if err != nil {
@@ -702,6 +723,10 @@ func spectrumChart(r *results.Run) (chart, bool, error) {
 		YLabel: "latency (ms, log scale)", XLabel: "percentile (log scale of 1 in N)", YLog: true}
 	var all *hdr.Histogram
 	n := 0
+	opIndex := map[string]int{}
+	for i, name := range intervalOpNames(r) {
+		opIndex[name] = i
+	}
 	for _, o := range r.Ops {
 		if o.Histogram == "" {
 			continue
@@ -720,7 +745,9 @@ func spectrumChart(r *results.Run) (chart, bool, error) {
 		}
 		n++
 		if n <= maxSeries {
-			ch.Series = append(ch.Series, spectrumSeries(o.Name, h))
+			s := spectrumSeries(o.Name, h)
+			s.Color = opColor(opIndex[o.Name])
+			ch.Series = append(ch.Series, s)
 		}
 	}
 	if n == 0 {
@@ -728,7 +755,7 @@ func spectrumChart(r *results.Run) (chart, bool, error) {
 	}
 	if n > 1 {
 		s := spectrumSeries("all", all)
-		s.Color = "#000000"
+		s.Color = allColor
 		ch.Series = append([]svg.SpectrumSeries{s}, ch.Series...)
 	}
 	b, err := ch.Render()
@@ -817,4 +844,38 @@ func fmtSeconds(s float64) string {
 		return fmt.Sprintf("%dm%02ds", int(s)/60, int(s)%60)
 	}
 	return strconv.FormatFloat(s, 'f', -1, 64) + " s"
+}
+
+// allColor draws "all transaction types" in every chart of a run.
+const allColor = "#000000"
+
+// opColor is the colour of the i-th transaction type of a run
+// (intervalOpNames' order), the same in every chart.
+func opColor(i int) string { return svg.PaletteColor(i) }
+
+// spread is how many times the busiest series' mean exceeds the quietest's
+// (1 when there is nothing to compare).
+func spread(ss []series) float64 {
+	lo, hi := math.Inf(1), 0.0
+	for _, s := range ss {
+		sum, n := 0.0, 0
+		for _, v := range s.y {
+			if !math.IsNaN(v) {
+				sum += v
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		m := sum / float64(n)
+		lo, hi = math.Min(lo, m), math.Max(hi, m)
+	}
+	if hi == 0 || math.IsInf(lo, 1) {
+		return 1
+	}
+	if lo == 0 {
+		return math.Inf(1)
+	}
+	return hi / lo
 }

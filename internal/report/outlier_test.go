@@ -96,3 +96,44 @@ func TestAStallIsMarkedAsWaitingNotAsErrors(t *testing.T) {
 		t.Fatalf("markers %+v, want one 'waiting'", markers)
 	}
 }
+
+// Transaction types whose rates differ tenfold each get a chart of their
+// own, drawn in the colour the type has in every other chart.
+func TestRareTransactionTypesGetTheirOwnAxisInTheirOwnColour(t *testing.T) {
+	r := syntheticRun(30, 5)
+	for i := range r.Intervals {
+		r.Intervals[i].Ops[1].TPS /= 40
+	}
+	var b bytes.Buffer
+	if err := RunHTML(&b, r, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	if !strings.Contains(html, "select_only per second") || !strings.Contains(html, "tpcb_like per second") {
+		t.Fatal("no chart of its own per transaction type")
+	}
+	col := opColor(1)
+	i := strings.Index(html, "select_only per second")
+	chartEnd := strings.Index(html[i:], "</svg>")
+	if !strings.Contains(html[i:i+chartEnd], col) {
+		t.Errorf("select_only's own chart is not drawn in its colour %s", col)
+	}
+	for _, title := range []string{"p99 latency per transaction type", "Latency by percentile"} {
+		j := strings.Index(html, title)
+		if j < 0 {
+			t.Fatalf("no %q chart", title)
+		}
+		end := strings.Index(html[j:], "</svg>")
+		if !strings.Contains(html[j:j+end], col) {
+			t.Errorf("%q does not draw select_only in %s", title, col)
+		}
+	}
+	// Two types at similar rates share the throughput chart.
+	b.Reset()
+	if err := RunHTML(&b, syntheticRun(30, 5), HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "select_only per second") {
+		t.Error("types at similar rates were split into charts of their own")
+	}
+}

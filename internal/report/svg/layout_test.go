@@ -1,6 +1,7 @@
 package svg
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 	"testing"
@@ -60,4 +61,51 @@ func TestValueLabelsStayOffTheCategoryLabels(t *testing.T) {
 			t.Errorf("a value label at x=%v writes over the category labels", x)
 		}
 	}
+}
+
+// The palette's first five colours (tpcc's five transaction types) can be
+// told apart: each pair differs in hue by 30 degrees or more, or in
+// lightness by 25 points or more. The palette before this test had
+// payment and stock_level in near-identical reds (#BB5566, #EE99AA).
+func TestThePaletteColoursAreDistinct(t *testing.T) {
+	distinct := func(a, b string) bool {
+		h1, l1 := hueLightness(a)
+		h2, l2 := hueLightness(b)
+		dh := math.Abs(h1 - h2)
+		dh = math.Min(dh, 360-dh)
+		return dh >= 30 || math.Abs(l1-l2) >= 25
+	}
+	if distinct("#BB5566", "#EE99AA") {
+		t.Fatal("the test cannot tell the old near-identical reds apart from distinct colours")
+	}
+	for i := 0; i < 5; i++ {
+		for j := i + 1; j < 5; j++ {
+			if !distinct(PaletteColor(i), PaletteColor(j)) {
+				t.Errorf("colours %d %s and %d %s look alike", i, PaletteColor(i), j, PaletteColor(j))
+			}
+		}
+	}
+}
+
+// hueLightness is a #RRGGBB colour's HSL hue (degrees) and lightness (%).
+func hueLightness(c string) (h, l float64) {
+	v, _ := strconv.ParseUint(c[1:], 16, 32)
+	r, g, b := float64(v>>16&255)/255, float64(v>>8&255)/255, float64(v&255)/255
+	mx, mn := math.Max(r, math.Max(g, b)), math.Min(r, math.Min(g, b))
+	l = (mx + mn) / 2 * 100
+	d := mx - mn
+	switch {
+	case d == 0:
+		h = 0
+	case mx == r:
+		h = math.Mod((g-b)/d, 6) * 60
+	case mx == g:
+		h = ((b-r)/d + 2) * 60
+	default:
+		h = ((r-g)/d + 4) * 60
+	}
+	if h < 0 {
+		h += 360
+	}
+	return h, l
 }
