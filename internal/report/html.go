@@ -809,7 +809,8 @@ func fmtNum(v float64) string {
 	case a >= 1000:
 		return group(strconv.FormatFloat(v, 'f', 0, 64))
 	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 1, 64)
+		// 266, not 266.0: a count of samples has no tenths to show.
+		return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0")
 	case a >= 1 || a == 0:
 		return strings.TrimSuffix(strings.TrimRight(strconv.FormatFloat(v, 'f', 2, 64), "0"), ".")
 	default:

@@ -137,3 +137,19 @@ func TestRareTransactionTypesGetTheirOwnAxisInTheirOwnColour(t *testing.T) {
 		t.Error("types at similar rates were split into charts of their own")
 	}
 }
+
+// Counts print without a tenth that is always zero, and counters of time
+// carry their unit.
+func TestCountsAndTimeCountersReadRight(t *testing.T) {
+	for v, want := range map[float64]string{266: "266", 266.5: "266.5", 1234: "1,234", 12.5: "12.5"} {
+		if got := fmtNum(v); got != want {
+			t.Errorf("fmtNum(%v) = %q, want %q", v, got, want)
+		}
+	}
+	if got := counterLabel("pg_stat_database.active_time"); got != "pg_stat_database.active_time (ms)" {
+		t.Errorf("active_time labelled %q", got)
+	}
+	if got := counterLabel("pg_stat_database.xact_commit"); got != "pg_stat_database.xact_commit" {
+		t.Errorf("xact_commit labelled %q", got)
+	}
+}
