@@ -57,6 +57,8 @@ type Workload struct {
 	seed    uint64
 	scale   int64
 	defines map[string]string
+	// leftOut are the commands the last Statements left out, and why.
+	leftOut []string
 }
 
 // Name implements workload.Generator.
