@@ -58,6 +58,7 @@ var compatCases = []compatCase{
 	{name: "gset_forms", ok: true, src: "SELECT 5 AS five;\n\\gset\nSELECT 6 AS six\n\\gset p_\nSELECT 7 AS seven\n\\set x debug(:five + :p_six)\n" +
 		"SELECT 'yes' AS b, 'null' AS z, '2.5' AS d \\gset\n\\set x debug(:b)\n\\set x debug(:z)\n\\set x debug(int(:d))\n"},
 	{name: "if_truth", ok: true, src: "\\if 0.0\n\\set a debug(1)\n\\elif 2\n\\set a debug(2)\n\\else\n\\set a debug(3)\n\\endif\n\\if NULL\n\\set a debug(4)\n\\endif\n"},
+	{name: "guarded_by_if", ok: true, src: "\\set x 0\n\\if :x > 1\n\\set y 1 / 0\n\\set z TRUE + 2\nSELECT 1 \\gset\n\\elif :x = 0\n\\set w debug(:x)\n\\endif\nSELECT 1;\n"},
 	{name: "transaction", ok: true, src: "BEGIN;\nINSERT INTO compat_t VALUES (1);\nSELECT count(*) AS n FROM compat_t WHERE a = 1 \\gset\nEND;\n\\set n debug(:n > 0)\n"},
 
 	// pgbench refuses these, when it reads them (exit 1) or while running

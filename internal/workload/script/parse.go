@@ -128,10 +128,11 @@ func (m srcMap) at(off int) pos {
 
 // parseExpr parses the expression that starts at offset off of a meta
 // command's text (m maps the text to the script) and places a syntax error
-// at its column.
-func parseExpr(text string, off int, m srcMap, errf errFunc, what string) (*pgbexpr.Expr, error) {
+// at its column. With check, an expression that fails whatever the
+// variables hold is an error too.
+func parseExpr(text string, off int, m srcMap, errf errFunc, what string, check bool) (*pgbexpr.Expr, error) {
 	e, err := pgbexpr.Parse(strings.TrimRightFunc(text[off:], unicode.IsSpace))
-	if err == nil {
+	if err == nil && check {
 		// What pgbench would fail on every time it evaluates the
 		// expression (TRUE + 2, NOT 0.0) is refused now.
 		err = e.Check()
@@ -206,6 +207,11 @@ func Parse(name, src string) (*Script, error) {
 		}
 		c.pieces = simplePieces(text, refs)
 		s.Commands = append(s.Commands, c)
+		if len(stack) > 0 {
+			// Inside \if the command may never run: its columns are
+			// checked when it does.
+			return nil
+		}
 		return checkFetch(c, at, errf)
 	}
 	// meta handles the meta command that starts at column col of line i
@@ -250,6 +256,9 @@ func Parse(name, src string) (*Script, error) {
 			if n := len(s.Commands); n > 0 && s.Commands[n-1].kind == cSQL && !s.Commands[n-1].gset && !s.Commands[n-1].aset {
 				c := s.Commands[n-1]
 				c.gset, c.aset, c.prefix = word == "\\gset", word == "\\aset", prefix
+				if len(stack) > 0 {
+					return i, nil
+				}
 				return i, checkFetch(c, at, errf)
 			}
 			return i, errf(at, "%s must follow an SQL command", word)
@@ -259,7 +268,9 @@ func Parse(name, src string) (*Script, error) {
 				return i, err
 			}
 		}
-		c, err := parseMeta(trim, m, errf)
+		// What runs whatever happens (outside \if blocks; an \if's own
+		// condition) is checked for errors pgbench would always meet.
+		c, err := parseMeta(trim, m, errf, len(stack) == 0)
 		if err != nil {
 			return i, err
 		}
@@ -531,7 +542,7 @@ func compoundParts(text string) []string {
 
 // parseMeta parses the meta command text (joined across continued lines);
 // m maps its offsets to places in the script.
-func parseMeta(text string, m srcMap, errf errFunc) (*Command, error) {
+func parseMeta(text string, m srcMap, errf errFunc, certain bool) (*Command, error) {
 	f := fields(text)
 	at := m.at(0)
 	word := strings.ToLower(f[0].s)
@@ -553,7 +564,7 @@ func parseMeta(text string, m srcMap, errf errFunc) (*Command, error) {
 		}
 		// The expression starts at the third word: the name may also occur
 		// in "\set" itself (\set e ..., \set s ...).
-		e, err := parseExpr(text, f[2].at, m, errf, "\\set "+name)
+		e, err := parseExpr(text, f[2].at, m, errf, "\\set "+name, certain)
 		if err != nil {
 			return nil, err
 		}
@@ -603,7 +614,7 @@ func parseMeta(text string, m srcMap, errf errFunc) (*Command, error) {
 		if len(f) < 2 {
 			return nil, errf(at, "%s needs an expression", word)
 		}
-		e, err := parseExpr(text, f[1].at, m, errf, word)
+		e, err := parseExpr(text, f[1].at, m, errf, word, certain && word == "\\if")
 		if err != nil {
 			return nil, err
 		}

@@ -128,6 +128,17 @@ func TestScriptMistakesNameLineAndColumn(t *testing.T) {
 	}
 }
 
+// What fails every time it runs is refused, but only where it runs every
+// time: inside \if it may never run, and pgbench runs such a script.
+func TestErrorsInsideIfAreLeftToTheRun(t *testing.T) {
+	if _, err := Parse("g.sql", "\\if :x > 1\n\\set y 1 / 0\nSELECT 1 \\gset\n\\elif NOT 0.0\n\\endif\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse("g.sql", "\\if NOT 0.0\n\\endif\n"); err == nil {
+		t.Fatal("an \\if's condition always runs")
+	}
+}
+
 func TestCommandsKnowWhereTheyStart(t *testing.T) {
 	src := "\\set a 1\n  SELECT :a;  UPDATE t\n   SET x = :a;\n\tSELECT 1 AS one \\gset\n"
 	s, err := Parse("w.sql", src)
