@@ -21,7 +21,9 @@ type compatCase struct {
 	args      []string // for both: -D, -M
 	// ok: pgbench runs every transaction; otherwise it refuses the script
 	// (exit 1) or aborts the client (exit 2), and dbharness must not
-	// succeed either.
+	// succeed either. Transaction counts are compared for ok scripts only:
+	// pgbench counts the run that left a transaction open before it aborts
+	// the client (1/3), dbharness counts it as failed.
 	ok bool
 	// parse: dbharness refuses the script before connecting (exit 2),
 	// where pgbench may find the mistake only while running.

@@ -16,10 +16,9 @@ type Ref struct {
 
 // Find returns the :name parameters of sql, in order, one per occurrence:
 // those outside quotes (dollar quotes too), -- comments and PostgreSQL
-// casts (::type). A name
-// starts with a letter, _ or a non-ASCII byte (pgbench allows those) and
-// goes on with digits too; a colon right after an identifier (as in a:b) is
-// not a parameter.
+// casts (::type). A name starts with a letter, _ or a non-ASCII byte
+// (pgbench allows those) and goes on with digits too; a colon right after
+// an identifier (as in a:b) is not a parameter.
 func Find(sql string) []Ref {
 	var refs []Ref
 	for i := 0; i < len(sql); i++ {
