@@ -42,7 +42,8 @@ var compatCases = []compatCase{
 	{name: "dollar_gset", ok: true, src: "select $$a;b$$ as long \\gset\nSELECT length(':long') AS n, ';' AS semi /* ; */ \\gset\n\\set n debug(:n)\n"},
 	{name: "compound", ok: true, src: "SELECT 1 AS a \\; SELECT 2 AS b \\gset\n\\set x debug(:b)\n" +
 		"SELECT 3 AS c \\; SELECT 4 AS d \\aset\n\\set y debug(:c * 10 + :d)\n" +
-		"SELECT 5 AS e \\; SELECT 6 AS f;\n"},
+		"SELECT 5 AS e \\; SELECT 6 AS f;\n" +
+		"UPDATE compat_t SET a = a WHERE false \\; SELECT 7 AS g \\; SET application_name = 'compat' \\aset\n\\set z debug(:g)\n"},
 	{name: "expressions", ok: true, src: strings.Join([]string{
 		`\set a debug(least(-5.18, .0E0, 1.0/0))`, `\set a debug(1.0 / 0)`, `\set a debug(-1.0 / 0)`, `\set a debug(exp(NULL))`,
 		`\set a debug(NULL AND FALSE)`, `\set a debug(FALSE AND NULL)`, `\set a debug(TRUE OR NULL)`, `\set a debug(NOT NULL)`,
@@ -80,6 +81,7 @@ var compatCases = []compatCase{
 	{name: "params_256", parse: true, args: []string{"-M", "prepared", "-D", "v=1"},
 		src: "SELECT " + strings.TrimSuffix(strings.Repeat(":v, ", 256), ", ") + ";\n", stderr: "params_256.sql:1:1028: the command has 256 variables"},
 	{name: "bool_define_as_int", args: []string{"-D", "t=t"}, src: "\\set x :t + 1\n", stderr: "cannot coerce boolean to int"},
+	{name: "compound_gset_last_no_row", src: "SELECT 1 AS a \\; SET application_name = 'compat' \\gset\n", stderr: "\\gset: the query returned no row"},
 	{name: "sql_error", src: "SELECT 1;\nSELECT 1 / 0;\n", stderr: "sql_error:2:1: ERROR: division by zero"},
 }
 

@@ -44,8 +44,9 @@ func QueryOnce(ctx context.Context, c Conn, how OneShot, sql string, args ...any
 // connections).
 type Multi interface {
 	// QueryEach runs sql in one Query message of the simple query
-	// protocol and returns the rows of each statement that returned rows,
-	// in order, read whole as QueryOnce reads them.
+	// protocol and returns the rows of each statement, in order, read
+	// whole as QueryOnce reads them; a statement that returns no rows
+	// (an UPDATE) has no columns.
 	QueryEach(ctx context.Context, sql string) ([]Rows, error)
 }
 

@@ -141,7 +141,7 @@ type pgResult struct {
 	fields []pgconn.FieldDescription
 	rows   [][][]byte // only when collecting rows
 	found  bool
-	each   []db.Rows // rowsEach: every statement's rows
+	each   []db.Rows // rowsEach: every statement's rows (no columns for one that returns none)
 }
 
 // How reply reads treat rows.
@@ -163,9 +163,6 @@ func (c *pgLoopConn) receive(keep int, res *pgResult) error {
 		switch m := msg.(type) {
 		case *pgproto3.ReadyForQuery:
 			c.txStatus = m.TxStatus
-			if keep == rowsEach && res.fields != nil {
-				res.each = append(res.each, res.textRows())
-			}
 			return nil
 		case *pgproto3.DataRow:
 			switch {
@@ -176,15 +173,16 @@ func (c *pgLoopConn) receive(keep int, res *pgResult) error {
 			}
 			res.found = true
 		case *pgproto3.RowDescription:
-			if keep == rowsEach && res.fields != nil {
-				res.each = append(res.each, res.textRows())
-				res.rows = nil
-			}
 			res.fields = fieldDescriptions(m.Fields)
 			// A statement of several results keeps the last one's rows.
 			res.rows, res.found = res.rows[:0], false
 		case *pgproto3.CommandComplete:
 			res.tag = append(res.tag[:0], m.CommandTag...)
+			if keep == rowsEach {
+				// One statement of several is done.
+				res.each = append(res.each, res.textRows())
+				res.fields, res.rows = nil, nil
+			}
 		case *pgproto3.ErrorResponse:
 			if res.err == nil {
 				res.err = pgconn.ErrorResponseToPgError(m)

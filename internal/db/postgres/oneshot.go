@@ -52,9 +52,7 @@ func (c *pgConn) QueryEach(ctx context.Context, sql string) ([]db.Rows, error) {
 	var err error
 	for mrr.NextResult() {
 		r := readText(mrr.ResultReader())
-		if r.cols != nil {
-			out = append(out, r)
-		}
+		out = append(out, r)
 		if err == nil {
 			err = r.err
 		}

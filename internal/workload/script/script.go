@@ -399,8 +399,9 @@ func (k *client) run(ctx context.Context, s *Script) error {
 }
 
 func (k *client) sql(ctx context.Context, s *Script, c *Command) error {
-	if c.aset && c.parts != nil && k.w.QueryMode == ModeSimple {
-		// Every statement of a compound command sets variables.
+	if (c.gset || c.aset) && c.parts != nil && k.w.QueryMode == ModeSimple {
+		// A compound command: as in pgbench, \gset takes the last
+		// statement's row, \aset every statement's rows.
 		if m, ok := k.conn.(db.Multi); ok {
 			text, err := k.simpleText(s, c)
 			if err != nil {
@@ -410,7 +411,13 @@ func (k *client) sql(ctx context.Context, s *Script, c *Command) error {
 			if err != nil {
 				return err
 			}
+			if c.gset && len(all) > 0 {
+				all = all[len(all)-1:]
+			}
 			for _, rows := range all {
+				if c.aset && rows.Columns() == nil {
+					continue
+				}
 				if err := k.fetch(s, c, rows); err != nil {
 					return err
 				}
