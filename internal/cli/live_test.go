@@ -215,9 +215,19 @@ func startPrometheus(t *testing.T, target string, flags ...string) *prometheus {
 	}
 }
 
-// last runs a range query from since to now, one step a second, and returns
-// the last value of its one series (false when it has none).
-func (p *prometheus) last(t *testing.T, since time.Time, query string) (float64, bool) {
+// rangeResult is the answer to a range query.
+type rangeResult struct {
+	Status string `json:"status"`
+	Error  string `json:"error"`
+	Data   struct {
+		Result []struct {
+			Values [][2]any `json:"values"`
+		} `json:"result"`
+	} `json:"data"`
+}
+
+// queryRange runs a range query from since to now, one step a second.
+func (p *prometheus) queryRange(t *testing.T, since time.Time, query string) rangeResult {
 	t.Helper()
 	q := url.Values{"query": {query}, "start": {strconv.FormatInt(since.Unix(), 10)},
 		"end": {strconv.FormatInt(time.Now().Unix()+1, 10)}, "step": {"1"}}
@@ -226,18 +236,18 @@ func (p *prometheus) last(t *testing.T, since time.Time, query string) (float64,
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var body struct {
-		Status string `json:"status"`
-		Error  string `json:"error"`
-		Data   struct {
-			Result []struct {
-				Values [][2]any `json:"values"`
-			} `json:"result"`
-		} `json:"data"`
-	}
+	var body rangeResult
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 		t.Fatal(err)
 	}
+	return body
+}
+
+// last runs a range query from since to now, one step a second, and returns
+// the last value of its one series (false when it has none).
+func (p *prometheus) last(t *testing.T, since time.Time, query string) (float64, bool) {
+	t.Helper()
+	body := p.queryRange(t, since, query)
 	if body.Status != "success" {
 		t.Fatalf("query %s: %s", query, body.Error)
 	}
@@ -339,6 +349,38 @@ func TestARealPrometheusScrapesWhatTheRunSaved(t *testing.T) {
 		}
 		if _, ok := native.last(t, since, fmt.Sprintf(`count(%s_bucket{%s})`, metrics.Duration, sel)); ok {
 			t.Errorf("Prometheus 2.42 with native histograms kept the classic buckets too; the README says it keeps the native form alone")
+		}
+	})
+	t.Run("the dashboard's queries run on both and draw every panel but the schedule lag", func(t *testing.T) {
+		b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "grafana", "dbharness.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d struct {
+			Panels []struct {
+				Title   string
+				Targets []struct{ Expr string }
+			}
+		}
+		if err := json.Unmarshal(b, &d); err != nil {
+			t.Fatal(err)
+		}
+		vars := strings.NewReplacer("$run_id", run.RunID, "$__rate_interval", "5s")
+		for _, panel := range d.Panels {
+			drawn := false
+			for _, tg := range panel.Targets {
+				q := vars.Replace(tg.Expr)
+				for name, p := range map[string]*prometheus{"classic": classic, "native": native} {
+					res := p.queryRange(t, since, q)
+					if res.Status != "success" {
+						t.Errorf("panel %q: %s Prometheus refuses %s: %s", panel.Title, name, q, res.Error)
+					}
+					drawn = drawn || len(res.Data.Result) > 0
+				}
+			}
+			if !drawn && !strings.Contains(panel.Title, "Schedule lag") {
+				t.Errorf("panel %q has no data for run %s", panel.Title, run.RunID)
+			}
 		}
 	})
 }

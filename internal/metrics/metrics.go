@@ -68,6 +68,17 @@ const (
 	EvidenceValue     = "dbharness_evidence_value"
 )
 
+// Names returns the name of every exported series: the metrics above, and
+// each histogram's _bucket, _sum and _count series.
+func Names() []string {
+	names := []string{Transactions, TransactionErrors, Errors, Retries, Late, Reconnects, Phase, ClientsConnected,
+		ClientsDown, ClientsWaiting, ClientCPU, EvidenceRate, EvidenceValue}
+	for _, h := range []string{Duration, Lag} {
+		names = append(names, h, h+"_bucket", h+"_sum", h+"_count")
+	}
+	return names
+}
+
 // runLabels are on every metric of a run.
 var runLabels = []string{"run_id", "workload", "engine"}
 
