@@ -33,6 +33,18 @@ if ! command -v chromium >/dev/null 2>&1 && [ -z "${CHROMIUM:-}" ]; then
   command -v chromium >/dev/null 2>&1 || { echo "test.sh: FAIL: chromium is missing (apt-get install -y chromium)" >&2; exit 1; }
 fi
 
+# The live-metrics tests start their own Prometheus (Debian's prometheus
+# package, 2.42 on bookworm); install it when missing and we may. Only the
+# binary is used: the tests give it their own configuration, storage and
+# port, and stop it.
+if ! command -v prometheus >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "test.sh: installing prometheus for the live-metrics tests"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+  fi
+  command -v prometheus >/dev/null 2>&1 || { echo "test.sh: FAIL: prometheus is missing (apt-get install -y prometheus)" >&2; exit 1; }
+fi
+
 unformatted=$(gofmt -l cmd internal)
 if [ -n "$unformatted" ]; then
   echo "test.sh: FAIL: gofmt would change:" >&2
