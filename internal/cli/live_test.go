@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -383,4 +385,79 @@ func TestARealPrometheusScrapesWhatTheRunSaved(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestASweepServesEachRunUnderItsOwnRunIDAndCtrlCEndsTheLinger(t *testing.T) {
+	home := t.TempDir()
+	if r := dbh(t, home, "init", "tpcb"); r.code != 0 {
+		t.Fatalf("init: exit %d\n%s", r.code, r.all())
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	cmd := exec.Command(bin, "sweep", "tpcb", "--mix", "select-only", "--clients", "1,2", "-t", "50", "--collect", "none",
+		"--metrics-addr", addr, "--metrics-linger", "10m")
+	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home, "DBHARNESS_RESULTS="+filepath.Join(home, "results.db"))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		_ = cmd.Process.Kill()
+	}()
+	// The sweep is saved when it prints where; /metrics lingers after it.
+	deadline := time.Now().Add(3 * time.Minute)
+	var page string
+	for !strings.Contains(out.String(), "saved as sweep") || page == "" {
+		select {
+		case err := <-exited:
+			t.Fatalf("the sweep ended before its linger (%v):\n%s", err, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the sweep did not finish within 3 minutes:\n%s", out.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+		if strings.Contains(out.String(), "saved as sweep") {
+			resp, err := http.Get("http://" + addr + "/metrics")
+			if err != nil {
+				t.Fatalf("/metrics is down after the sweep was saved: %v", err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			page = string(b)
+		}
+	}
+	// One series per run, each with its fixed work and its phase done.
+	counts := map[string]string{}
+	for _, line := range strings.Split(page, "\n") {
+		if strings.HasPrefix(line, metrics.Transactions+"{") && strings.Contains(line, `phase="measure"`) {
+			i := strings.Index(line, `run_id="`) + len(`run_id="`)
+			counts[line[i:i+strings.IndexByte(line[i:], '"')]] = line[strings.LastIndexByte(line, ' ')+1:]
+		}
+	}
+	var got []string
+	for _, c := range counts {
+		got = append(got, c)
+	}
+	sort.Strings(got)
+	if len(got) != 2 || got[0] != "100" || got[1] != "50" {
+		t.Errorf("the page after the sweep has measured counts %v by run, want one run of 50 and one of 100:\n%s", counts, page)
+	}
+	if n := strings.Count(page, metrics.Phase+`{`); n < 4 || strings.Count(page, `phase="done",`) != 2 {
+		t.Errorf("each of the two runs should show phase done:\n%s", page)
+	}
+	// Ctrl-C ends the 10-minute linger at once.
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("Ctrl-C did not end the linger within 30 s:\n%s", out.String())
+	}
+	if _, err := http.Get("http://" + addr + "/metrics"); err == nil {
+		t.Error("/metrics is still served after the sweep exited")
+	}
 }
