@@ -16,6 +16,11 @@
 # seconds B served /metrics. Both sides run with --collect none (the
 # collectors' cost is bench/collect-overhead.sh's subject).
 #
+# Then bench/metricscost: the endpoint's whole work alone (one tick, the
+# collectors' points and one scrape per second of run, for 1 and 5
+# transaction types), its CPU from getrusage, which resolves far below the
+# 1% a throughput pair can see on a shared machine.
+#
 #   bench/metrics-overhead.sh                (TX=50000 PAIRS=7 CLIENTS=8)
 #   PAIRS=9 TX=100000 bench/metrics-overhead.sh
 set -euo pipefail
@@ -74,3 +79,7 @@ scrapes=$(curl -fsG "http://127.0.0.1:$PROMPORT/api/v1/query" \
   python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)')
 echo "   Prometheus scraped /metrics successfully $scrapes times (about one a second while B ran)"
 psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null
+echo "== the endpoint's CPU alone (bench/metricscost: ticks, points and scrapes, no run)"
+for ops in 1 5; do
+  go run ./bench/metricscost -ops "$ops" -seconds "${COSTSECS:-300}"
+done

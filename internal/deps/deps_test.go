@@ -88,6 +88,7 @@ var allowed = map[string][]string{
 		"internal/results", "internal/runner", "internal/sweep", "internal/workload", "internal/workload/all", "internal/workload/script"},
 	"cmd/dbharness":     {"internal/cli", "internal/db/all"},
 	"bench/pairs":       {},
+	"bench/metricscost": {"internal/measure", "internal/metrics", "internal/results"},
 	"bench/collectcost": {"internal/collect", "internal/db", "internal/db/all", "internal/db/postgres"},
 }
 
