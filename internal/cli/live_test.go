@@ -34,19 +34,8 @@ func TestRunHDRLogHoldsTheSavedRunsIntervalsAndReportWritesTheSameLog(t *testing
 	}
 	live := filepath.Join(home, "run.hlog")
 	jsonPath := filepath.Join(home, "run.json")
-	r := dbh(t, home, "run", "tpcb", "--mix", "select-only", "-c", "2", "-T", "1s", "--warmup", "300ms", "--progress", "100ms",
-		"--collect", "none", "--hdr-log", live, "--json", jsonPath)
-	if r.code != 0 {
-		t.Fatalf("run: exit %d\n%s", r.code, r.all())
-	}
-	var run results.Run
-	b, err := os.ReadFile(jsonPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &run); err != nil {
-		t.Fatal(err)
-	}
+	run := runJSON(t, home, jsonPath, "run", "tpcb", "--mix", "select-only", "-c", "2", "-T", "1s", "--warmup", "300ms", "--progress", "100ms",
+		"--collect", "none", "--hdr-log", live)
 	saved := filepath.Join(home, "saved.hlog")
 	if r := dbh(t, home, "report", run.RunID, "--hdr-log", saved); r.code != 0 {
 		t.Fatalf("report --hdr-log: exit %d\n%s", r.code, r.all())
@@ -116,6 +105,25 @@ func TestRunHDRLogHoldsTheSavedRunsIntervalsAndReportWritesTheSameLog(t *testing
 			}
 		}
 	})
+}
+
+// runJSON runs dbharness with --json jsonPath added, which must succeed,
+// and returns the run it wrote.
+func runJSON(t *testing.T, home, jsonPath string, args ...string) results.Run {
+	t.Helper()
+	r := dbh(t, home, append(args, "--json", jsonPath)...)
+	if r.code != 0 {
+		t.Fatalf("%v: exit %d\n%s", args, r.code, r.all())
+	}
+	var run results.Run
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &run); err != nil {
+		t.Fatal(err)
+	}
+	return run
 }
 
 func TestAMetricsAddressThatCannotBeBoundIsRefusedBeforeTheRun(t *testing.T) {
@@ -281,20 +289,8 @@ func TestARealPrometheusScrapesWhatTheRunSaved(t *testing.T) {
 	classic := startPrometheus(t, target)
 	native := startPrometheus(t, target, "--enable-feature=native-histograms")
 
-	jsonPath := filepath.Join(home, "run.json")
-	r := dbh(t, home, "run", "tpcb", "--db", pg, "-c", "2", "-T", "4s", "--warmup", "1s",
-		"--metrics-addr", target, "--metrics-linger", "3s", "--json", jsonPath)
-	if r.code != 0 {
-		t.Fatalf("run: exit %d\n%s", r.code, r.all())
-	}
-	var run results.Run
-	b, err := os.ReadFile(jsonPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &run); err != nil {
-		t.Fatal(err)
-	}
+	run := runJSON(t, home, filepath.Join(home, "run.json"), "run", "tpcb", "--db", pg, "-c", "2", "-T", "4s", "--warmup", "1s",
+		"--metrics-addr", target, "--metrics-linger", "3s")
 	sel := fmt.Sprintf(`run_id=%q,workload="tpcb",engine=%q`, run.RunID, run.Engine.Engine)
 	p99 := run.Summary.LatencyMs["p99"] / 1000
 
@@ -336,6 +332,11 @@ func TestARealPrometheusScrapesWhatTheRunSaved(t *testing.T) {
 		}
 		if got < lo*0.99 || got > hi*1.01 {
 			t.Errorf("histogram_quantile(0.99) over the classic buckets = %.6f s; the run's p99 %.6f s is in the bucket (%g, %g]", got, p99, lo, hi)
+		}
+		// Without --enable-feature=native-histograms, 2.42 stores no native
+		// histogram.
+		if _, ok := classic.last(t, since, fmt.Sprintf(`count(%s{%s})`, metrics.Duration, sel)); ok {
+			t.Errorf("Prometheus 2.42 without the native-histograms feature stored a native histogram; the README says it does not")
 		}
 	})
 	t.Run("native: histogram_quantile over the native histogram agrees with the run's p99", func(t *testing.T) {
