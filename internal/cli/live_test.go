@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -388,6 +389,24 @@ func TestARealPrometheusScrapesWhatTheRunSaved(t *testing.T) {
 	})
 }
 
+// lockedBuffer is a buffer that a command writes while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 func TestASweepServesEachRunUnderItsOwnRunIDAndCtrlCEndsTheLinger(t *testing.T) {
 	home := t.TempDir()
 	if r := dbh(t, home, "init", "tpcb"); r.code != 0 {
@@ -397,7 +416,7 @@ func TestASweepServesEachRunUnderItsOwnRunIDAndCtrlCEndsTheLinger(t *testing.T) 
 	cmd := exec.Command(bin, "sweep", "tpcb", "--mix", "select-only", "--clients", "1,2", "-t", "50", "--collect", "none",
 		"--metrics-addr", addr, "--metrics-linger", "10m")
 	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home, "DBHARNESS_RESULTS="+filepath.Join(home, "results.db"))
-	var out bytes.Buffer
+	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
