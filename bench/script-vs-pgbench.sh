@@ -28,23 +28,9 @@ go build -o "$TMP/pairs" ./bench/pairs
 psql -q -h 127.0.0.1 -U "$PGUSER" -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" 2>/dev/null
 PGSSLMODE=disable pgbench -i -s 10 -q -h 127.0.0.1 -U "$PGUSER" "$DB" >/dev/null 2>&1
 
-cat > "$TMP/select-only.sql" <<'SQL'
-\set aid random(1, 100000 * :scale)
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
-SQL
-cat > "$TMP/tpcb-like.sql" <<'SQL'
-\set aid random(1, 100000 * :scale)
-\set bid random(1, 1 * :scale)
-\set tid random(1, 10 * :scale)
-\set delta random(-5000, 5000)
-BEGIN;
-UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
-UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
-UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
-INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
-END;
-SQL
+# The scripts that ship with dbharness (examples/), the same for both tools.
+cp examples/select.sql "$TMP/select-only.sql"
+cp examples/tpcb-like.sql "$TMP/tpcb-like.sql"
 
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores; $(pgbench --version); dbharness $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 for s in select-only tpcb-like; do
