@@ -105,6 +105,18 @@ func oneLine(s string) string {
 	return s
 }
 
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 func orDiscard(w io.Writer) io.Writer {
 	if w == nil {
 		return io.Discard
@@ -119,13 +131,19 @@ func orDiscard(w io.Writer) io.Writer {
 // *NotSavedError). The results store is checked before anything connects.
 // Closing stop ends the run early.
 func Run(ctx context.Context, c Config, stop <-chan struct{}) (*results.Run, error) {
-	warn := orDiscard(c.Warn)
+	// The stop watcher below, the collectors and the run itself write
+	// warnings from their own goroutines: Warn need not be safe for that.
+	warn := &lockedWriter{w: orDiscard(c.Warn)}
+	c.Warn = warn
 	// Until the clients start, an interrupt cancels what the setup is
 	// waiting for; then the engine stops the run, and says so at once.
 	setup, endSetup := context.WithCancel(ctx)
-	defer endSetup()
 	var running atomic.Bool
+	watched := make(chan struct{})
+	// The watcher has ended before Run returns: it writes nothing after.
+	defer func() { endSetup(); <-watched }()
 	go func() {
+		defer close(watched)
 		select {
 		case <-stop:
 			if running.Load() {
