@@ -64,6 +64,8 @@ func commands() []command {
 		{name: "workloads", usage: "workloads", summary: "list the built-in workloads and their flags", run: (*app).cmdWorkloads},
 		{name: "sweep", usage: "sweep WORKLOAD --clients 1,2,4,8 [flags]", summary: "run an experiment: many runs, one analysis", run: (*app).cmdSweep,
 			flags: merged((&sweepOpts{}).flags, (&runOpts{}).flags), wlCmd: workload.CmdRun},
+		{name: "io", usage: "io --dir PATH [--pattern LIST] [--size N] [flags]", summary: "measure the storage under a database: sequential and random I/O, log writes with fdatasync", run: (*app).cmdIO,
+			flags: (&ioOpts{}).flags},
 		{name: "runs", usage: "runs [--json]", summary: "list saved runs", run: (*app).cmdRuns, flags: (&storeOpts{}).listFlags("runs")},
 		{name: "sweeps", usage: "sweeps [--json]", summary: "list saved sweeps", run: (*app).cmdSweeps, flags: (&storeOpts{}).listFlags("sweeps")},
 		{name: "show", usage: "show RUN|SWEEP [--json]", summary: "print a saved run's summary or a sweep's analysis", run: (*app).cmdShow,

@@ -396,6 +396,9 @@ type Info struct {
 	Engine   string            `json:"name"`
 	Version  string            `json:"version"`
 	Settings map[string]string `json:"settings,omitempty"`
+	// DataDir is where the server keeps its data, as the server names it
+	// (empty when it does not say, e.g. to a user without the privilege).
+	DataDir string `json:"data_dir,omitempty"`
 }
 
 // RowSource yields rows for CopyIn; Values is valid until the next call

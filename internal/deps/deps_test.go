@@ -53,7 +53,9 @@ var allowed = map[string][]string{
 	// report know no database and no driver.
 	"internal/results":    {"internal/datadir", "internal/histogram", "internal/hostinfo", "internal/measure", "internal/redact", "internal/selfcost"},
 	"internal/experiment": {"internal/analysis", "internal/results", "internal/runphase"},
-	"internal/report":     {"internal/analysis", "internal/redact", "internal/report/svg", "internal/results", "internal/runphase"},
+	// The storage probe (`dbharness io`) measures files, not a database.
+	"internal/iobench": {"internal/histogram", "internal/hostinfo", "internal/results"},
+	"internal/report":  {"internal/analysis", "internal/redact", "internal/report/svg", "internal/results", "internal/runphase"},
 
 	// The database core, the workloads, the driver and the evidence. None
 	// of them knows an engine: they ask the db.DB for capabilities.
@@ -81,7 +83,7 @@ var allowed = map[string][]string{
 
 	// The command line parses and prints; the binary registers the
 	// engines and workloads.
-	"internal/cli": {"internal/collect", "internal/db", "internal/engine", "internal/experiment", "internal/redact", "internal/report",
+	"internal/cli": {"internal/collect", "internal/db", "internal/engine", "internal/experiment", "internal/hostinfo", "internal/iobench", "internal/redact", "internal/report",
 		"internal/results", "internal/runner", "internal/sweep", "internal/workload", "internal/workload/all", "internal/workload/script"},
 	"cmd/dbharness":     {"internal/cli", "internal/db/all"},
 	"bench/pairs":       {},

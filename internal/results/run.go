@@ -64,6 +64,8 @@ type Run struct {
 	Collect *Collect         `json:"collect,omitempty"`
 	Waits   *Waits           `json:"waits,omitempty"`
 	Plans   []StatementPlans `json:"plans,omitempty"`
+	// IO is the storage figures of a `dbharness io` or `scan` run.
+	IO *IO `json:"io,omitempty"`
 }
 
 // Config is the run's configuration, passwords removed.
@@ -97,6 +99,10 @@ type EngineInfo struct {
 	Engine   string            `json:"name"`
 	Version  string            `json:"version"`
 	Settings map[string]string `json:"settings,omitempty"`
+	// DataDir is the server's data directory on its host (empty where
+	// unknown); `dbharness io` uses it to find runs whose data lives on
+	// the device it measures.
+	DataDir string `json:"data_dir,omitempty"`
 }
 
 // Latency maps "p50", "p90", "p95", "p99", "p99.9", "max", "mean" and

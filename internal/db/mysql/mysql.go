@@ -249,6 +249,10 @@ func (d *myDB) Info(ctx context.Context) (db.Info, error) {
 		'innodb_flush_log_at_trx_commit', 'sync_binlog', 'log_bin', 'max_connections', 'innodb_log_file_size',
 		'innodb_flush_method', 'innodb_io_capacity', 'transaction_isolation', 'tx_isolation', 'innodb_doublewrite',
 		'thread_handling', 'performance_schema', 'version_comment')`)
+	if err != nil {
+		return info, err
+	}
+	info.DataDir, err = db.QueryString(ctx, c, "SELECT coalesce(@@datadir, '')")
 	return info, err
 }
 

@@ -227,6 +227,11 @@ func (d *pgDB) Info(ctx context.Context) (db.Info, error) {
 			"effective_cache_size", "checkpoint_timeout", "max_wal_size", "max_parallel_workers_per_gather",
 			"default_transaction_isolation", "full_page_writes", "wal_buffers", "random_page_cost", "jit",
 			"huge_pages", "track_io_timing", "max_worker_processes", "server_encoding"})
+	if err != nil {
+		return info, err
+	}
+	// data_directory is shown to superusers and pg_read_all_settings only.
+	info.DataDir, err = db.QueryString(ctx, c, "SELECT coalesce((SELECT setting FROM pg_settings WHERE name = 'data_directory'), '')")
 	return info, err
 }
 
