@@ -66,6 +66,8 @@ func commands() []command {
 			flags: merged((&sweepOpts{}).flags, (&runOpts{}).flags), wlCmd: workload.CmdRun},
 		{name: "io", usage: "io --dir PATH [--pattern LIST] [--size N] [flags]", summary: "measure the storage under a database: sequential and random I/O, log writes with fdatasync", run: (*app).cmdIO,
 			flags: (&ioOpts{}).flags},
+		{name: "scan", usage: "scan --db URL --table T [--parallel LIST]", summary: "measure a full scan of one table: MiB/s and rows/s", run: (*app).cmdScan,
+			flags: (&scanOpts{}).flags},
 		{name: "runs", usage: "runs [--json]", summary: "list saved runs", run: (*app).cmdRuns, flags: (&storeOpts{}).listFlags("runs")},
 		{name: "sweeps", usage: "sweeps [--json]", summary: "list saved sweeps", run: (*app).cmdSweeps, flags: (&storeOpts{}).listFlags("sweeps")},
 		{name: "show", usage: "show RUN|SWEEP [--json]", summary: "print a saved run's summary or a sweep's analysis", run: (*app).cmdShow,

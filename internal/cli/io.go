@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	stdio "io"
 	"os"
 	"strconv"
 	"strings"
@@ -189,21 +190,11 @@ func (a *app) cmdIO(args []string) error {
 	if err != nil {
 		return err
 	}
-	out := a.stdout
-	if o.json == "-" {
-		out = a.stderr
+	out, store, closeStore, err := a.probeOutputs(o.json, o.noSave, o.results)
+	if err != nil {
+		return err
 	}
-	var store *results.Store
-	if !o.noSave {
-		p := o.results
-		if p == "" {
-			p = results.DefaultPath()
-		}
-		if store, err = results.Open(p); err != nil {
-			return fmt.Errorf("%w; give another file with --results, or run with --no-save", err)
-		}
-		defer store.Close()
-	}
+	defer closeStore()
 	probe, err := iobench.Open(cfg, pats)
 	var se *iobench.SpaceError
 	if errors.As(err, &se) {
@@ -213,18 +204,8 @@ func (a *app) cmdIO(args []string) error {
 		return err
 	}
 	defer probe.Close()
-	stop, release := signals()
-	defer release()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := a.interruptible("\ndbharness: interrupted; removing the probe's files")
 	defer cancel()
-	go func() {
-		select {
-		case <-stop:
-			fmt.Fprintln(a.stderr, "\ndbharness: interrupted; removing the probe's files")
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	fmt.Fprintf(out, "measuring %s (%s", cfg.Dir, probe.FS.Type)
 	if probe.FS.Device != "" {
 		fmt.Fprintf(out, " on %s", probe.FS.Device)
@@ -283,6 +264,44 @@ func (a *app) cmdIO(args []string) error {
 		return exitError{ExitInterrupted, "io interrupted; its files are removed and what it measured is saved"}
 	}
 	return runErr
+}
+
+// probeOutputs is where io and scan write: their text (standard error
+// when the JSON goes to standard output) and the results store (path, or
+// the default; nil with --no-save), with the function that closes it.
+func (a *app) probeOutputs(json string, noSave bool, path string) (stdio.Writer, *results.Store, func(), error) {
+	out := a.stdout
+	if json == "-" {
+		out = a.stderr
+	}
+	if noSave {
+		return out, nil, func() {}, nil
+	}
+	if path == "" {
+		path = results.DefaultPath()
+	}
+	s, err := results.Open(path)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%w; give another file with --results, or run with --no-save", err)
+	}
+	return out, s, func() { s.Close() }, nil
+}
+
+// interruptible returns a context cancelled at the first Ctrl-C (SIGINT,
+// SIGTERM, SIGHUP, a broken standard output; see signals), after writing
+// msg to standard error; cancel also releases the signals.
+func (a *app) interruptible(msg string) (context.Context, context.CancelFunc) {
+	stop, release := signals()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-stop:
+			fmt.Fprintln(a.stderr, msg)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(); release() }
 }
 
 // saveWhole saves a finished run with its intervals.

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dbharness/dbharness/internal/testdb"
 )
 
 // ioArgs is a small, quick probe of dir.
@@ -190,5 +192,34 @@ func TestIOAfterCtrlCRemovesItsFilesAndSavesWhatItMeasured(t *testing.T) {
 	rows := savedRuns(t, home)
 	if len(rows) != 1 || rows[0].Status != "interrupted" || rows[0].Workload != "io-logwrite" {
 		t.Fatalf("saved: %+v", rows)
+	}
+}
+
+func TestScanSavesARunAndRefusesWhatItCannotDo(t *testing.T) {
+	home := t.TempDir()
+	url := testdb.Postgres(t, "cli_scan")
+	_, c := testdb.Connect(t, url)
+	testdb.Exec(t, c, "CREATE TABLE scanned AS SELECT g AS id, repeat('x', 50) AS filler FROM generate_series(1, 5000) g")
+	r := dbh(t, home, "scan", "--db", url, "--table", "scanned", "--parallel", "1,2", "--repeat", "1")
+	if r.code != 0 || !strings.Contains(r.stdout, "warm, parallel 2") || !strings.Contains(r.stdout, "rows/s") {
+		t.Fatalf("scan: exit %d\n%s", r.code, r.all())
+	}
+	if rows := savedRuns(t, home); len(rows) != 1 || rows[0].Workload != "scan" || rows[0].Status != "completed" {
+		t.Fatalf("saved %+v", rows)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"scan", "--db", url}, 2, "needs --table"},
+		{[]string{"scan", "--db", url, "--table", "scanned", "--parallel", "0"}, 2, "--parallel"},
+		{[]string{"scan", "--db", testdb.SQLite(t), "--table", "t"}, 2, "PostgreSQL, MySQL and MariaDB"},
+		{[]string{"scan", "--db", url, "--table", "nope"}, 1, "does not exist"},
+	} {
+		r := dbh(t, home, tc.args...)
+		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, want %d and %q:\n%s", tc.args, r.code, tc.code, tc.want, r.all())
+		}
 	}
 }

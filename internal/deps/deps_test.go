@@ -55,7 +55,10 @@ var allowed = map[string][]string{
 	"internal/experiment": {"internal/analysis", "internal/results", "internal/runphase"},
 	// The storage probe (`dbharness io`) measures files, not a database.
 	"internal/iobench": {"internal/histogram", "internal/hostinfo", "internal/results"},
-	"internal/report":  {"internal/analysis", "internal/redact", "internal/report/svg", "internal/results", "internal/runphase"},
+	// A table scan's bandwidth (`dbharness scan`): the engine's package
+	// knows the size and the query, through db.TableScanner.
+	"internal/tablescan": {"internal/db", "internal/histogram", "internal/hostinfo", "internal/results"},
+	"internal/report":    {"internal/analysis", "internal/redact", "internal/report/svg", "internal/results", "internal/runphase"},
 
 	// The database core, the workloads, the driver and the evidence. None
 	// of them knows an engine: they ask the db.DB for capabilities.
@@ -84,7 +87,7 @@ var allowed = map[string][]string{
 	// The command line parses and prints; the binary registers the
 	// engines and workloads.
 	"internal/cli": {"internal/collect", "internal/db", "internal/engine", "internal/experiment", "internal/hostinfo", "internal/iobench", "internal/redact", "internal/report",
-		"internal/results", "internal/runner", "internal/sweep", "internal/workload", "internal/workload/all", "internal/workload/script"},
+		"internal/results", "internal/runner", "internal/sweep", "internal/tablescan", "internal/workload", "internal/workload/all", "internal/workload/script"},
 	"cmd/dbharness":     {"internal/cli", "internal/db/all"},
 	"bench/pairs":       {},
 	"bench/collectcost": {"internal/collect", "internal/db", "internal/db/all", "internal/db/postgres"},

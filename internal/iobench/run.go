@@ -15,26 +15,6 @@ import (
 // MiB is 2^20 bytes, the unit of the probe's bandwidths.
 const MiB = 1 << 20
 
-// Figures fills the bandwidth, CPU and rate figures of s from its bytes,
-// I/Os, threads, seconds and CPU time.
-func Figures(s *results.IOStep) {
-	if s.Seconds > 0 {
-		s.MiBPerS = round2(float64(s.Bytes) / MiB / s.Seconds)
-		if s.IOs > 0 {
-			s.IOPS = round2(float64(s.IOs) / s.Seconds)
-		}
-		if s.Rows > 0 {
-			s.RowsPerS = round2(float64(s.Rows) / s.Seconds)
-		}
-	}
-	if s.Threads > 0 {
-		s.MiBPerSPerThread = round2(s.MiBPerS / float64(s.Threads))
-	}
-	if s.CPUSeconds > 0 {
-		s.MiBPerCPUSecond = round2(float64(s.Bytes) / MiB / s.CPUSeconds)
-	}
-}
-
 func round2(f float64) float64 { return math.Round(f*100) / 100 }
 func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 
@@ -98,7 +78,7 @@ func (p *Probe) ToRun(res *Result, id string, d Describe) *results.Run {
 			v.AvgRequestKB, v.AvgQueue, v.AwaitMs, v.UtilPct = round2(v.AvgRequestKB), round2(v.AvgQueue), round3(v.AwaitMs), round2(v.UtilPct)
 			s.Disk = &v
 		}
-		Figures(&s)
+		s.SetRates()
 		io.Steps = append(io.Steps, s)
 		op := results.Op{Name: st.Name, Count: st.IOs, TPS: s.IOPS, LatencyMs: s.LatencyMs, Histogram: results.EncodeHist(st.Hist)}
 		r.Ops = append(r.Ops, op)

@@ -75,7 +75,7 @@ func ioFacts(x *results.IO) []kv {
 		f = append(f, kv{"directory", where + ")"})
 	}
 	if x.SizeBytes > 0 {
-		f = append(f, kv{"working set", fmtBytes(x.SizeBytes)})
+		f = append(f, kv{map[bool]string{true: "table size", false: "working set"}[x.Pattern == "scan"], fmtBytes(x.SizeBytes)})
 	}
 	if x.Mode != "" {
 		f = append(f, kv{"writes", x.Mode})

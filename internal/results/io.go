@@ -1,5 +1,8 @@
 package results
 
+// mib is 2^20 bytes, the unit of the storage bandwidths.
+const mib = 1 << 20
+
 // IO is the storage side of a run made by `dbharness io` (one run per
 // pattern) or `dbharness scan`: what was measured, where, and its figures
 // step by step. Each step is also one of the run's ops, so `show`,
@@ -83,4 +86,24 @@ type TPCBPeer struct {
 	// OfCeilingPct is TPS as a share of the commit ceiling.
 	OfCeilingPct float64 `json:"of_ceiling_pct"`
 	DataDir      string  `json:"data_dir"`
+}
+
+// SetRates fills the bandwidth, CPU and rate figures of s from its bytes,
+// I/Os, rows, threads, seconds and CPU time.
+func (s *IOStep) SetRates() {
+	if s.Seconds > 0 {
+		s.MiBPerS = round2(float64(s.Bytes) / mib / s.Seconds)
+		if s.IOs > 0 {
+			s.IOPS = round2(float64(s.IOs) / s.Seconds)
+		}
+		if s.Rows > 0 {
+			s.RowsPerS = round2(float64(s.Rows) / s.Seconds)
+		}
+	}
+	if s.Threads > 0 {
+		s.MiBPerSPerThread = round2(s.MiBPerS / float64(s.Threads))
+	}
+	if s.CPUSeconds > 0 {
+		s.MiBPerCPUSecond = round2(float64(s.Bytes) / mib / s.CPUSeconds)
+	}
 }
