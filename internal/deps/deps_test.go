@@ -90,6 +90,7 @@ var allowed = map[string][]string{
 		"internal/results", "internal/runner", "internal/sweep", "internal/tablescan", "internal/workload", "internal/workload/all", "internal/workload/script"},
 	"cmd/dbharness":     {"internal/cli", "internal/db/all"},
 	"bench/pairs":       {},
+	"bench/iofio":       {},
 	"bench/collectcost": {"internal/collect", "internal/db", "internal/db/all", "internal/db/postgres"},
 }
 
