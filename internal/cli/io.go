@@ -43,7 +43,7 @@ func (o *ioOpts) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.streams, "streams", "1", "logwrite: concurrent streams to step through, one file each")
 	fs.IntVar(&o.logWrites, "log-writes", 1000, "logwrite: writes per stream in each step")
 	durationVarP(fs, &o.stepTime, "step-time", "", 30*time.Second, "end a step after this long even if its work is not done (0 = no limit)")
-	durationVarP(fs, &o.interval, "progress", "P", time.Second, "interval of the saved series")
+	durationVarP(fs, &o.interval, "progress", "P", 250*time.Millisecond, "interval of the saved series (the charts over time)")
 	fs.StringVar(&o.keepFree, "keep-free", "", "free space to leave on the filesystem (default 5% of it, at least 1GiB)")
 	fs.StringVar(&o.percentiles, "percentiles", "50,90,95,99,99.9", "latency percentiles to report (50, 90, 95 and 99 are always included)")
 	fs.StringVar(&o.results, "results", "", "results store (default $DBHARNESS_RESULTS or "+results.DefaultPath()+")")
