@@ -15,6 +15,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -358,6 +359,14 @@ func (s stepRun) run(ctx context.Context, workers []worker) (Step, error) {
 		if disk0, err = ReadDiskstats(dev); err != nil {
 			dev = ""
 		}
+	}
+	// A goroutine back from a blocking pread needs a processor (a P) to
+	// go on; with fewer Ps than outstanding I/Os it waits for one in the
+	// run queue, and that wait shows as I/O latency. As many Ps as
+	// workers, plus two for the ticker and the rest, leave the OS to
+	// schedule the workers' threads as it schedules fio's processes.
+	if want := len(workers) + 2; runtime.GOMAXPROCS(0) < want {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
 	}
 	cpu0 := cpuTime()
 	t0 := time.Now()
