@@ -33,6 +33,16 @@ if ! command -v chromium >/dev/null 2>&1 && [ -z "${CHROMIUM:-}" ]; then
   command -v chromium >/dev/null 2>&1 || { echo "test.sh: FAIL: chromium is missing (apt-get install -y chromium)" >&2; exit 1; }
 fi
 
+# The pgbench script tests run pgbench itself beside dbharness (Debian's
+# postgresql-client); install it when missing and we may.
+if ! command -v pgbench >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "test.sh: installing postgresql-client (pgbench) for the pgbench script tests"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-client >/dev/null
+  fi
+  command -v pgbench >/dev/null 2>&1 || { echo "test.sh: FAIL: pgbench is missing (apt-get install -y postgresql-client)" >&2; exit 1; }
+fi
+
 unformatted=$(gofmt -l cmd internal)
 if [ -n "$unformatted" ]; then
   echo "test.sh: FAIL: gofmt would change:" >&2

@@ -93,6 +93,14 @@ func TestTheReadmeQuickStartWorksOnTheEmbeddedDatabase(t *testing.T) {
 	if !strings.Contains(r.stderr, dbPath) {
 		t.Errorf("init does not say where the database is (%s):\n%s", dbPath, r.stderr)
 	}
+	// Not on a terminal, the bar writes no line that only repeats the one
+	// before, and the steps are told apart.
+	if n := strings.Count(r.all(), "100.0%"); n != 1 {
+		t.Errorf("init's output has %d lines at 100%%, want 1:\n%s", n, r.all())
+	}
+	if !regexp.MustCompile(`(?m)^steps: load \d+\.\d\ds; vacuum, analyze and keys \d+\.\d\ds$`).MatchString(r.all()) {
+		t.Errorf("init's steps line:\n%s", r.all())
+	}
 	jsonPath := filepath.Join(home, "run.json")
 	r = dbh(t, home, "run", "tpcb", "--duration", "1s", "--clients", "2", "--json", jsonPath)
 	if r.code != 0 {
@@ -113,6 +121,14 @@ func TestTheReadmeQuickStartWorksOnTheEmbeddedDatabase(t *testing.T) {
 	}
 	if run["status"] != "completed" || run["summary"].(map[string]any)["tps"].(float64) <= 0 {
 		t.Fatalf("run JSON: status %v summary %v", run["status"], run["summary"])
+	}
+	// The run records the data it ran on.
+	ds, _ := run["dataset"].(map[string]any)
+	if ds == nil || ds["scale"] != 1.0 || len(ds["tables"].([]any)) != 4 {
+		t.Errorf("run JSON dataset: %v", run["dataset"])
+	}
+	if !strings.Contains(r.stdout, "dataset: scale=1; pgbench_accounts 100000 rows") {
+		t.Errorf("the summary does not show the dataset:\n%s", r.stdout)
 	}
 	id := run["run_id"].(string)
 

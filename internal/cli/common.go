@@ -190,6 +190,10 @@ type loadBar struct {
 	stepStart time.Time
 	stopC     chan struct{}
 	wg        sync.WaitGroup
+	// lastState is what the last line written to a log (not a terminal)
+	// showed: rows done and phase. A step's end writes no line that would
+	// only repeat it.
+	lastState string
 }
 
 func newLoadBar(w io.Writer) *loadBar {
@@ -229,7 +233,7 @@ func (b *loadBar) Phase(name string) {
 	b.endStep()
 	b.phase = name
 	b.mu.Unlock()
-	b.draw(false)
+	b.draw(false, false)
 }
 
 func (b *loadBar) loop() {
@@ -243,14 +247,14 @@ func (b *loadBar) loop() {
 	for {
 		select {
 		case <-t.C:
-			b.draw(false)
+			b.draw(false, true)
 		case <-b.stopC:
 			return
 		}
 	}
 }
 
-func (b *loadBar) line() string {
+func (b *loadBar) line() (line, state string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var total, done int64
@@ -272,18 +276,27 @@ func (b *loadBar) line() string {
 	}
 	s := fmt.Sprintf("loading [%s] %5.1f%%  %d/%d rows  %.0f rows/s  %.1fs", bar, pct, done, total, rate, el)
 	if b.phase != "" {
-		s += "  " + b.phase
+		s += "  now: " + b.phase
 	}
-	return s
+	return s, fmt.Sprintf("%d/%d %s", done, total, b.phase)
 }
 
-func (b *loadBar) draw(final bool) {
-	l := b.line()
+// draw writes the bar: in place on a terminal; on a log, a line per tick,
+// and at a step's start or the end only when it shows something new.
+func (b *loadBar) draw(final, tick bool) {
+	l, state := b.line()
 	if b.tty {
 		fmt.Fprintf(b.w, "\r%-120s", l)
 		if final {
 			fmt.Fprintln(b.w)
 		}
+		return
+	}
+	b.mu.Lock()
+	repeat := state == b.lastState
+	b.lastState = state
+	b.mu.Unlock()
+	if repeat && !tick {
 		return
 	}
 	fmt.Fprintln(b.w, l)
@@ -305,10 +318,10 @@ func (b *loadBar) endStep() {
 func (b *loadBar) finish() {
 	close(b.stopC)
 	b.wg.Wait()
-	b.draw(true)
+	b.draw(true, false)
 	b.mu.Lock()
 	b.endStep()
-	fmt.Fprintf(b.w, "steps: %s\n", strings.Join(b.steps, ", "))
+	fmt.Fprintf(b.w, "steps: %s\n", strings.Join(b.steps, "; "))
 	b.mu.Unlock()
 }
 

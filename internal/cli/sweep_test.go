@@ -270,16 +270,70 @@ func TestCompareOnPostgreSQLSelectOnly(t *testing.T) {
 			t.Errorf("compare --html (%v):\n%.300s", err, b)
 		}
 	})
-	t.Run("a run against itself shows no significant difference", func(t *testing.T) {
+	t.Run("a run against itself is the same run", func(t *testing.T) {
 		var c cmp
 		jsonOf(t, dbh(t, home, "compare", ids["8"], ids["8"], "--json").stdout, &c)
 		for _, o := range c.Ops {
-			if o.Verdict != "no significant difference" || *o.TPSDeltaPct != 0 {
+			if o.Verdict != "same run" || *o.TPSDeltaPct != 0 {
 				t.Errorf("%s: verdict %q, delta %v", o.Name, o.Verdict, *o.TPSDeltaPct)
 			}
 		}
 		if len(c.ConfigDifferences) != 0 {
 			t.Errorf("differences of a run with itself: %+v", c.ConfigDifferences)
+		}
+		if r := dbh(t, home, "compare", ids["8"], ids["8"]); !strings.Contains(r.stdout, "A and B are the same run") {
+			t.Errorf("compare of a run with itself does not say so:\n%s", r.stdout)
+		}
+	})
+	t.Run("a run on other data lists the dataset first and the seed as expected", func(t *testing.T) {
+		url2 := testdb.Postgres(t, "dbh_exp_compare_scale2")
+		if r := dbh(t, home, "init", "tpcb", "--db", url2, "--scale", "2"); r.code != 0 {
+			t.Fatal(r.all())
+		}
+		p := filepath.Join(home, "scale2.json")
+		if r := dbhFast(t, home, "run", "tpcb", "--db", url2, "--mix", "select-only", "--clients", "1", "--rate", "150", "--duration", "2s", "--progress", "100ms", "--json", p); r.code != 0 {
+			t.Fatalf("run: %s", r.all())
+		}
+		var run struct {
+			RunID   string `json:"run_id"`
+			Dataset struct {
+				Scale  int64 `json:"scale"`
+				Tables []struct {
+					Name      string `json:"name"`
+					Rows      int64  `json:"rows"`
+					RowsExact bool   `json:"rows_exact"`
+					Bytes     *int64 `json:"bytes"`
+				} `json:"tables"`
+			} `json:"dataset"`
+		}
+		b, _ := os.ReadFile(p)
+		jsonOf(t, string(b), &run)
+		rows := map[string]int64{}
+		for _, tb := range run.Dataset.Tables {
+			if !tb.RowsExact || tb.Bytes == nil || (*tb.Bytes <= 0) != (tb.Rows == 0) {
+				t.Errorf("table %+v: rows not counted or no size", tb)
+			}
+			rows[tb.Name] = tb.Rows
+		}
+		if run.Dataset.Scale != 2 || rows["pgbench_accounts"] != 200000 || rows["pgbench_branches"] != 2 || rows["pgbench_tellers"] != 20 {
+			t.Errorf("dataset %+v, want scale 2 with 200000 accounts, 2 branches, 20 tellers", run.Dataset)
+		}
+		var c struct {
+			ConfigDifferences []struct{ Key, A, B, Group string } `json:"config_differences"`
+		}
+		jsonOf(t, dbh(t, home, "compare", ids["1"], run.RunID, "--json").stdout, &c)
+		if len(c.ConfigDifferences) == 0 || c.ConfigDifferences[0].Key != "dataset.scale" || c.ConfigDifferences[0].Group != "data" ||
+			c.ConfigDifferences[0].A != "1" || c.ConfigDifferences[0].B != "2" {
+			t.Errorf("the scale is not the first difference: %+v", c.ConfigDifferences)
+		}
+		last := c.ConfigDifferences[len(c.ConfigDifferences)-1]
+		if last.Key != "config.seed" || last.Group != "expected" {
+			t.Errorf("the seed is not last, as expected to differ: %+v", c.ConfigDifferences)
+		}
+		txt := dbh(t, home, "compare", ids["1"], run.RunID).stdout
+		d, cfg, exp := strings.Index(txt, "data and engine differences:"), strings.Index(txt, "configuration differences:"), strings.Index(txt, "expected to differ:")
+		if d < 0 || cfg < d || exp < cfg {
+			t.Errorf("compare's differences are not grouped data, configuration, expected:\n%s", txt)
 		}
 	})
 	t.Run("a plan that differs is listed", func(t *testing.T) {

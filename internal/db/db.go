@@ -393,12 +393,50 @@ type DB interface {
 
 // Info describes the server.
 type Info struct {
-	Engine   string            `json:"name"`
-	Version  string            `json:"version"`
+	Engine  string `json:"name"`
+	Version string `json:"version"`
+	// Settings are the key settings as the server shows them (SHOW's
+	// "128MB", not pg_settings' 16384 of 8kB pages).
 	Settings map[string]string `json:"settings,omitempty"`
 	// DataDir is where the server keeps its data, as the server names it
 	// (empty when it does not say, e.g. to a user without the privilege).
 	DataDir string `json:"data_dir,omitempty"`
+	// Normalized holds the numeric settings as a number in a base unit,
+	// for comparison; settings that are not numbers are left out.
+	Normalized map[string]Setting `json:"settings_normalized,omitempty"`
+}
+
+// Setting is a numeric server setting normalised for comparison: Value in
+// Unit, which is "bytes", "ms" or "" for a plain number.
+type Setting struct {
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit,omitempty"`
+}
+
+// NormalizeUnit turns a number in a unit as PostgreSQL's pg_settings.unit
+// names it ("8kB", "kB", "MB", "B", "ms", "s", "min", ...) into bytes or
+// milliseconds. ok is false for a unit it does not know.
+func NormalizeUnit(v float64, unit string) (s Setting, ok bool) {
+	i := 0
+	for i < len(unit) && unit[i] >= '0' && unit[i] <= '9' {
+		i++
+	}
+	mult := 1.0
+	if i > 0 {
+		n, err := strconv.Atoi(unit[:i])
+		if err != nil {
+			return Setting{}, false
+		}
+		mult = float64(n)
+	}
+	base := map[string]Setting{
+		"B": {1, "bytes"}, "kB": {1 << 10, "bytes"}, "MB": {1 << 20, "bytes"}, "GB": {1 << 30, "bytes"}, "TB": {1 << 40, "bytes"},
+		"us": {0.001, "ms"}, "ms": {1, "ms"}, "s": {1000, "ms"}, "min": {60000, "ms"}, "h": {3600000, "ms"}, "d": {86400000, "ms"},
+	}[unit[i:]]
+	if base.Unit == "" {
+		return Setting{}, false
+	}
+	return Setting{Value: v * mult * base.Value, Unit: base.Unit}, true
 }
 
 // RowSource yields rows for CopyIn; Values is valid until the next call
@@ -648,6 +686,57 @@ type Cataloger interface {
 	// ColumnStats reads the optimizer's statistics of a column of table,
 	// which has rows rows; nil where it keeps none.
 	ColumnStats(ctx context.Context, conn Conn, table, column string, rows int64) (*ColumnStats, error)
+}
+
+// TableSizer is a DB that can say how big a table is, for the dataset a
+// run records.
+type TableSizer interface {
+	TableSize(ctx context.Context, conn Conn, table string) (TableSize, error)
+}
+
+// TableSize is a table's rows and bytes. Rows are counted when the
+// engine's estimate is below ExactRowsBelow (or it has none) and estimated
+// above, where counting would take long; Bytes and IndexBytes are -1 where
+// the engine cannot say.
+type TableSize struct {
+	Rows              int64
+	RowsExact         bool
+	Bytes, IndexBytes int64
+}
+
+// ExactRowsBelow is the estimated row count under which TableSize counts.
+const ExactRowsBelow = 1_000_000
+
+// QueryRow scans the first row of a query into dest; found is false when
+// there is none.
+func QueryRow(ctx context.Context, c Conn, sql string, args []any, dest ...any) (found bool, err error) {
+	rs, err := c.Query(ctx, sql, args...)
+	if err != nil {
+		return false, err
+	}
+	defer rs.Close()
+	if rs.Next() {
+		if err := rs.Scan(dest...); err != nil {
+			return false, err
+		}
+		found = true
+	}
+	return found, rs.Err()
+}
+
+// SizeRows completes a TableSize from the engine's row estimate: it counts
+// the rows when the estimate is unknown (negative) or below ExactRowsBelow.
+func SizeRows(ctx context.Context, conn Conn, table string, est float64, ts *TableSize) error {
+	if est >= 0 && est >= ExactRowsBelow {
+		ts.Rows, ts.RowsExact = int64(est), false
+		return nil
+	}
+	n, err := QueryInt64(ctx, conn, "SELECT count(*) FROM "+table)
+	if err != nil {
+		return err
+	}
+	ts.Rows, ts.RowsExact = n, true
+	return nil
 }
 
 // TableStorage is a table's size as the engine's catalog gives it.

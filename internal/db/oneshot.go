@@ -38,3 +38,22 @@ func QueryOnce(ctx context.Context, c Conn, how OneShot, sql string, args ...any
 	}
 	return c.Query(ctx, sql, args...)
 }
+
+// Multi is a Conn that runs a simple query of several statements (pgbench's
+// \; compound commands) and returns every statement's rows (PostgreSQL's
+// connections).
+type Multi interface {
+	// QueryEach runs sql in one Query message of the simple query
+	// protocol and returns the rows of each statement, in order, read
+	// whole as QueryOnce reads them; a statement that returns no rows
+	// (an UPDATE) has no columns.
+	QueryEach(ctx context.Context, sql string) ([]Rows, error)
+}
+
+// TxStatuser is a Conn that knows, after each statement, whether a
+// transaction is open on it (PostgreSQL's ReadyForQuery status).
+type TxStatuser interface {
+	// InTx reports whether the session is inside a transaction block,
+	// failed or not.
+	InTx() bool
+}

@@ -56,8 +56,9 @@ var allowed = map[string][]string{
 	// The storage probe (`dbharness io`) measures files, not a database.
 	"internal/iobench": {"internal/histogram", "internal/hostinfo", "internal/results"},
 	// A table scan's bandwidth (`dbharness scan`): the engine's package
-	// knows the size and the query, through db.TableScanner.
-	"internal/tablescan": {"internal/db", "internal/histogram", "internal/hostinfo", "internal/results"},
+	// knows the size and the query, through db.TableScanner; the runner
+	// says how a run records the server.
+	"internal/tablescan": {"internal/db", "internal/histogram", "internal/hostinfo", "internal/results", "internal/runner"},
 	"internal/report":    {"internal/analysis", "internal/redact", "internal/report/svg", "internal/results", "internal/runphase"},
 
 	// The database core, the workloads, the driver and the evidence. None

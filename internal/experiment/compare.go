@@ -46,7 +46,51 @@ func CompareRuns(a, b *results.Run) *results.Comparison {
 	if a.Status != results.StatusCompleted || b.Status != results.StatusCompleted {
 		c.Notes = append(c.Notes, fmt.Sprintf("run statuses: A %s, B %s", a.Status, b.Status))
 	}
+	if a.RunID == b.RunID {
+		sameRun(c)
+	}
+	engineChange(c)
 	return c
+}
+
+// sameRun marks a comparison of a run (or sweep) with itself.
+func sameRun(c *results.Comparison) {
+	zero := 0.0
+	for i := range c.Ops {
+		o := &c.Ops[i]
+		o.Verdict = results.VerdictSameRun
+		o.TPSCILowPct, o.TPSCIHighPct = nil, nil
+		if o.TPSDeltaPct != nil {
+			o.TPSDeltaPct = &zero
+		}
+	}
+	c.Notes = append([]string{fmt.Sprintf("A and B are the same %s (%s): there is nothing to compare", c.A.Kind, c.A.ID)}, c.Notes...)
+}
+
+// engineChange puts a change of engine or version at the head of the
+// notes: no other difference between two runs matters as much.
+func engineChange(c *results.Comparison) {
+	var name, version *results.ConfigDiff
+	for i, d := range c.ConfigDifferences {
+		switch d.Key {
+		case "engine.name":
+			name = &c.ConfigDifferences[i]
+		case "engine.version":
+			version = &c.ConfigDifferences[i]
+		}
+	}
+	switch {
+	case name != nil:
+		v := "the engine changed: " + name.A
+		if version != nil {
+			v = fmt.Sprintf("the engine changed: %s %s in A, %s %s in B", name.A, version.A, name.B, version.B)
+		} else {
+			v += " in A, " + name.B + " in B"
+		}
+		c.Notes = append([]string{v}, c.Notes...)
+	case version != nil:
+		c.Notes = append([]string{fmt.Sprintf("the engine's version changed: %s in A, %s in B", version.A, version.B)}, c.Notes...)
+	}
 }
 
 // CompareSweeps compares sweep b against sweep a at every point they share
@@ -128,6 +172,10 @@ func CompareSweeps(a, b *results.Sweep, runs map[string]*results.Run) *results.C
 	}
 	fa, fb := flattenSweep(a, runs), flattenSweep(b, runs)
 	c.ConfigDifferences = diffMaps(fa, fb)
+	if a.SweepID == b.SweepID {
+		sameRun(c)
+	}
+	engineChange(c)
 	return c
 }
 
@@ -260,9 +308,38 @@ func deltaPct(a, b float64) *float64 {
 	return ptr((b - a) / math.Abs(a) * 100)
 }
 
+// cfgVal is one configuration item: Show is how it is written, and two
+// items are the same when their Eq strings are (Eq defaults to Show), or,
+// where both have Num, when they are within Tol of each other relatively.
+type cfgVal struct {
+	Show, Eq string
+	Num      *float64
+	Tol      float64
+}
+
+func (v cfgVal) eq() string {
+	if v.Eq != "" {
+		return v.Eq
+	}
+	return v.Show
+}
+
+func (v cfgVal) same(o cfgVal) bool {
+	if v.Num != nil && o.Num != nil && v.Tol > 0 {
+		a, b := *v.Num, *o.Num
+		return math.Abs(a-b) <= v.Tol*math.Max(math.Abs(a), math.Abs(b))
+	}
+	return v.eq() == o.eq()
+}
+
+// datasetSizeTolerance is how far apart two runs' table sizes may be and
+// still count as the same data: tpcb's updates and a vacuum move a table's
+// bytes a little between runs, which is no difference in the data.
+const datasetSizeTolerance = 0.10
+
 // flattenRun lists a run's configuration as dotted keys.
-func flattenRun(r *results.Run) map[string]string {
-	m := map[string]string{
+func flattenRun(r *results.Run) map[string]cfgVal {
+	plain := map[string]string{
 		"workload":                       r.Workload,
 		"target":                         r.Target,
 		"engine.name":                    r.Engine.Engine,
@@ -286,27 +363,50 @@ func flattenRun(r *results.Run) map[string]string {
 		"config.seed":                    strconv.FormatUint(r.Config.Seed, 10),
 	}
 	if r.Config.Terminals > 0 {
-		m["config.terminals"] = strconv.Itoa(r.Config.Terminals)
-		m["config.keying_think"] = strconv.FormatBool(r.Config.KeyingThink)
+		plain["config.terminals"] = strconv.Itoa(r.Config.Terminals)
+		plain["config.keying_think"] = strconv.FormatBool(r.Config.KeyingThink)
 	}
 	if len(r.Config.Percentiles) > 0 {
 		ps := make([]string, len(r.Config.Percentiles))
 		for i, p := range r.Config.Percentiles {
 			ps[i] = num(p)
 		}
-		m["config.percentiles"] = strings.Join(ps, ",")
+		plain["config.percentiles"] = strings.Join(ps, ",")
 	}
 	// Evidence collection costs a little throughput: a difference in it is
 	// a difference in the runs.
-	m["collect.enabled"] = "none"
+	plain["collect.enabled"] = "none"
 	if r.Collect != nil && len(r.Collect.Enabled) > 0 {
-		m["collect.enabled"] = strings.Join(r.Collect.Enabled, ",")
+		plain["collect.enabled"] = strings.Join(r.Collect.Enabled, ",")
 	}
 	for k, v := range r.Config.WorkloadFlags {
-		m["workload."+k] = v
+		plain["workload."+k] = v
 	}
+	m := make(map[string]cfgVal, len(plain))
+	for k, v := range plain {
+		m[k] = cfgVal{Show: v}
+	}
+	// Settings compare by their normalised value (bytes, ms) where the run
+	// has one, and show as the server shows them.
 	for k, v := range r.Engine.Settings {
-		m["engine.settings."+k] = v
+		cv := cfgVal{Show: v}
+		if n, ok := r.Engine.Normalized[k]; ok {
+			cv.Eq = strconv.FormatFloat(n.Value, 'g', -1, 64) + " " + n.Unit
+		}
+		m["engine.settings."+k] = cv
+	}
+	if ds := r.Dataset; ds != nil {
+		for _, k := range ds.ParamKeys() {
+			m["dataset."+k] = cfgVal{Show: ds.ParamText(k)}
+		}
+		for _, t := range ds.Tables {
+			rows := float64(t.Rows)
+			m["dataset.tables."+t.Name+".rows"] = cfgVal{Show: t.RowsText(), Num: &rows, Tol: datasetSizeTolerance}
+			if t.Bytes != nil {
+				b := float64(*t.Bytes)
+				m["dataset.tables."+t.Name+".bytes"] = cfgVal{Show: results.HumanBytes(*t.Bytes), Num: &b, Tol: datasetSizeTolerance}
+			}
+		}
 	}
 	return m
 }
@@ -314,17 +414,17 @@ func flattenRun(r *results.Run) map[string]string {
 // flattenSweep lists a sweep's plan and the configuration its runs share:
 // keys on which its completed runs disagree (clients, swept flags, seeds)
 // are left out, the plan says them.
-func flattenSweep(sw *results.Sweep, runs map[string]*results.Run) map[string]string {
-	m := map[string]string{
-		"workload":      sw.Workload,
-		"target":        sw.Target,
-		"sweep.clients": sw.ClientList(),
-		"sweep.repeat":  strconv.Itoa(sw.Repeat),
+func flattenSweep(sw *results.Sweep, runs map[string]*results.Run) map[string]cfgVal {
+	m := map[string]cfgVal{
+		"workload":      {Show: sw.Workload},
+		"target":        {Show: sw.Target},
+		"sweep.clients": {Show: sw.ClientList()},
+		"sweep.repeat":  {Show: strconv.Itoa(sw.Repeat)},
 	}
 	for _, v := range sw.Vary {
-		m["sweep.vary."+v.Flag] = strings.Join(v.Values, ",")
+		m["sweep.vary."+v.Flag] = cfgVal{Show: strings.Join(v.Values, ",")}
 	}
-	var common map[string]string
+	var common map[string]cfgVal
 	for _, pr := range sw.Plan {
 		r := runs[pr.RunID]
 		if r == nil || r.Status != results.StatusCompleted {
@@ -336,7 +436,7 @@ func flattenSweep(sw *results.Sweep, runs map[string]*results.Run) map[string]st
 			continue
 		}
 		for k, v := range common {
-			if f[k] != v {
+			if fv, ok := f[k]; !ok || !fv.same(v) {
 				delete(common, k)
 			}
 		}
@@ -351,7 +451,20 @@ func flattenSweep(sw *results.Sweep, runs map[string]*results.Run) map[string]st
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-func diffMaps(a, b map[string]string) []results.ConfigDiff {
+// diffGroup sorts a configuration difference: the data and the engine the
+// runs ran on first, then the configuration, then what is expected to
+// differ between any two runs (the seed).
+func diffGroup(key string) string {
+	switch {
+	case strings.HasPrefix(key, "dataset."), key == "engine.name", key == "engine.version":
+		return results.DiffGroupData
+	case key == "config.seed":
+		return results.DiffGroupExpected
+	}
+	return results.DiffGroupConfig
+}
+
+func diffMaps(a, b map[string]cfgVal) []results.ConfigDiff {
 	keys := map[string]bool{}
 	for k := range a {
 		keys[k] = true
@@ -363,17 +476,23 @@ func diffMaps(a, b map[string]string) []results.ConfigDiff {
 	for k := range keys {
 		va, oka := a[k]
 		vb, okb := b[k]
-		if va == vb && oka == okb {
+		if oka && okb && va.same(vb) {
 			continue
 		}
 		if !oka {
-			va = "(unset)"
+			va.Show = "(unset)"
 		}
 		if !okb {
-			vb = "(unset)"
+			vb.Show = "(unset)"
 		}
-		out = append(out, results.ConfigDiff{Key: k, A: va, B: vb})
+		out = append(out, results.ConfigDiff{Key: k, A: va.Show, B: vb.Show, Group: diffGroup(k)})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	order := map[string]int{results.DiffGroupData: 0, results.DiffGroupConfig: 1, results.DiffGroupExpected: 2}
+	sort.Slice(out, func(i, j int) bool {
+		if gi, gj := order[out[i].Group], order[out[j].Group]; gi != gj {
+			return gi < gj
+		}
+		return out[i].Key < out[j].Key
+	})
 	return out
 }

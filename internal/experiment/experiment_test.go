@@ -188,10 +188,12 @@ func TestAnalyzeFitsEachSeriesOfAVariedSweep(t *testing.T) {
 	}
 }
 
-func TestCompareARunWithItselfFindsNoSignificantDifference(t *testing.T) {
+func TestCompareARunWithItsTwinFindsNoSignificantDifference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	r := fakeRun("a", 4, 1000, 0.05, 30, 1, 3, rng)
-	c := CompareRuns(r, r)
+	twin := *r
+	twin.RunID = "twin"
+	c := CompareRuns(r, &twin)
 	if len(c.Ops) != 2 || c.Ops[0].Name != "op" || c.Ops[1].Name != Total {
 		t.Fatalf("ops = %+v", c.Ops)
 	}
@@ -204,7 +206,56 @@ func TestCompareARunWithItselfFindsNoSignificantDifference(t *testing.T) {
 		}
 	}
 	if len(c.ConfigDifferences) != 0 {
-		t.Errorf("config differences of a run with itself: %+v", c.ConfigDifferences)
+		t.Errorf("config differences of a run with its twin: %+v", c.ConfigDifferences)
+	}
+}
+
+func TestCompareARunWithItselfSaysItIsTheSameRun(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	r := fakeRun("a", 4, 1000, 0.05, 30, 1, 3, rng)
+	c := CompareRuns(r, r)
+	for _, o := range c.Ops {
+		if o.Verdict != results.VerdictSameRun || o.TPSCILowPct != nil || o.TPSCIHighPct != nil || *o.TPSDeltaPct != 0 {
+			t.Errorf("%s: verdict %q, interval %v %v", o.Name, o.Verdict, o.TPSCILowPct, o.TPSCIHighPct)
+		}
+	}
+	if len(c.Notes) == 0 || !strings.Contains(c.Notes[0], "the same run") {
+		t.Errorf("notes %q do not say it is the same run", c.Notes)
+	}
+}
+
+func TestCompareSettlesSettingsByValueAndGroupsTheData(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	a := fakeRun("a", 1, 1000, 0.05, 10, 1, 3, rng)
+	b := fakeRun("b", 1, 1000, 0.05, 10, 1, 3, rng)
+	// Shown differently, the same amount: no difference.
+	a.Engine.Settings = map[string]string{"work_mem": "4096kB", "shared_buffers": "128MB"}
+	a.Engine.Normalized = map[string]results.Setting{"work_mem": {Value: 4 << 20, Unit: "bytes"}, "shared_buffers": {Value: 128 << 20, Unit: "bytes"}}
+	b.Engine.Settings = map[string]string{"work_mem": "4MB", "shared_buffers": "256MB"}
+	b.Engine.Normalized = map[string]results.Setting{"work_mem": {Value: 4 << 20, Unit: "bytes"}, "shared_buffers": {Value: 256 << 20, Unit: "bytes"}}
+	a.Engine.Engine, b.Engine.Engine = "postgresql", "mariadb"
+	a.Config.Seed, b.Config.Seed = 1, 2
+	size := func(n int64) *int64 { return &n }
+	a.Dataset = &results.Dataset{Params: map[string]any{"scale": int64(1)}, Tables: []results.DatasetTable{
+		{Name: "pgbench_accounts", Rows: 100000, RowsExact: true, Bytes: size(13 << 20)},
+		{Name: "pgbench_branches", Rows: 1, RowsExact: true, Bytes: size(40 << 10)}}}
+	b.Dataset = &results.Dataset{Params: map[string]any{"scale": int64(5)}, Tables: []results.DatasetTable{
+		{Name: "pgbench_accounts", Rows: 500000, RowsExact: true, Bytes: size(64 << 20)},
+		// 5% bigger: the same data, a little bloat.
+		{Name: "pgbench_branches", Rows: 1, RowsExact: true, Bytes: size(42 << 10)}}}
+	c := CompareRuns(a, b)
+	var got []string
+	for _, d := range c.ConfigDifferences {
+		got = append(got, d.Group+":"+d.Key+"="+d.A+">"+d.B)
+	}
+	want := "data:dataset.scale=1>5 data:dataset.tables.pgbench_accounts.bytes=13.0 MiB>64.0 MiB " +
+		"data:dataset.tables.pgbench_accounts.rows=100000>500000 data:engine.name=postgresql>mariadb " +
+		"config:engine.settings.shared_buffers=128MB>256MB expected:config.seed=1>2"
+	if g := strings.Join(got, " "); g != want {
+		t.Errorf("differences:\n got %s\nwant %s", g, want)
+	}
+	if len(c.Notes) == 0 || !strings.Contains(c.Notes[0], "engine changed: postgresql") {
+		t.Errorf("notes %q do not lead with the engine change", c.Notes)
 	}
 }
 
@@ -231,7 +282,7 @@ func TestCompareRunsGivesVerdictsBeyondTheNoise(t *testing.T) {
 	if !(*o.TPSCILowPct > 0 && *o.TPSCILowPct < *o.TPSCIHighPct) {
 		t.Errorf("interval [%v, %v]", *o.TPSCILowPct, *o.TPSCIHighPct)
 	}
-	if len(c.ConfigDifferences) != 1 || c.ConfigDifferences[0] != (results.ConfigDiff{Key: "config.clients", A: "1", B: "8"}) {
+	if len(c.ConfigDifferences) != 1 || c.ConfigDifferences[0] != (results.ConfigDiff{Key: "config.clients", A: "1", B: "8", Group: results.DiffGroupConfig}) {
 		t.Errorf("config differences = %+v", c.ConfigDifferences)
 	}
 }
@@ -253,8 +304,8 @@ func TestCompareListsEveryConfigurationDifference(t *testing.T) {
 	for _, d := range CompareRuns(a, b).ConfigDifferences {
 		keys = append(keys, d.Key+"="+d.A+">"+d.B)
 	}
-	want := "collect.enabled=none>os,server config.keying_think=false>true config.percentiles=50,99>50,99,99.9 " +
-		"engine.settings.jit=(unset)>off engine.settings.shared_buffers=128MB>1GB engine.version=16.4>17.1 " +
+	want := "engine.version=16.4>17.1 collect.enabled=none>os,server config.keying_think=false>true config.percentiles=50,99>50,99,99.9 " +
+		"engine.settings.jit=(unset)>off engine.settings.shared_buffers=128MB>1GB " +
 		"host.hostname=>other target=>postgres://x@h/db workload.scale=1>10"
 	if got := strings.Join(keys, " "); got != want {
 		t.Errorf("differences:\n got %s\nwant %s", got, want)

@@ -32,7 +32,10 @@ func (e *Expr) Eval(env Env) (Value, error) { return eval(e.root, env) }
 
 type node interface{}
 
-type litNode struct{ v Value }
+type litNode struct {
+	v   Value
+	pos int
+}
 
 type varNode struct {
 	name string
@@ -61,9 +64,16 @@ type callNode struct {
 type caseNode struct {
 	conds, vals []node
 	els         node
+	pos         int
 }
 
 var errDivZero = errors.New("division by zero")
+
+// Debugger is an Env that shows the values debug() is given; pgbench prints
+// them on stderr.
+type Debugger interface {
+	Debug(v Value)
+}
 
 func eval(n node, env Env) (Value, error) {
 	switch x := n.(type) {
@@ -83,13 +93,26 @@ func eval(n node, env Env) (Value, error) {
 	case *binNode:
 		return evalBinary(x, env)
 	case *callNode:
-		args := make([]Value, 0, 4)
+		var buf [4]Value
+		args := buf[:0]
+		hasNull := false
 		for _, a := range x.args {
 			v, err := eval(a, env)
 			if err != nil {
 				return Value{}, err
 			}
+			hasNull = hasNull || v.Kind == Null
 			args = append(args, v)
+		}
+		if x.name == "debug" {
+			if d, ok := env.(Debugger); ok {
+				d.Debug(args[0])
+			}
+			return args[0], nil
+		}
+		// As in pgbench, a NULL argument makes every function NULL.
+		if hasNull {
+			return Value{}, nil
 		}
 		v, err := x.fn.call(args, env)
 		if err != nil {
@@ -102,14 +125,7 @@ func eval(n node, env Env) (Value, error) {
 			if err != nil {
 				return Value{}, err
 			}
-			if cv.Kind == Null {
-				continue
-			}
-			b, err := cv.AsBool()
-			if err != nil {
-				return Value{}, err
-			}
-			if b {
+			if cv.Truth() {
 				return eval(x.vals[i], env)
 			}
 		}
@@ -121,6 +137,8 @@ func eval(n node, env Env) (Value, error) {
 	return Value{}, fmt.Errorf("bad expression node %T", n)
 }
 
+// evalUnary follows pgbench, which parses -x as 0 - x, ~x as x # -1 and
+// x IS NOT y as NOT (x IS y): NULL gives NULL but for IS.
 func evalUnary(x *unaryNode, env Env) (Value, error) {
 	v, err := eval(x.x, env)
 	if err != nil {
@@ -132,44 +150,30 @@ func evalUnary(x *unaryNode, env Env) (Value, error) {
 	case "notnull":
 		return BoolValue(v.Kind != Null), nil
 	case "istrue", "isfalse":
-		if v.Kind == Null {
-			return BoolValue(false), nil
-		}
-		b, err := v.AsBool()
-		if err != nil {
-			return Value{}, err
-		}
-		return BoolValue(b == (x.op == "istrue")), nil
+		// pgbench's IS compares the type and the value: only a boolean is
+		// TRUE or FALSE.
+		return BoolValue(v.Kind == Bool && v.B == (x.op == "istrue")), nil
+	}
+	if v.Kind == Null {
+		return Value{}, nil
+	}
+	switch x.op {
 	case "not":
-		if v.Kind == Null {
-			return Value{}, nil
-		}
 		b, err := v.AsBool()
 		if err != nil {
 			return Value{}, err
 		}
 		return BoolValue(!b), nil
 	case "-":
-		switch v.Kind {
-		case Int:
-			if v.I == math.MinInt64 {
-				return Value{}, errors.New("bigint out of range")
-			}
-			return IntValue(-v.I), nil
-		case Double:
-			return DoubleValue(-v.F), nil
-		case Null:
-			return Value{}, nil
+		if v.Kind == Double {
+			return DoubleValue(0 - v.F), nil
 		}
 		i, err := v.AsInt()
 		if err != nil {
 			return Value{}, err
 		}
-		return IntValue(-i), nil
+		return intOp("-", 0, i)
 	case "~":
-		if v.Kind == Null {
-			return Value{}, nil
-		}
 		i, err := v.AsInt()
 		if err != nil {
 			return Value{}, err
@@ -184,39 +188,26 @@ func evalBinary(x *binNode, env Env) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	// AND and OR short-circuit, with SQL's three-valued logic.
+	// AND and OR are lazy, as in pgbench: a NULL left operand gives NULL,
+	// a boolean one may decide alone; operands must be booleans.
 	if x.op == "and" || x.op == "or" {
-		var lb bool
-		if l.Kind != Null {
-			if lb, err = l.AsBool(); err != nil {
-				return Value{}, err
-			}
-			if x.op == "and" && !lb {
-				return BoolValue(false), nil
-			}
-			if x.op == "or" && lb {
-				return BoolValue(true), nil
-			}
+		if l.Kind == Null {
+			return Value{}, nil
 		}
-		r, err := eval(x.r, env)
+		lb, err := l.AsBool()
 		if err != nil {
 			return Value{}, err
 		}
-		if r.Kind == Null {
-			return Value{}, nil
+		if x.op == "and" && !lb || x.op == "or" && lb {
+			return BoolValue(lb), nil
+		}
+		r, err := eval(x.r, env)
+		if err != nil || r.Kind == Null {
+			return Value{}, err
 		}
 		rb, err := r.AsBool()
 		if err != nil {
 			return Value{}, err
-		}
-		if l.Kind == Null {
-			if x.op == "and" && !rb {
-				return BoolValue(false), nil
-			}
-			if x.op == "or" && rb {
-				return BoolValue(true), nil
-			}
-			return Value{}, nil
 		}
 		return BoolValue(rb), nil
 	}
@@ -228,67 +219,66 @@ func evalBinary(x *binNode, env Env) (Value, error) {
 		return Value{}, nil
 	}
 	switch x.op {
-	case "+", "-", "*", "/", "%", "<", ">", "=", "<=", ">=", "<>", "!=":
+	case "+", "-", "*", "/", "<", ">", "=", "<=", ">=", "<>", "!=":
 		if l.Kind == Double || r.Kind == Double {
-			a, _ := l.AsDouble()
-			b, _ := r.AsDouble()
-			return doubleOp(x.op, a, b)
-		}
-		a, _ := l.AsInt()
-		b, _ := r.AsInt()
-		return intOp(x.op, a, b)
-	case "&", "|", "#", "<<", ">>":
-		a, err := l.AsInt()
-		if err != nil {
-			return Value{}, err
-		}
-		b, err := r.AsInt()
-		if err != nil {
-			return Value{}, err
-		}
-		switch x.op {
-		case "&":
-			return IntValue(a & b), nil
-		case "|":
-			return IntValue(a | b), nil
-		case "#":
-			return IntValue(a ^ b), nil
-		case "<<":
-			return IntValue(int64(uint64(a) << (uint64(b) & 63))), nil
-		case ">>":
-			return IntValue(a >> (uint64(b) & 63)), nil
+			a, err := l.AsDouble()
+			if err != nil {
+				return Value{}, err
+			}
+			b, err := r.AsDouble()
+			if err != nil {
+				return Value{}, err
+			}
+			return doubleOp(x.op, a, b), nil
 		}
 	}
-	return Value{}, fmt.Errorf("unknown operator %s", x.op)
+	a, err := l.AsInt()
+	if err != nil {
+		return Value{}, err
+	}
+	b, err := r.AsInt()
+	if err != nil {
+		return Value{}, err
+	}
+	switch x.op {
+	case "&":
+		return IntValue(a & b), nil
+	case "|":
+		return IntValue(a | b), nil
+	case "#":
+		return IntValue(a ^ b), nil
+	case "<<":
+		return IntValue(int64(uint64(a) << (uint64(b) & 63))), nil
+	case ">>":
+		return IntValue(a >> (uint64(b) & 63)), nil
+	}
+	return intOp(x.op, a, b)
 }
 
-func doubleOp(op string, a, b float64) (Value, error) {
+// doubleOp is arithmetic and comparison on doubles: as in pgbench (and
+// IEEE 754), dividing by zero gives an infinity or NaN.
+func doubleOp(op string, a, b float64) Value {
 	switch op {
 	case "+":
-		return DoubleValue(a + b), nil
+		return DoubleValue(a + b)
 	case "-":
-		return DoubleValue(a - b), nil
+		return DoubleValue(a - b)
 	case "*":
-		return DoubleValue(a * b), nil
+		return DoubleValue(a * b)
 	case "/":
-		if b == 0 {
-			return Value{}, errDivZero
-		}
-		return DoubleValue(a / b), nil
-	case "%":
-		return Value{}, errors.New("% needs integer operands")
+		return DoubleValue(a / b)
 	case "<":
-		return BoolValue(a < b), nil
+		return BoolValue(a < b)
 	case ">":
-		return BoolValue(a > b), nil
+		return BoolValue(a > b)
 	case "=":
-		return BoolValue(a == b), nil
+		return BoolValue(a == b)
 	case "<=":
-		return BoolValue(a <= b), nil
+		return BoolValue(a <= b)
 	case ">=":
-		return BoolValue(a >= b), nil
+		return BoolValue(a >= b)
 	}
-	return BoolValue(a != b), nil
+	return BoolValue(a != b)
 }
 
 var errOverflow = errors.New("bigint out of range")
@@ -392,8 +382,9 @@ func init() {
 			switch a[0].Kind {
 			case Double:
 				return DoubleValue(math.Abs(a[0].F)), nil
-			case Null:
-				return Value{}, nil
+			case Bool:
+				// pgbench reads a boolean's bits as a double here.
+				return Value{}, errors.New("cannot coerce boolean to double")
 			}
 			i, err := a[0].AsInt()
 			if err != nil {
@@ -404,7 +395,8 @@ func init() {
 			}
 			return IntValue(abs64(i)), nil
 		}},
-		"debug": {1, 1, func(a []Value, _ Env) (Value, error) { return a[0], nil }},
+		// debug is evaluated by eval, which shows its value.
+		"debug": {1, 1, nil},
 		"double": {1, 1, func(a []Value, _ Env) (Value, error) {
 			f, err := a[0].AsDouble()
 			return DoubleValue(f), err
@@ -423,7 +415,10 @@ func init() {
 				return Value{}, err
 			}
 			y, err := a[1].AsDouble()
-			return DoubleValue(math.Pow(x, y)), err
+			if err != nil {
+				return Value{}, err
+			}
+			return DoubleValue(math.Pow(x, y)), nil
 		}},
 		"mod": {2, 2, func(a []Value, _ Env) (Value, error) {
 			x, err := a[0].AsInt()
@@ -436,8 +431,8 @@ func init() {
 			}
 			return intOp("%", x, y)
 		}},
-		"least":    {1, -1, minMax(true)},
-		"greatest": {1, -1, minMax(false)},
+		"least":    {1, MaxArgs, minMax(true)},
+		"greatest": {1, MaxArgs, minMax(false)},
 		"random": {2, 2, func(a []Value, env Env) (Value, error) {
 			lo, hi, err := bounds(a)
 			if err != nil {
@@ -476,10 +471,20 @@ func init() {
 func mathFn(f func(float64) float64) func([]Value, Env) (Value, error) {
 	return func(a []Value, _ Env) (Value, error) {
 		x, err := a[0].AsDouble()
-		return DoubleValue(f(x)), err
+		if err != nil {
+			return Value{}, err
+		}
+		return DoubleValue(f(x)), nil
 	}
 }
 
+// MaxArgs is the most arguments pgbench evaluates for a function
+// (MAX_FARGS): least() and greatest() with more fail in pgbench, and are
+// refused when the script is read here.
+const MaxArgs = 16
+
+// minMax is least() or greatest(): doubles if any argument is one, else
+// integers (NULL arguments give NULL before this is called).
 func minMax(least bool) func([]Value, Env) (Value, error) {
 	return func(a []Value, _ Env) (Value, error) {
 		anyDouble := false
@@ -489,23 +494,24 @@ func minMax(least bool) func([]Value, Env) (Value, error) {
 			}
 		}
 		var best Value
-		for _, v := range a {
-			if v.Kind == Null {
-				continue
-			}
+		for i, v := range a {
 			if anyDouble {
-				f, _ := v.AsDouble()
-				if best.Kind == Null || least && f < best.F || !least && f > best.F {
+				f, err := v.AsDouble()
+				if err != nil {
+					return Value{}, err
+				}
+				// C's Min and Max, NaN included.
+				if i == 0 || least && !(best.F < f) || !least && !(best.F > f) {
 					best = DoubleValue(f)
 				}
 				continue
 			}
-			i, err := v.AsInt()
+			n, err := v.AsInt()
 			if err != nil {
 				return Value{}, err
 			}
-			if best.Kind == Null || least && i < best.I || !least && i > best.I {
-				best = IntValue(i)
+			if i == 0 || least && n < best.I || !least && n > best.I {
+				best = IntValue(n)
 			}
 		}
 		return best, nil

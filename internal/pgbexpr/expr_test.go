@@ -43,8 +43,13 @@ func TestEvaluatesLikePgbench(t *testing.T) {
 		{"abs(-5)", "5"},
 		{"least(5, 2, 9)", "2"},
 		{"greatest(5, 2.5, 9)", "9"},
-		{"int(3.9)", "3"},
-		{"int(-3.9)", "-3"},
+		// pgbench rounds as rint does, half to even.
+		{"int(3.9)", "4"},
+		{"int(-3.9)", "-4"},
+		{"int(2.5)", "2"},
+		{"int(-2.5)", "-2"},
+		{"5.5 % 2", "0"},
+		{"~2.5", "-3"},
 		{"double(3)", "3"},
 		{"sqrt(16)", "4"},
 		{"pow(2, 10)", "1024"},
@@ -70,6 +75,25 @@ func TestEvaluatesLikePgbench(t *testing.T) {
 		{"0.00001", "1e-05"},
 		{"100.0", "100"},
 		{"NULL", "NULL"},
+		// Values pgbench 15 printed with debug() for the same expressions.
+		{"least(-5.18, .0E0, 1.0/0)", "-5.18"},
+		{"1.0 / 0", "Infinity"},
+		{"-(1.0 / 0)", "-Infinity"},
+		{"1e300 * 1e300", "Infinity"},
+		{"exp(NULL)", "NULL"},
+		{"least(1, NULL)", "NULL"},
+		{"NULL AND FALSE", "NULL"},
+		{"FALSE AND NULL", "false"},
+		{"TRUE OR NULL", "true"},
+		{"NOT NULL", "NULL"},
+		{"-NULL", "NULL"},
+		{"1 IS TRUE", "false"},
+		{"TRUE IS TRUE", "true"},
+		{"NULL IS NULL", "true"},
+		{"CASE WHEN 1 THEN 2 END", "2"},
+		{"CASE WHEN 0.0 THEN 2 ELSE 3 END", "3"},
+		{"2 > 1.5", "true"},
+		{"9223372036854775807", "9223372036854775807"},
 	}
 	for _, c := range cases {
 		t.Run(c.src, func(t *testing.T) {
@@ -114,6 +138,80 @@ func TestRejectsWhatPgbenchRejects(t *testing.T) {
 		}
 		if _, err := e.Eval(newEnv()); err == nil {
 			t.Errorf("Eval(%q) succeeded; pgbench fails it", src)
+		}
+	}
+}
+
+// Coercions pgbench refuses when it runs; Check finds them when the
+// operands are constants, at the operator's column.
+func TestRefusesPgbenchsCoercionErrors(t *testing.T) {
+	for _, c := range []struct {
+		src, want string
+		col       int
+	}{
+		{"NOT 0.0", "cannot coerce double to boolean", 1},
+		{"TRUE + 2", "cannot coerce boolean to int", 6},
+		{"ln(TRUE)", "cannot coerce boolean to double", 1},
+		{"random(FALSE, TRUE)", "cannot coerce boolean to int", 1},
+		{"1 AND TRUE", "cannot coerce int to boolean", 3},
+		{"1 = TRUE", "cannot coerce boolean to int", 3},
+		{"-TRUE", "cannot coerce boolean to int", 1},
+		{"abs(TRUE)", "cannot coerce boolean to double", 1},
+		{"1 + 1 / 0", "division by zero", 7},
+		{"random(10, 1)", "empty range", 1},
+		{"3 * random_gaussian(1, 10, 1)", "gaussian parameter", 5},
+	} {
+		e, err := Parse(c.src)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", c.src, err)
+		}
+		if _, err := e.Eval(newEnv()); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Eval(%q) = %v, want %q", c.src, err, c.want)
+		}
+		err = e.Check()
+		se, ok := err.(*SyntaxError)
+		if !ok || !strings.Contains(se.Msg, c.want) || se.Pos+1 != c.col {
+			t.Errorf("Check(%q) = %v, want %q at column %d", c.src, err, c.want, c.col)
+		}
+	}
+	// What only some values or paths fail is left to the run.
+	for _, src := range []string{":x + TRUE", "CASE WHEN :x > 1 THEN 1 / 0 ELSE 1 END", "FALSE AND 1", ":x = 1 AND 1",
+		"random(1, 2) / (random(1, 2) - 1)", "hash(TRUE + :x)", "NULL + TRUE", "debug(1)"} {
+		e, err := Parse(src)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", src, err)
+		}
+		if err := e.Check(); err != nil {
+			t.Errorf("Check(%q) = %v; pgbench may run it", src, err)
+		}
+	}
+	for _, c := range []struct{ src, want string }{
+		{"100000000000000000000", "bigint constant overflow"},
+		{"9223372036854775808", "bigint constant overflow"},
+		{"least(1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17)", "at most 16 arguments"},
+	} {
+		if _, err := Parse(c.src); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Parse(%q) = %v, want %q", c.src, err, c.want)
+		}
+	}
+}
+
+// Text given with -D or fetched with \gset reads as pgbench's
+// makeVariableValue reads it.
+func TestFromStringReadsTextAsPgbench(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"t", "true", true}, {"ye", "true", true}, {"On", "true", true}, {"TRUE", "true", true},
+		{"f", "false", true}, {"of", "false", true}, {"no", "false", true}, {"OFF", "false", true},
+		{"null", "NULL", true}, {"NULL", "NULL", true}, {"1e3", "1000", true}, {"-12", "-12", true},
+		{"o", "", false}, {"", "", false}, {"a;b", "", false}, {"truex", "", false},
+		{"99999999999999999999", "", false},
+	} {
+		v, ok := FromString(c.in)
+		if ok != c.ok || ok && v.String() != c.want {
+			t.Errorf("FromString(%q) = %v, %v; want %s, %v", c.in, v, ok, c.want, c.ok)
 		}
 	}
 }
@@ -168,7 +266,7 @@ func TestIntegerOverflowIsAnError(t *testing.T) {
 			t.Errorf("%s = %v, want overflow", src, v)
 		}
 	}
-	if v, _ := (&Expr{root: &litNode{IntValue(math.MaxInt64)}}).Eval(newEnv()); v.I != math.MaxInt64 {
+	if v, _ := (&Expr{root: &litNode{v: IntValue(math.MaxInt64)}}).Eval(newEnv()); v.I != math.MaxInt64 {
 		t.Fatal("literal")
 	}
 }

@@ -2,6 +2,7 @@ package pgbexpr
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,6 +36,8 @@ type token struct {
 	i    int64
 	f    float64
 	pos  int
+	// minInt: the literal 9223372036854775808, valid only after a minus.
+	minInt bool
 }
 
 func lex(src string) ([]token, error) {
@@ -80,15 +83,14 @@ func lex(src string) ([]token, error) {
 				toks = append(toks, token{kind: tDouble, f: f, pos: i})
 			} else {
 				n, err := strconv.ParseInt(text, 10, 64)
-				if err != nil {
-					// pgbench reads too-large integer literals as doubles.
-					f, ferr := strconv.ParseFloat(text, 64)
-					if ferr != nil {
-						return nil, &SyntaxError{i, fmt.Sprintf("invalid number %q", text)}
-					}
-					toks = append(toks, token{kind: tDouble, f: f, pos: i})
-				} else {
+				switch {
+				case err == nil:
 					toks = append(toks, token{kind: tInt, i: n, pos: i})
+				case strings.TrimLeft(text, "0") == "9223372036854775808":
+					// Only as -9223372036854775808: the parser checks.
+					toks = append(toks, token{kind: tInt, i: math.MinInt64, minInt: true, pos: i})
+				default:
+					return nil, &SyntaxError{i, fmt.Sprintf("bigint constant overflow (%s); integers are 64-bit", text)}
 				}
 			}
 			i = j
@@ -352,10 +354,10 @@ func (p *parser) expr(minPrec int) (node, error) {
 		p.next()
 		switch op {
 		case "isnull":
-			left = &unaryNode{op: "isnull", x: left}
+			left = &unaryNode{op: "isnull", x: left, pos: t.pos}
 			continue
 		case "notnull":
-			left = &unaryNode{op: "notnull", x: left}
+			left = &unaryNode{op: "notnull", x: left, pos: t.pos}
 			continue
 		case "is":
 			neg := false
@@ -367,9 +369,9 @@ func (p *parser) expr(minPrec int) (node, error) {
 			if w.kind != tIdent || (w.text != "null" && w.text != "true" && w.text != "false") {
 				return nil, &SyntaxError{w.pos, "expected NULL, TRUE or FALSE after IS"}
 			}
-			var n node = &unaryNode{op: "is" + w.text, x: left}
+			var n node = &unaryNode{op: "is" + w.text, x: left, pos: t.pos}
 			if neg {
-				n = &unaryNode{op: "not", x: n}
+				n = &unaryNode{op: "not", x: n, pos: t.pos}
 			}
 			left = n
 			continue
@@ -394,6 +396,10 @@ func (p *parser) unary() (node, error) {
 	switch {
 	case t.kind == tOp && (t.text == "-" || t.text == "+" || t.text == "~"):
 		p.next()
+		if n := p.peek(); t.text == "-" && n.kind == tInt && n.minInt {
+			p.next()
+			return &litNode{v: IntValue(math.MinInt64), pos: t.pos}, nil
+		}
 		x, err := p.exprAt(precUnary)
 		if err != nil {
 			return nil, err
@@ -401,14 +407,9 @@ func (p *parser) unary() (node, error) {
 		if t.text == "+" {
 			return x, nil
 		}
-		// Fold a negative literal so that -9223372036854775808 parses.
-		if t.text == "-" {
-			if l, ok := x.(*litNode); ok && l.v.Kind == Double {
-				if l.v.F == 9223372036854775808 {
-					return &litNode{IntValue(-1 << 63)}, nil
-				}
-				return &litNode{DoubleValue(-l.v.F)}, nil
-			}
+		// Fold a negative double literal.
+		if l, ok := x.(*litNode); ok && t.text == "-" && l.v.Kind == Double {
+			return &litNode{v: DoubleValue(-l.v.F), pos: t.pos}, nil
 		}
 		return &unaryNode{op: t.text, x: x, pos: t.pos}, nil
 	case t.kind == tIdent && t.text == "not":
@@ -417,7 +418,7 @@ func (p *parser) unary() (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &unaryNode{op: "not", x: x}, nil
+		return &unaryNode{op: "not", x: x, pos: t.pos}, nil
 	}
 	return p.primary()
 }
@@ -439,9 +440,12 @@ func (p *parser) primary() (node, error) {
 	t := p.next()
 	switch t.kind {
 	case tInt:
-		return &litNode{IntValue(t.i)}, nil
+		if t.minInt {
+			return nil, &SyntaxError{t.pos, "bigint constant overflow (9223372036854775808); integers are 64-bit"}
+		}
+		return &litNode{v: IntValue(t.i), pos: t.pos}, nil
 	case tDouble:
-		return &litNode{DoubleValue(t.f)}, nil
+		return &litNode{v: DoubleValue(t.f), pos: t.pos}, nil
 	case tVar:
 		return &varNode{name: t.text, pos: t.pos}, nil
 	case tLParen:
@@ -456,11 +460,11 @@ func (p *parser) primary() (node, error) {
 	case tIdent:
 		switch t.text {
 		case "true":
-			return &litNode{BoolValue(true)}, nil
+			return &litNode{v: BoolValue(true), pos: t.pos}, nil
 		case "false":
-			return &litNode{BoolValue(false)}, nil
+			return &litNode{v: BoolValue(false), pos: t.pos}, nil
 		case "null":
-			return &litNode{Value{}}, nil
+			return &litNode{pos: t.pos}, nil
 		case "case":
 			return p.caseExpr(t)
 		}
@@ -491,6 +495,9 @@ func (p *parser) primary() (node, error) {
 				}
 			}
 		}
+		if fn.max == MaxArgs && len(args) > MaxArgs {
+			return nil, &SyntaxError{t.pos, fmt.Sprintf("function %s takes at most %d arguments, as in pgbench, not %d", t.text, MaxArgs, len(args))}
+		}
 		if len(args) < fn.min || (fn.max >= 0 && len(args) > fn.max) {
 			return nil, &SyntaxError{t.pos, fmt.Sprintf("function %s takes %s, not %d", t.text, fn.arity(), len(args))}
 		}
@@ -502,7 +509,7 @@ func (p *parser) primary() (node, error) {
 }
 
 func (p *parser) caseExpr(start token) (node, error) {
-	c := &caseNode{}
+	c := &caseNode{pos: start.pos}
 	for {
 		w := p.next()
 		if w.kind != tIdent {

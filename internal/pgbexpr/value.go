@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Kind is a value's type.
@@ -44,13 +45,14 @@ func DoubleValue(f float64) Value { return Value{Kind: Double, F: f} }
 func BoolValue(b bool) Value      { return Value{Kind: Bool, B: b} }
 
 // String renders the value as pgbench writes it into SQL (getVariable):
-// doubles with 15 significant digits (%.*g with DBL_DIG), NULL as NULL.
+// doubles with 15 significant digits (%.*g with DBL_DIG, infinities and
+// NaN spelt as PostgreSQL's printf spells them), NULL as NULL.
 func (v Value) String() string {
 	switch v.Kind {
 	case Int:
 		return strconv.FormatInt(v.I, 10)
 	case Double:
-		return strconv.FormatFloat(v.F, 'g', 15, 64)
+		return formatDouble(v.F)
 	case Bool:
 		if v.B {
 			return "true"
@@ -58,6 +60,46 @@ func (v Value) String() string {
 		return "false"
 	}
 	return "NULL"
+}
+
+// formatDouble is C's %.15g as PostgreSQL's snprintf does it.
+func formatDouble(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case math.IsNaN(f):
+		return "NaN"
+	}
+	return strconv.FormatFloat(f, 'g', 15, 64)
+}
+
+// Debug is the line pgbench's debug() prints for the value, after
+// "debug(script=N,command=M): ".
+func (v Value) Debug() string {
+	switch v.Kind {
+	case Int:
+		return "int " + v.String()
+	case Double:
+		return "double " + v.String()
+	case Bool:
+		return "boolean " + v.String()
+	}
+	return "null"
+}
+
+// TypeName names the value's type as pgbench's messages do.
+func (v Value) TypeName() string {
+	switch v.Kind {
+	case Int:
+		return "int"
+	case Double:
+		return "double"
+	case Bool:
+		return "boolean"
+	}
+	return "null"
 }
 
 // Any returns the value as a Go value for a statement parameter.
@@ -73,78 +115,79 @@ func (v Value) Any() any {
 	return nil
 }
 
-// AsInt converts to an integer as pgbench's coerceToInt does.
+// AsInt converts to an integer as pgbench's coerceToInt does: a double is
+// rounded to the nearest integer (half to even, as rint); a boolean or NULL
+// is an error.
 func (v Value) AsInt() (int64, error) {
 	switch v.Kind {
 	case Int:
 		return v.I, nil
 	case Double:
-		f := math.Trunc(v.F)
+		f := math.RoundToEven(v.F)
 		if math.IsNaN(f) || f < -9.223372036854775808e18 || f >= 9.223372036854775808e18 {
-			return 0, fmt.Errorf("double to int overflow for %v", v.F)
+			return 0, fmt.Errorf("double to int overflow for %f", f)
 		}
 		return int64(f), nil
-	case Bool:
-		if v.B {
-			return 1, nil
-		}
-		return 0, nil
 	}
-	return 0, fmt.Errorf("cannot coerce NULL to int")
+	return 0, fmt.Errorf("cannot coerce %s to int", v.TypeName())
 }
 
-// AsDouble converts to a double.
+// AsDouble converts to a double as pgbench's coerceToDouble does: a boolean
+// or NULL is an error.
 func (v Value) AsDouble() (float64, error) {
 	switch v.Kind {
 	case Int:
 		return float64(v.I), nil
 	case Double:
 		return v.F, nil
-	case Bool:
-		if v.B {
-			return 1, nil
-		}
-		return 0, nil
 	}
-	return 0, fmt.Errorf("cannot coerce NULL to double")
+	return 0, fmt.Errorf("cannot coerce %s to double", v.TypeName())
 }
 
-// AsBool converts to a boolean as pgbench's coerceToBool does.
+// AsBool converts to a boolean as pgbench's coerceToBool does: only a
+// boolean is one (NOT, AND, OR refuse numbers).
 func (v Value) AsBool() (bool, error) {
+	if v.Kind == Bool {
+		return v.B, nil
+	}
+	return false, fmt.Errorf("cannot coerce %s to boolean", v.TypeName())
+}
+
+// Truth is the value as a condition (\if, \elif, CASE WHEN), as pgbench's
+// valueTruth: NULL, false, 0 and 0.0 are false.
+func (v Value) Truth() bool {
 	switch v.Kind {
 	case Bool:
-		return v.B, nil
+		return v.B
 	case Int:
-		return v.I != 0, nil
+		return v.I != 0
 	case Double:
-		return v.F != 0, nil
+		return v.F != 0
 	}
-	return false, fmt.Errorf("cannot coerce NULL to boolean")
+	return false
 }
 
-// FromAny converts a value scanned from the database (\gset) or given on
-// the command line: integers, floats, booleans, and text that parses as a
-// number stay numbers.
-func FromAny(x any) Value {
+// FromAny converts a value scanned from the database or given as a Go
+// value: integers, floats and booleans as they are, text as FromString
+// reads it. ok is false for text that is not a value.
+func FromAny(x any) (Value, bool) {
 	switch v := x.(type) {
 	case nil:
-		return Value{}
+		return Value{}, true
 	case int64:
-		return IntValue(v)
+		return IntValue(v), true
 	case int32:
-		return IntValue(int64(v))
+		return IntValue(int64(v)), true
 	case int16:
-		return IntValue(int64(v))
+		return IntValue(int64(v)), true
 	case int:
-		return IntValue(int64(v))
-	case uint64:
-		return IntValue(int64(v))
+		return IntValue(int64(v)), true
 	case float64:
-		return DoubleValue(v)
+		return DoubleValue(v), true
 	case float32:
-		return DoubleValue(float64(v))
+		return DoubleValue(float64(v)), true
 	case bool:
-		return BoolValue(v)
+		return BoolValue(v), true
 	case []byte:
 		return FromString(string(v))
 	case string:
@@ -153,20 +196,48 @@ func FromAny(x any) Value {
 	return FromString(fmt.Sprint(x))
 }
 
-// FromString parses text as pgbench parses a variable's value: an integer,
-// else a double, else it stays text (returned as ok=false).
-func FromString(s string) Value {
-	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return IntValue(i)
+// FromString parses text as pgbench reads a variable given as text (-D,
+// \gset) in an expression (makeVariableValue): "null" in any case is NULL;
+// a prefix of "true" or "yes", or "on", is true; a prefix of "false" or
+// "no", or "off" or "of", is false; then an integer (one that overflows is
+// an error), then a double. ok is false for text that is none of these.
+func FromString(s string) (v Value, ok bool) {
+	if s == "" {
+		return Value{}, false
 	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		return DoubleValue(f)
+	prefixOf := func(word string) bool { return len(s) <= len(word) && strings.EqualFold(s, word[:len(s)]) }
+	switch {
+	case strings.EqualFold(s, "null"):
+		return Value{}, true
+	case prefixOf("true") || prefixOf("yes") || strings.EqualFold(s, "on"):
+		return BoolValue(true), true
+	case prefixOf("false") || prefixOf("no") || strings.EqualFold(s, "off") || strings.EqualFold(s, "of"):
+		return BoolValue(false), true
+	case isInt(s):
+		i, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		return IntValue(i), err == nil
 	}
-	switch s {
-	case "true", "t":
-		return BoolValue(true)
-	case "false", "f":
-		return BoolValue(false)
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		// strtod reads "infinity", "inf" and "nan" in any case, as Go
+		// does; an out-of-range value is an error there too.
+		return Value{}, false
 	}
-	return Value{}
+	return DoubleValue(f), true
+}
+
+// isInt reports whether s looks like an integer as pgbench's is_an_int
+// sees it: blanks, a sign, digits, blanks.
+func isInt(s string) bool {
+	t := strings.TrimSpace(s)
+	t = strings.TrimPrefix(strings.TrimPrefix(t, "+"), "-")
+	if t == "" {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] < '0' || t[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/dbharness/dbharness/internal/results"
 	"image/png"
 	"math"
 	"os"
@@ -101,6 +102,10 @@ func TestReportsInChromium(t *testing.T) {
 			[]string{"header", "scaling", "latency", "inflation", "config"}, 3, ""},
 		{"compare", func(t *testing.T) []byte { return renderCompare(t) },
 			[]string{"header", "verdicts", "differences", "sides"}, 4, "&lt;script&gt;x&lt;/script&gt;"},
+		// A tpcc-like run: transaction types at rates 40 times apart, each
+		// on an axis of its own.
+		{"tpcc", func(t *testing.T) []byte { return render(t, tpccLikeRun()) },
+			[]string{"header", "summary", "throughput", "latency", "spectrum", "config"}, 6, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -174,4 +179,25 @@ func checkNotBlank(t *testing.T, path string) {
 	if sd < 0.05 || dark/n < 0.01 {
 		t.Errorf("screenshot looks blank: luminance sd %.3f, %.2f%% non-white pixels", sd, 100*dark/n)
 	}
+}
+
+// tpccLikeRun is the synthetic run with tpcc's names for its two types, the
+// second at a fortieth of the first's rate.
+func tpccLikeRun() *results.Run {
+	r := syntheticRun(120, 10)
+	r.Workload = "tpcc"
+	names := map[string]string{"tpcb_like": "new_order", "select_only": "stock_level"}
+	for i := range r.Ops {
+		r.Ops[i].Name = names[r.Ops[i].Name]
+	}
+	for i := range r.Intervals {
+		for j := range r.Intervals[i].Ops {
+			o := &r.Intervals[i].Ops[j]
+			o.Name = names[o.Name]
+			if o.Name == "stock_level" {
+				o.TPS /= 40
+			}
+		}
+	}
+	return r
 }

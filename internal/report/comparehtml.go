@@ -68,7 +68,7 @@ func comparePage(c *results.Comparison, opt HTMLOptions) (*page, error) {
 		level = 0.95
 	}
 	p := &page{
-		Title:  fmt.Sprintf("dbharness comparison: %s vs %s", c.B.ID, c.A.ID),
+		Title:  fmt.Sprintf("dbharness comparison: B %s against A %s", c.B.ID, c.A.ID),
 		Status: "comparison",
 		Footer: footer(opt),
 	}
@@ -81,16 +81,7 @@ func comparePage(c *results.Comparison, opt HTMLOptions) (*page, error) {
 	}
 	p.Subtitle = fmt.Sprintf("B = %s (%s) against the baseline A = %s (%s); %.0f%% intervals %s", sideLabel(c.B), c.B.Workload,
 		sideLabel(c.A), c.A.Workload, 100*level, method)
-	counts := map[string]int{}
-	for _, o := range c.Ops {
-		counts[o.Verdict]++
-	}
-	for _, v := range []string{verdictFaster, verdictSlower, "no significant difference", "insufficient data"} {
-		if counts[v] > 0 {
-			p.Headline = append(p.Headline, kv{v, strconv.Itoa(counts[v])})
-		}
-	}
-	p.Headline = append(p.Headline, kv{"config differences", strconv.Itoa(len(c.ConfigDifferences))})
+	p.Headline = compareHeadline(c)
 
 	sec := section{ID: "verdicts", Title: "Throughput and latency, B against A"}
 	sec.Intro = "Δ is (B − A) / A. The verdict is about throughput and is only \"faster\" or \"slower\" when the whole interval of the change lies on one side of zero."
@@ -127,14 +118,16 @@ func comparePage(c *results.Comparison, opt HTMLOptions) (*page, error) {
 
 	cfg := section{ID: "differences", Title: "Configuration differences"}
 	if len(c.ConfigDifferences) == 0 {
-		cfg.Intro = "A and B were run with the same configuration, engine, settings and host."
+		cfg.Intro = "A and B were run with the same data, configuration, engine, settings and host."
 	} else {
-		cfg.Intro = "Every configuration item that differs between A and B: a difference not meant to be tested is a confounder."
-		dt := table{Head: []string{"item", "A", "B"}}
-		for _, d := range c.ConfigDifferences {
-			dt.Rows = append(dt.Rows, []string{d.Key, d.A, d.B})
+		cfg.Intro = "Every item that differs between A and B, the biggest confounders first."
+		for _, g := range diffGroups(c.ConfigDifferences) {
+			dt := table{Caption: strings.ToUpper(g.title[:1]) + g.title[1:], Note: g.intro, Head: []string{"item", "A", "B"}}
+			for _, d := range g.diffs {
+				dt.Rows = append(dt.Rows, []string{d.Key, d.A, d.B})
+			}
+			cfg.Tables = append(cfg.Tables, dt)
 		}
-		cfg.Tables = []table{dt}
 	}
 	p.Sections = append(p.Sections, cfg)
 
@@ -218,4 +211,47 @@ func compareCharts(c *results.Comparison, level float64) ([]chart, error) {
 		out = append(out, chart{Title: k + " latency", SVG: template.HTML(b)})
 	}
 	return out, nil
+}
+
+// compareHeadline sums a comparison up: the verdict on all transactions
+// together, how many transaction types (not counting "total") went each
+// way, and the count of differences that are not expected.
+func compareHeadline(c *results.Comparison) []kv {
+	var h []kv
+	counts := map[string]int{}
+	types := 0
+	for _, o := range c.Ops {
+		if o.Name == "total" {
+			if c.A.Kind == "run" {
+				h = append(h, kv{"all transactions", o.Verdict + " " + pctPtr(o.TPSDeltaPct)})
+			}
+			continue
+		}
+		counts[o.Verdict]++
+		types++
+	}
+	for _, v := range []string{verdictFaster, verdictSlower, "no significant difference", "insufficient data", results.VerdictSameRun} {
+		if counts[v] > 0 {
+			label := "transaction types " + v
+			if c.A.Kind == "sweep" {
+				label = "points × types " + v
+			}
+			h = append(h, kv{label, fmt.Sprintf("%d of %d", counts[v], types)})
+		}
+	}
+	data, other := 0, 0
+	for _, d := range c.ConfigDifferences {
+		switch d.Group {
+		case results.DiffGroupData:
+			data++
+		case results.DiffGroupExpected:
+		default:
+			other++
+		}
+	}
+	if data > 0 {
+		h = append(h, kv{"data and engine differences", strconv.Itoa(data)})
+	}
+	h = append(h, kv{"config differences", strconv.Itoa(other)})
+	return h
 }

@@ -275,9 +275,19 @@ func totalsTable(caption string, totals map[string]float64, txns int64, keep fun
 		if txns > 0 {
 			per = fmtNum(totals[k] / float64(txns))
 		}
-		t.Rows = append(t.Rows, []string{k, fmtNum(totals[k]), per})
+		t.Rows = append(t.Rows, []string{counterLabel(k), fmtNum(totals[k]), per})
 	}
 	return t, len(t.Rows) > 0
+}
+
+// counterLabel names a counter with its unit where the name alone does not
+// say it: PostgreSQL's and InnoDB's *_time counters are milliseconds
+// (active_time, blk_read_time, Innodb_row_lock_time).
+func counterLabel(k string) string {
+	if strings.HasSuffix(strings.ToLower(k), "_time") {
+		return k + " (ms)"
+	}
+	return k
 }
 
 // serverRank ranks the counters the series puts first (its priority);
@@ -326,7 +336,7 @@ func countersSection(r *results.Run, name, title string, s *results.Series, band
 				break
 			}
 			x, y, _ := pointSeries(s, k, true)
-			ch.Series = append(ch.Series, svg.Series{Name: k, X: x, Y: y, Color: svg.PaletteColor(i)})
+			ch.Series = append(ch.Series, svg.Series{Name: counterLabel(k), X: x, Y: y, Color: svg.PaletteColor(i)})
 		}
 		c, err := renderChart(ch, "Server counters", fmt.Sprintf("The %d leading of %d counters that moved.", min(len(keys), maxServerLines), len(keys)))
 		if err != nil {

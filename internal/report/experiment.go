@@ -42,8 +42,12 @@ func SweepTable(w io.Writer, sw *results.Sweep) {
 			made++
 		}
 	}
-	fmt.Fprintf(w, "\nsweep %s  workload %s  status %s  %d of %d runs completed  clients %s  repeat %d\n",
-		sw.SweepID, sw.Workload, sw.Status, made, len(sw.Plan), intList(sw.Clients), sw.Repeat)
+	engine := ""
+	if e := sw.Engine; e != nil {
+		engine = "  engine " + strings.TrimSpace(e.Engine+" "+e.Version)
+	}
+	fmt.Fprintf(w, "\nsweep %s  workload %s%s  status %s  %d of %d runs completed  clients %s  repeat %d\n",
+		sw.SweepID, sw.Workload, engine, sw.Status, made, len(sw.Plan), intList(sw.Clients), sw.Repeat)
 	if len(sw.Points) == 0 {
 		fmt.Fprintln(w, "no completed runs yet: nothing to analyse")
 		return
@@ -159,15 +163,52 @@ func ComparisonTable(w io.Writer, c *results.Comparison) {
 		fmt.Fprintln(w, "\nconfiguration: no differences")
 		return
 	}
-	fmt.Fprintln(w, "\nconfiguration differences:")
 	kw := 3
 	for _, d := range c.ConfigDifferences {
 		kw = max(kw, len(d.Key))
 	}
-	fmt.Fprintf(w, "  %-*s  %-24s  %s\n", kw, "key", "A", "B")
-	for _, d := range c.ConfigDifferences {
-		fmt.Fprintf(w, "  %-*s  %-24s  %s\n", kw, d.Key, d.A, d.B)
+	for _, g := range diffGroups(c.ConfigDifferences) {
+		fmt.Fprintf(w, "\n%s:\n", g.title)
+		fmt.Fprintf(w, "  %-*s  %-24s  %s\n", kw, "key", "A", "B")
+		for _, d := range g.diffs {
+			fmt.Fprintf(w, "  %-*s  %-24s  %s\n", kw, d.Key, d.A, d.B)
+		}
 	}
+}
+
+// diffGroup is the configuration differences of one group, with a title.
+type diffGroup struct {
+	title, intro string
+	diffs        []results.ConfigDiff
+}
+
+// diffGroups splits configuration differences into their groups, in
+// order: the data and the engine, the configuration, what is expected to
+// differ. Differences of comparisons made before groups existed count as
+// configuration.
+func diffGroups(ds []results.ConfigDiff) []diffGroup {
+	groups := []diffGroup{
+		{title: "data and engine differences", intro: "The data the runs ran on, and the engine and its version: these decide throughput more than anything else, so a difference here is the first confounder to rule out."},
+		{title: "configuration differences", intro: "Configuration items that differ between A and B: a difference not meant to be tested is a confounder."},
+		{title: "expected to differ", intro: "Items that differ between any two runs and are no confounder: each run draws its own random seed."},
+	}
+	for _, d := range ds {
+		i := 1
+		switch d.Group {
+		case results.DiffGroupData:
+			i = 0
+		case results.DiffGroupExpected:
+			i = 2
+		}
+		groups[i].diffs = append(groups[i].diffs, d)
+	}
+	out := groups[:0]
+	for _, g := range groups {
+		if len(g.diffs) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // planDiffLines prints the statements whose plans differ between the runs.

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -370,6 +371,25 @@ func configSection(r *results.Run) section {
 	for _, k := range sortedKeys(c.WorkloadFlags) {
 		add("--"+k, c.WorkloadFlags[k])
 	}
+	if ds := r.Dataset; ds != nil {
+		for _, k := range ds.ParamKeys() {
+			add("dataset "+k, ds.ParamText(k))
+		}
+		if len(ds.Tables) > 0 {
+			t := table{Caption: "Dataset at the start of the run (~ marks an estimated row count)", Head: []string{"table", "rows", "data", "indexes"},
+				Num: []bool{false, true, true, true}}
+			size := func(b *int64) string {
+				if b == nil {
+					return "-"
+				}
+				return results.HumanBytes(*b)
+			}
+			for _, tb := range ds.Tables {
+				t.Rows = append(t.Rows, []string{tb.Name, tb.RowsText(), size(tb.Bytes), size(tb.IndexBytes)})
+			}
+			sec.Tables = append(sec.Tables, t)
+		}
+	}
 	if len(r.Engine.Settings) > 0 {
 		t := table{Caption: "Server settings", Head: []string{"setting", "value"}}
 		for _, k := range sortedKeys(r.Engine.Settings) {
@@ -460,9 +480,17 @@ func timeline(r *results.Run) (bands []svg.Band, markers []svg.Marker, note stri
 			continue
 		}
 		m := svg.Marker{X: iv.T, Label: fmt.Sprintf("%s: %s", svg.FormatDuration(iv.T, iv.T >= 3600), strings.Join(parts, ", "))}
-		text := "errors"
-		if iv.Reconnects > 0 || iv.Down > 0 {
+		// The line's text names the worst of what happened: a client cut
+		// off, then errors, then clients only waiting on the server (a
+		// stall, which is no error).
+		var text string
+		switch {
+		case iv.Reconnects > 0 || iv.Down > 0:
 			text, m.Color = "reconnect", "#AA3377"
+		case hasErr && len(parts) > 0 && strings.Contains(parts[len(parts)-1], "errors"):
+			text = "errors"
+		default:
+			text, m.Color = "waiting", "#777777"
 		}
 		if iv.T-lastText >= minGap {
 			m.Text, lastText = text, iv.T
@@ -528,13 +556,31 @@ func runCharts(r *results.Run) ([]section, error) {
 	}
 	tp := svg.LineChart{Width: chartWidth, Height: chartHeight, Title: "Throughput", XLabel: "elapsed",
 		YLabel: "transactions per second", XDuration: true, XRange: xr, Bands: bands, Markers: markers, MaxPoints: chartPoints}
-	tp.Series = append(tp.Series, svg.Series{Name: "all", X: total.x, Y: total.y, Width: 2})
-	if len(opNames) > 1 {
+	tp.Series = append(tp.Series, svg.Series{Name: "all", X: total.x, Y: total.y, Width: 2, Color: allColor})
+	// Transaction types whose rates differ tenfold or more (tpcc's
+	// new_order beside its stock_level) each get a small chart with an axis
+	// of their own: on one axis the rare ones would lie flat on zero.
+	var small []chart
+	if len(opNames) > 1 && spread(perOp) >= 10 {
 		for i := range opNames {
 			if i >= maxSeries {
 				break
 			}
-			tp.Series = append(tp.Series, svg.Series{Name: opNames[i], X: perOp[i].x, Y: perOp[i].y, Width: 1.25, Color: svg.PaletteColor(i + 1)})
+			sm := svg.LineChart{Width: chartWidth, Height: chartHeight * 11 / 20, Title: opNames[i] + " per second", XLabel: "elapsed",
+				YLabel: "tps", XDuration: true, XRange: xr, Bands: bands, MaxPoints: chartPoints,
+				Series: []svg.Series{{Name: opNames[i], X: perOp[i].x, Y: perOp[i].y, Width: 1.5, Color: opColor(i)}}}
+			b, err := sm.Render()
+			if err != nil {
+				return nil, fmt.Errorf("throughput chart of %s: %w", opNames[i], err)
+			}
+			small = append(small, chart{Title: opNames[i], SVG: template.HTML(b)})
+		}
+	} else if len(opNames) > 1 {
+		for i := range opNames {
+			if i >= maxSeries {
+				break
+			}
+			tp.Series = append(tp.Series, svg.Series{Name: opNames[i], X: perOp[i].x, Y: perOp[i].y, Width: 1.25, Color: opColor(i)})
 		}
 	}
 	if anyErr {
@@ -557,7 +603,10 @@ func runCharts(r *results.Run) ([]section, error) {
 	if err != nil {
 		return nil, fmt.Errorf("throughput chart: %w", err)
 	}
-	out = append(out, section{ID: "throughput", Title: "Throughput over time", Charts: []chart{{Title: "Throughput", Note: note, SVG: template.HTML(tpSVG)}}})
+	if len(small) > 0 {
+		note += " Each transaction type follows in a chart of its own, with its own axis: their rates differ tenfold or more."
+	}
+	out = append(out, section{ID: "throughput", Title: "Throughput over time", Charts: append([]chart{{Title: "Throughput", Note: note, SVG: template.HTML(tpSVG)}}, small...)})
 
 	// Latency percentiles over time.
 	keys := []string{"p50", "p95", "p99", "max"}
@@ -577,12 +626,25 @@ func runCharts(r *results.Run) ([]section, error) {
 		}
 		lat.Series = append(lat.Series, svg.Series{Name: k, X: s.x, Y: s.y, Style: st, Color: svg.PaletteColor(i)})
 	}
+	latNote := "p50, p95, p99 and the maximum of each interval, all transaction types together, on a log scale."
+	worst := FindOutlier(r)
+	if worst != nil {
+		lat.Markers = append(slices.Clone(lat.Markers), svg.Marker{X: worst.To, Text: "slowest", Label: worst.Sentence(), Color: "#555555"})
+		latNote += " The grey line marks the interval of the slowest transaction (hover for what the evidence says there)."
+	}
 	latSVG, err := lat.Render()
 	if err != nil {
 		return nil, fmt.Errorf("latency chart: %w", err)
 	}
 	latSec := section{ID: "latency", Title: "Latency over time", Charts: []chart{{Title: "Latency percentiles",
-		Note: "p50, p95, p99 and the maximum of each interval, all transaction types together, on a log scale.", SVG: template.HTML(latSVG)}}}
+		Note: latNote, SVG: template.HTML(latSVG)}}}
+	if worst != nil {
+		label := "slowest transaction"
+		if worst.IsOutlier() {
+			label = "outlier"
+		}
+		latSec.Facts = append(latSec.Facts, kv{label, worst.Sentence()})
+	}
 	if len(opNames) > 1 {
 		byOp := svg.LineChart{Width: chartWidth, Height: chartHeight, Title: "p99 latency per transaction type", XLabel: "elapsed",
 			YLabel: "p99 latency (ms, log scale)", XDuration: true, XRange: xr, YLog: true, Bands: bands, MaxPoints: chartPoints}
@@ -600,7 +662,7 @@ func runCharts(r *results.Run) ([]section, error) {
 				}
 				s.add(iv.T, v)
 			}
-			byOp.Series = append(byOp.Series, svg.Series{Name: name, X: s.x, Y: s.y})
+			byOp.Series = append(byOp.Series, svg.Series{Name: name, X: s.x, Y: s.y, Color: opColor(i)})
 		}
 		b, err := byOp.Render()
 		if err != nil {
@@ -668,6 +730,10 @@ func spectrumChart(r *results.Run) (chart, bool, error) {
 		YLabel: "latency (ms, log scale)", XLabel: "percentile (log scale of 1 in N)", YLog: true}
 	var all *hdr.Histogram
 	n := 0
+	opIndex := map[string]int{}
+	for i, name := range intervalOpNames(r) {
+		opIndex[name] = i
+	}
 	for _, o := range r.Ops {
 		if o.Histogram == "" {
 			continue
@@ -686,7 +752,9 @@ func spectrumChart(r *results.Run) (chart, bool, error) {
 		}
 		n++
 		if n <= maxSeries {
-			ch.Series = append(ch.Series, spectrumSeries(o.Name, h))
+			s := spectrumSeries(o.Name, h)
+			s.Color = opColor(opIndex[o.Name])
+			ch.Series = append(ch.Series, s)
 		}
 	}
 	if n == 0 {
@@ -694,7 +762,7 @@ func spectrumChart(r *results.Run) (chart, bool, error) {
 	}
 	if n > 1 {
 		s := spectrumSeries("all", all)
-		s.Color = "#000000"
+		s.Color = allColor
 		ch.Series = append([]svg.SpectrumSeries{s}, ch.Series...)
 	}
 	b, err := ch.Render()
@@ -748,7 +816,8 @@ func fmtNum(v float64) string {
 	case a >= 1000:
 		return group(strconv.FormatFloat(v, 'f', 0, 64))
 	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 1, 64)
+		// 266, not 266.0: a count of samples has no tenths to show.
+		return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0")
 	case a >= 1 || a == 0:
 		return strings.TrimSuffix(strings.TrimRight(strconv.FormatFloat(v, 'f', 2, 64), "0"), ".")
 	default:
@@ -783,4 +852,38 @@ func fmtSeconds(s float64) string {
 		return fmt.Sprintf("%dm%02ds", int(s)/60, int(s)%60)
 	}
 	return strconv.FormatFloat(s, 'f', -1, 64) + " s"
+}
+
+// allColor draws "all transaction types" in every chart of a run.
+const allColor = "#000000"
+
+// opColor is the colour of the i-th transaction type of a run
+// (intervalOpNames' order), the same in every chart.
+func opColor(i int) string { return svg.PaletteColor(i) }
+
+// spread is how many times the busiest series' mean exceeds the quietest's
+// (1 when there is nothing to compare).
+func spread(ss []series) float64 {
+	lo, hi := math.Inf(1), 0.0
+	for _, s := range ss {
+		sum, n := 0.0, 0
+		for _, v := range s.y {
+			if !math.IsNaN(v) {
+				sum += v
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		m := sum / float64(n)
+		lo, hi = math.Min(lo, m), math.Max(hi, m)
+	}
+	if hi == 0 || math.IsInf(lo, 1) {
+		return 1
+	}
+	if lo == 0 {
+		return math.Inf(1)
+	}
+	return hi / lo
 }

@@ -33,6 +33,12 @@ func RunMarkdown(w io.Writer, r *results.Run) error {
 		fmt.Fprintf(&b, " · %s reconnects", fmtCount(s.Reconnects))
 	}
 	b.WriteString("\n\n")
+	if r.Dataset != nil {
+		fmt.Fprintf(&b, "Dataset: %s\n\n", mdText(r.Dataset.Summary()))
+	}
+	if o := FindOutlier(r); o != nil && o.IsOutlier() {
+		fmt.Fprintf(&b, "Outlier: %s\n\n", mdText(o.Sentence()))
+	}
 	if keys := sortedMetricKeys(s.Metrics); len(keys) > 0 {
 		// The workload's own figures (NOPM, HammerDB's TPM, ...).
 		parts := make([]string, len(keys))

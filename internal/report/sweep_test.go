@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/dbharness/dbharness/internal/hostinfo"
+	"github.com/dbharness/dbharness/internal/results"
 )
 
 func renderWith(t *testing.T, name string, fn func(*bytes.Buffer) error) []byte {
@@ -186,4 +189,34 @@ func readCSV(t *testing.T, path string) [][]string {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return rows
+}
+
+// The sweep report names the engine and the client host; a series with no
+// USL fit has no row of an empty table that stretches past the page, only
+// its chart's note; the ideal line stops at the top of the y axis.
+func TestSweepReportNamesTheEngineAndKeepsTheUSLTableNarrow(t *testing.T) {
+	sw := syntheticSweep(false)
+	sw.Engine = &results.EngineInfo{Engine: "postgresql", Version: "15.20"}
+	sw.ClientHost = &hostinfo.Host{Hostname: "loadgen1", CPUModel: "AMD EPYC", Cores: 2, MemoryMB: 24000, OS: "debian 12", Kernel: "6.1"}
+	var b bytes.Buffer
+	if err := SweepHTML(&b, sw, HTMLOptions{Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"tpcb on postgresql 15.20, clients", "loadgen1: AMD EPYC, 2 cores"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("sweep report lacks %q", want)
+		}
+	}
+	sw.USL, sw.USLError, sw.Fits = nil, "at least 4 distinct client counts are needed to fit the Universal Scalability Law, got 3", nil
+	b.Reset()
+	if err := SweepHTML(&b, sw, HTMLOptions{Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "Universal Scalability Law fit, X(N)") || !strings.Contains(b.String(), "No USL fit: at least 4 distinct") {
+		t.Errorf("a sweep with no fit has a USL table, or does not say why there is no fit")
+	}
+	xs, ys := idealLine(1000, 16*1.15, 9000*1.15)
+	if ys[1] > 9000*1.15+1e-9 || xs[1] >= 16*1.15 {
+		t.Errorf("the ideal line ends at (%v, %v), past the y axis' top", xs[1], ys[1])
+	}
 }

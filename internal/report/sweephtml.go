@@ -105,7 +105,11 @@ func sweepPage(sw *results.Sweep, opt HTMLOptions) (*page, error) {
 	for i, c := range sw.Clients {
 		clients[i] = strconv.Itoa(c)
 	}
-	p.Subtitle = fmt.Sprintf("%s, clients %s, %d repeat(s), %s", sw.Workload, strings.Join(clients, " "), sw.Repeat,
+	on := ""
+	if e := sw.Engine; e != nil {
+		on = fmt.Sprintf(" on %s %s", e.Engine, e.Version)
+	}
+	p.Subtitle = fmt.Sprintf("%s%s, clients %s, %d repeat(s), %s", sw.Workload, on, strings.Join(clients, " "), sw.Repeat,
 		sw.StartTime.UTC().Format("2006-01-02 15:04:05 UTC"))
 	series := seriesOf(sw)
 	var best results.SweepPoint
@@ -138,7 +142,16 @@ func sweepPage(sw *results.Sweep, opt HTMLOptions) (*page, error) {
 	if len(sw.Points) == 0 {
 		sec.Intro = "No run of the sweep completed yet: nothing to chart."
 	}
-	sec.Tables = append(sec.Tables, scalingTable(series), uslTable(series))
+	sec.Tables = append(sec.Tables, scalingTable(series))
+	if usl := uslTable(series); len(usl.Rows) > 0 {
+		sec.Tables = append(sec.Tables, usl)
+	}
+	for i, s := range series {
+		// A chart's note says why its series has no fit; these have no chart.
+		if i >= maxSweepSeries && s.fit == nil && s.fitErr != "" {
+			sec.Facts = append(sec.Facts, kv{"no USL fit (" + orDash(s.label) + ")", s.fitErr})
+		}
+	}
 	p.Sections = append(p.Sections, sec)
 
 	if lat, ok, err := sweepLatency(series); err != nil {
@@ -155,7 +168,7 @@ func scalingChart(s sweepSeries) (chart, error) {
 	if s.label != "" {
 		title += ": " + s.label
 	}
-	ch := svg.LineChart{Width: chartWidth, Height: chartHeight, Title: title, XLabel: "clients", YLabel: "transactions per second", MaxPoints: -1}
+	ch := svg.LineChart{Width: chartWidth, Height: chartHeight, Title: title, XLabel: "clients", YLabel: "transactions per second", MaxPoints: -1, XInteger: true}
 	var xs, ys, lo, hi []float64
 	top, maxN := 0.0, 1.0
 	for _, p := range s.points {
@@ -185,8 +198,8 @@ func scalingChart(s sweepSeries) (chart, error) {
 		note = "No USL fit: " + s.fitErr + "."
 	}
 	if one := s.single(); one > 0 {
-		ch.Series = append(ch.Series, svg.Series{Name: "ideal linear from 1 client", X: []float64{1, maxN * 1.15},
-			Y: []float64{one, one * maxN * 1.15}, Style: svg.StyleDotted, Color: svg.PaletteColor(6)})
+		ix, iy := idealLine(one, maxN*1.15, top*1.15)
+		ch.Series = append(ch.Series, svg.Series{Name: "ideal linear from 1 client", X: ix, Y: iy, Style: svg.StyleDotted, Color: svg.PaletteColor(6)})
 	} else {
 		note = strings.TrimSpace(note + " No single-client point, so no ideal line.")
 	}
@@ -199,6 +212,17 @@ func scalingChart(s sweepSeries) (chart, error) {
 		return chart{}, fmt.Errorf("sweep throughput chart: %w", err)
 	}
 	return chart{Title: title, Note: note, SVG: template.HTML(b)}, nil
+}
+
+// idealLine is linear scaling from the single-client throughput one, from
+// 1 client to xMax; it ends where it reaches the top of the y axis, yMax,
+// rather than rising past the chart's frame (0: no limit).
+func idealLine(one, xMax, yMax float64) (xs, ys []float64) {
+	end := xMax
+	if yMax > 0 {
+		end = math.Min(end, yMax/one)
+	}
+	return []float64{1, end}, []float64{one, one * end}
 }
 
 func nanZero(v float64) float64 {
@@ -229,17 +253,15 @@ func scalingTable(series []sweepSeries) table {
 	return t
 }
 
+// uslTable lists the series the Universal Scalability Law was fitted to;
+// why the others were not is said beside their charts, not in a table cell
+// that would stretch the table past the page.
 func uslTable(series []sweepSeries) table {
-	t := table{Caption: "Universal Scalability Law fit, X(N) = λN / (1 + σ(N−1) + κN(N−1))",
-		Head: []string{"series", "λ (tps per client)", "σ contention", "κ coherency", "peak clients", "peak tps", "R²", "runs used"},
+	t := table{Caption: "Universal Scalability Law fit, X(N) = λN / (1 + σ(N−1) + κN(N−1)): σ is contention, κ coherency",
+		Head: []string{"series", "λ tps/client", "σ", "κ", "peak clients", "peak tps", "R²", "runs"},
 		Num:  []bool{false, true, true, true, true, true, true, true}}
 	for _, s := range series {
 		if s.fit == nil {
-			why := s.fitErr
-			if why == "" {
-				why = "not fitted"
-			}
-			t.Rows = append(t.Rows, []string{orDash(s.label), why, "", "", "", "", "", ""})
 			continue
 		}
 		f := s.fit
@@ -289,7 +311,7 @@ func sweepLatency(series []sweepSeries) (section, bool, error) {
 			break
 		}
 		ch := svg.LineChart{Width: chartWidth, Height: chartHeight, Title: "Latency of " + op, XLabel: "clients",
-			YLabel: "latency (ms, log scale)", YLog: true, MaxPoints: -1}
+			YLabel: "latency (ms, log scale)", YLog: true, MaxPoints: -1, XInteger: true}
 		for j, s := range series {
 			if j >= maxSweepSeries {
 				break
@@ -353,6 +375,12 @@ func sweepConfigSection(sw *results.Sweep) section {
 		{"order seed", strconv.FormatUint(sw.OrderSeed, 10)},
 		{"started", sw.StartTime.UTC().Format("2006-01-02T15:04:05Z")},
 		{"ended", sw.EndTime.UTC().Format("2006-01-02T15:04:05Z")},
+	}
+	if e := sw.Engine; e != nil {
+		sec.Facts = append(sec.Facts, kv{"engine", strings.TrimSpace(e.Engine + " " + e.Version)})
+	}
+	if h := sw.ClientHost; h != nil {
+		sec.Facts = append(sec.Facts, kv{"client host", fmt.Sprintf("%s: %s, %d cores, %d MB, %s %s", h.Hostname, h.CPUModel, h.Cores, h.MemoryMB, h.OS, h.Kernel)})
 	}
 	for _, v := range sw.Vary {
 		sec.Facts = append(sec.Facts, kv{"vary --" + v.Flag, strings.Join(v.Values, ", ")})

@@ -91,11 +91,11 @@ func WriteCompareCSV(dir string, c *results.Comparison) error {
 		return err
 	}
 	return writeCSVFile(filepath.Join(dir, CSVConfigDiffs), func(w *csvWriter) error {
-		if err := w.Write([]string{"key", "a", "b"}); err != nil {
+		if err := w.Write([]string{"key", "a", "b", "group"}); err != nil {
 			return err
 		}
 		for _, d := range c.ConfigDifferences {
-			if err := w.Write([]string{d.Key, d.A, d.B}); err != nil {
+			if err := w.Write([]string{d.Key, d.A, d.B, d.Group}); err != nil {
 				return err
 			}
 		}
@@ -170,9 +170,14 @@ func CompareMarkdown(w io.Writer, c *results.Comparison) error {
 	if len(c.ConfigDifferences) == 0 {
 		b.WriteString("No configuration differences.\n")
 	} else {
-		b.WriteString("Configuration differences:\n")
-		for _, d := range c.ConfigDifferences {
-			fmt.Fprintf(&b, "- `%s`: `%s` → `%s`\n", mdCode(d.Key), mdCode(d.A), mdCode(d.B))
+		for i, g := range diffGroups(c.ConfigDifferences) {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "%s%s:\n", strings.ToUpper(g.title[:1]), g.title[1:])
+			for _, d := range g.diffs {
+				fmt.Fprintf(&b, "- `%s`: `%s` → `%s`\n", mdCode(d.Key), mdCode(d.A), mdCode(d.B))
+			}
 		}
 	}
 	if len(c.PlanDifferences) > 0 {

@@ -86,6 +86,9 @@ func Summary(w io.Writer, r *results.Run) {
 	if r.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", r.Error)
 	}
+	if r.Dataset != nil {
+		fmt.Fprintf(w, "dataset: %s\n", r.Dataset.Summary())
+	}
 	fmt.Fprintf(w, "measured %.1fs: %d transactions, %.1f tps, %d errors, %d retries", s.Seconds, s.Transactions, s.TPS, s.Errors, s.Retries)
 	if s.Reconnects > 0 {
 		fmt.Fprintf(w, ", %d reconnects", s.Reconnects)
@@ -158,6 +161,9 @@ func Summary(w io.Writer, r *results.Run) {
 	}
 	if len(r.Ops) > 1 {
 		row("total", s.Transactions, s.TPS, s.Errors, s.Retries, s.LatencyMs)
+	}
+	if o := FindOutlier(r); o != nil && o.IsOutlier() {
+		fmt.Fprintf(w, "outlier: %s\n", o.Sentence())
 	}
 	if len(r.ErrorClasses) > 0 {
 		var parts []string

@@ -12,6 +12,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -36,22 +37,25 @@ const (
 
 // Run is one saved run.
 type Run struct {
-	SchemaVersion int              `json:"schema_version"`
-	RunID         string           `json:"run_id"`
-	Status        string           `json:"status"`
-	Error         string           `json:"error,omitempty"`
-	Workload      string           `json:"workload"`
-	Command       []string         `json:"command"`
-	Target        string           `json:"target"`
-	Config        Config           `json:"config"`
-	Engine        EngineInfo       `json:"engine"`
-	Host          hostinfo.Host    `json:"host"`
-	StartTime     time.Time        `json:"start_time"`
-	EndTime       time.Time        `json:"end_time"`
-	Summary       Summary          `json:"summary"`
-	Ops           []Op             `json:"ops"`
-	Warmup        []Op             `json:"warmup,omitempty"`
-	ErrorClasses  map[string]int64 `json:"error_classes"`
+	SchemaVersion int        `json:"schema_version"`
+	RunID         string     `json:"run_id"`
+	Status        string     `json:"status"`
+	Error         string     `json:"error,omitempty"`
+	Workload      string     `json:"workload"`
+	Command       []string   `json:"command"`
+	Target        string     `json:"target"`
+	Config        Config     `json:"config"`
+	Engine        EngineInfo `json:"engine"`
+	// Dataset is the data the run ran on, read as it started; nil for runs
+	// saved before it was recorded, and for workloads with no data.
+	Dataset      *Dataset         `json:"dataset,omitempty"`
+	Host         hostinfo.Host    `json:"host"`
+	StartTime    time.Time        `json:"start_time"`
+	EndTime      time.Time        `json:"end_time"`
+	Summary      Summary          `json:"summary"`
+	Ops          []Op             `json:"ops"`
+	Warmup       []Op             `json:"warmup,omitempty"`
+	ErrorClasses map[string]int64 `json:"error_classes"`
 	// ErrorSamples holds the first message of each error class.
 	ErrorSamples map[string]string `json:"error_samples,omitempty"`
 	// ClientSeconds is each client's time to finish its fixed work
@@ -96,13 +100,71 @@ type Config struct {
 // EngineInfo describes the database server of a run: its name, version
 // and key settings, as the target reported them.
 type EngineInfo struct {
-	Engine   string            `json:"name"`
-	Version  string            `json:"version"`
+	Engine  string `json:"name"`
+	Version string `json:"version"`
+	// Settings are shown as the server shows them ("128MB").
 	Settings map[string]string `json:"settings,omitempty"`
 	// DataDir is the server's data directory on its host (empty where
 	// unknown); `dbharness io` uses it to find runs whose data lives on
 	// the device it measures.
 	DataDir string `json:"data_dir,omitempty"`
+	// Normalized are the numeric settings in bytes, ms or plain numbers;
+	// compare compares these.
+	Normalized map[string]Setting `json:"settings_normalized,omitempty"`
+}
+
+// Setting is a numeric setting normalised: Value in Unit ("bytes", "ms",
+// or "" for a plain number).
+type Setting struct {
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit,omitempty"`
+}
+
+// pgLegacyPages are the settings that runs saved before settings were
+// normalised glued to PostgreSQL's unit of 8kB pages ("163848kB" for
+// 16384 pages, 128MB).
+var pgLegacyPages = []string{"shared_buffers", "effective_cache_size", "wal_buffers"}
+
+// UnmarshalJSON reads engine information, and repairs the page-count
+// settings of PostgreSQL runs saved before settings were normalised.
+func (e *EngineInfo) UnmarshalJSON(b []byte) error {
+	type plain EngineInfo
+	if err := json.Unmarshal(b, (*plain)(e)); err != nil {
+		return err
+	}
+	if e.Engine != "postgresql" || e.Normalized != nil {
+		return nil
+	}
+	for _, k := range pgLegacyPages {
+		v, ok := strings.CutSuffix(e.Settings[k], "8kB")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			continue
+		}
+		if e.Normalized == nil {
+			e.Normalized = map[string]Setting{}
+		}
+		e.Normalized[k] = Setting{Value: float64(n * 8192), Unit: "bytes"}
+		e.Settings[k] = FormatBytes(n * 8192)
+	}
+	return nil
+}
+
+// FormatBytes writes a byte count as PostgreSQL's SHOW does: the largest
+// unit that divides it exactly ("128MB", "8kB").
+func FormatBytes(b int64) string {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"TB", 1 << 40}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"kB", 1 << 10}} {
+		if b != 0 && b%u.size == 0 {
+			return strconv.FormatInt(b/u.size, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(b, 10) + "B"
 }
 
 // Latency maps "p50", "p90", "p95", "p99", "p99.9", "max", "mean" and

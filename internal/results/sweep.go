@@ -3,6 +3,7 @@ package results
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"github.com/dbharness/dbharness/internal/hostinfo"
 	"strconv"
 	"strings"
 	"time"
@@ -80,6 +81,11 @@ type Sweep struct {
 	Plan []SweepRun `json:"plan"`
 	// RunIDs are the runs made so far, in execution order.
 	RunIDs []string `json:"run_ids"`
+	// Engine and ClientHost are the database server and the client host
+	// of the sweep's first completed run (nil before it, and for sweeps
+	// saved before they were recorded): the report names them.
+	Engine     *EngineInfo    `json:"engine,omitempty"`
+	ClientHost *hostinfo.Host `json:"client_host,omitempty"`
 
 	// The analysis of the finished runs (completed ones only).
 
@@ -232,6 +238,11 @@ type CompareOp struct {
 	Verdict string `json:"verdict"`
 }
 
+// VerdictSameRun is a CompareOp's verdict when A and B are the same run or
+// sweep: there is nothing to compare, and a resampled interval would only
+// show the bootstrap's own spread.
+const VerdictSameRun = "same run"
+
 // ConfigDiff is one configuration item that differs between A and B.
 // Key is dotted: "config.clients", "workload.scale", "engine.version",
 // "engine.settings.shared_buffers", "host.cpu", "target".
@@ -239,4 +250,15 @@ type ConfigDiff struct {
 	Key string `json:"key"`
 	A   string `json:"a"`
 	B   string `json:"b"`
+	// Group is DiffGroupData (the dataset, the engine and its version: the
+	// biggest confounders), DiffGroupConfig, or DiffGroupExpected (what
+	// differs between any two runs, the seed).
+	Group string `json:"group"`
 }
+
+// The groups of configuration differences, in the order they are listed.
+const (
+	DiffGroupData     = "data"
+	DiffGroupConfig   = "config"
+	DiffGroupExpected = "expected"
+)

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/dbharness/dbharness/internal/collect"
@@ -41,12 +42,23 @@ func startEvidence(ctx context.Context, warnf func(format string, args ...any), 
 	if kinds[collect.KindPlans] {
 		st, ok := runner.(workload.Statementer)
 		var stmts []workload.Statement
+		var leftOut []string
 		if ok {
 			stmts = st.Statements()
+			if lo, ok := runner.(workload.LeftOuter); ok {
+				leftOut = lo.LeftOut()
+			}
+		}
+		// Say which statements the check leaves out, and why.
+		for _, why := range leftOut {
+			warnf("plan check leaves out %s", why)
 		}
 		switch {
 		case !ok:
 			run.Collect.PlansNotChecked = fmt.Sprintf("workload %s describes no statements", run.Workload)
+		case len(stmts) == 0 && len(leftOut) > 0:
+			run.Collect.PlansNotChecked = fmt.Sprintf("workload %s gave no statement whose parameters the check can draw; left out: %s",
+				run.Workload, strings.Join(leftOut, "; "))
 		case len(stmts) == 0:
 			run.Collect.PlansNotChecked = fmt.Sprintf("workload %s gave no statement whose parameters the check can draw", run.Workload)
 		default:

@@ -172,6 +172,17 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 		return nil, err
 	}
 	err = runner.Setup(ctx, env, conn)
+	var dataset *results.Dataset
+	if err == nil {
+		var derr error
+		if dataset, derr = readDataset(ctx, wl, env, conn); derr != nil {
+			if ctx.Err() != nil {
+				err = derr
+			} else {
+				warnf("the run's dataset is not recorded: %s", oneLine(derr.Error()))
+			}
+		}
+	}
 	if err == nil {
 		if h, ok := wl.(workload.RunHooks); ok {
 			err = h.BeforeRun(ctx, env, conn)
@@ -206,7 +217,8 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 		Workload:      wl.Name(),
 		Command:       results.RedactArgs(c.Command),
 		Target:        d.Target().String(),
-		Engine:        results.EngineInfo(info),
+		Engine:        EngineInfo(info),
+		Dataset:       dataset,
 		Host:          hostinfo.Read(),
 		StartTime:     time.Now(),
 		Config: results.Config{
@@ -443,4 +455,52 @@ func (s *runStore) notSaved(runID string, final error) error {
 func (s *runStore) save(r *results.Run) { s.fail(s.Save(r)) }
 func (s *runStore) addInterval(id string, iv *results.Interval, h map[string]string) {
 	s.fail(s.AddInterval(id, iv, h))
+}
+
+// EngineInfo is the server's description as a run records it.
+func EngineInfo(info db.Info) results.EngineInfo {
+	e := results.EngineInfo{Engine: info.Engine, Version: info.Version, Settings: info.Settings, DataDir: info.DataDir}
+	if len(info.Normalized) > 0 {
+		e.Normalized = make(map[string]results.Setting, len(info.Normalized))
+		for k, v := range info.Normalized {
+			e.Normalized[k] = results.Setting(v)
+		}
+	}
+	return e
+}
+
+// readDataset reads what a workload says of its data (workload.Describer)
+// and the rows and bytes of each of its tables.
+func readDataset(ctx context.Context, wl workload.Generator, env *workload.Env, conn db.Conn) (*results.Dataset, error) {
+	desc, ok := wl.(workload.Describer)
+	if !ok {
+		return nil, nil
+	}
+	params, tables, err := desc.Dataset(ctx, env, conn)
+	if err != nil {
+		return nil, err
+	}
+	ds := &results.Dataset{Params: params, Tables: []results.DatasetTable{}}
+	if ds.Params == nil {
+		ds.Params = map[string]any{}
+	}
+	sizer, ok := env.DB.(db.TableSizer)
+	if !ok {
+		return ds, nil
+	}
+	known := func(n int64) *int64 {
+		if n < 0 {
+			return nil
+		}
+		return &n
+	}
+	for _, t := range tables {
+		ts, err := sizer.TableSize(ctx, conn, t)
+		if err != nil {
+			return nil, fmt.Errorf("size of table %s: %w", t, err)
+		}
+		ds.Tables = append(ds.Tables, results.DatasetTable{Name: t, Rows: ts.Rows, RowsExact: ts.RowsExact,
+			Bytes: known(ts.Bytes), IndexBytes: known(ts.IndexBytes)})
+	}
+	return ds, nil
 }

@@ -15,10 +15,10 @@ type Ref struct {
 }
 
 // Find returns the :name parameters of sql, in order, one per occurrence:
-// those outside quotes, -- comments and PostgreSQL casts (::type). A name
-// starts with a letter, _ or a non-ASCII byte (pgbench allows those) and
-// goes on with digits too; a colon right after an identifier (as in a:b) is
-// not a parameter.
+// those outside quotes (dollar quotes too), -- comments and PostgreSQL
+// casts (::type). A name starts with a letter, _ or a non-ASCII byte
+// (pgbench allows those) and goes on with digits too; a colon right after
+// an identifier (as in a:b) is not a parameter.
 func Find(sql string) []Ref {
 	var refs []Ref
 	for i := 0; i < len(sql); i++ {
@@ -30,6 +30,14 @@ func Find(sql string) []Ref {
 				j++
 			}
 			i = j
+		case c == '$' && (i == 0 || !nameByte(sql[i-1])) && DollarTag(sql[i:]) != "":
+			// A dollar-quoted string: $$...$$ or $tag$...$tag$.
+			tag := DollarTag(sql[i:])
+			j := strings.Index(sql[i+len(tag):], tag)
+			if j < 0 {
+				return refs
+			}
+			i += len(tag) + j + len(tag) - 1
 		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
 			j := strings.IndexByte(sql[i:], '\n')
 			if j < 0 {
@@ -76,3 +84,21 @@ func nameStart(c byte) bool {
 }
 
 func nameByte(c byte) bool { return nameStart(c) || c >= '0' && c <= '9' }
+
+// DollarTag returns the $tag$ (or $$) opening a dollar-quoted string at the
+// start of s, or "": a tag is an identifier that does not start with a
+// digit, so $1 is not one.
+func DollarTag(s string) string {
+	if s == "" || s[0] != '$' {
+		return ""
+	}
+	for j := 1; j < len(s); j++ {
+		switch {
+		case s[j] == '$':
+			return s[:j+1]
+		case !nameStart(s[j]) && !(j > 1 && s[j] >= '0' && s[j] <= '9'):
+			return ""
+		}
+	}
+	return ""
+}

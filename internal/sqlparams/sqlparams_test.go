@@ -16,6 +16,8 @@ func TestNumber(t *testing.T) {
 		{"comments are left alone", "SELECT 1 -- :no\nWHERE a = :aid", "SELECT 1 -- :no\nWHERE a = $1", []string{"aid"}},
 		{"a colon after an identifier is not a parameter", "SELECT a:b, :c2_d", "SELECT a:b, $1", []string{"c2_d"}},
 		{"a lone colon at the end stays", "SELECT :", "SELECT :", nil},
+		{"dollar-quoted text is left alone", "SELECT $$:no$$, $f$ :no $f$, a$b, $1, :yes", "SELECT $$:no$$, $f$ :no $f$, a$b, $1, $1", []string{"yes"}},
+		{"an unterminated dollar quote holds no parameter", "SELECT $q$ :no", "SELECT $q$ :no", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, names := Number(tc.in)

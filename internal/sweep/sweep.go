@@ -214,6 +214,10 @@ func Run(ctx context.Context, sw *results.Sweep, points []Point, o Options) (*Ou
 		}
 		if run != nil && pr.Status == results.StatusCompleted {
 			oc.Done++
+			if sw.Engine == nil {
+				e, h := run.Engine, run.Host
+				sw.Engine, sw.ClientHost = &e, &h
+			}
 		}
 		fmt.Fprintf(out, "[%*d/%d] %s\n", len(strconv.Itoa(len(sw.Plan))), pr.Seq+1, len(sw.Plan), runLine(pr, run, err))
 		if err := store.SaveSweep(sw); err != nil {

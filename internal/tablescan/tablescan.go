@@ -17,6 +17,7 @@ import (
 	"github.com/dbharness/dbharness/internal/histogram"
 	"github.com/dbharness/dbharness/internal/hostinfo"
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/runner"
 )
 
 // Config is what to scan.
@@ -52,7 +53,7 @@ func Measure(ctx context.Context, d db.DB, cfg Config) (*results.Run, error) {
 	ps := results.NormalizePercentiles(cfg.Percentiles)
 	start := time.Now()
 	r := &results.Run{SchemaVersion: results.SchemaVersion, RunID: results.NewRunID(start), Status: results.StatusCompleted,
-		Workload: "scan", Command: results.RedactArgs(cfg.Command), Target: d.Target().String(), Engine: results.EngineInfo(info),
+		Workload: "scan", Command: results.RedactArgs(cfg.Command), Target: d.Target().String(), Engine: runner.EngineInfo(info),
 		Host: hostinfo.Read(), StartTime: start, ErrorClasses: map[string]int64{},
 		Config: results.Config{Percentiles: ps, MaxTries: 1, Transactions: int64(cfg.Repeat), WorkloadFlags: map[string]string{"table": cfg.Table}}}
 	io := &results.IO{Pattern: "scan"}

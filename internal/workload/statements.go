@@ -9,6 +9,13 @@ type Statementer interface {
 	Statements() []Statement
 }
 
+// LeftOuter is a Statementer that says which of its statements
+// Statements left out, and why, so that the plan check can tell.
+type LeftOuter interface {
+	// LeftOut lists them, one line each: "NAME: why".
+	LeftOut() []string
+}
+
 // Statement is one statement of a workload, written with $1..$n
 // placeholders as the workload prepares it.
 type Statement struct {

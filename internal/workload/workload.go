@@ -281,6 +281,14 @@ type PhaseReader interface {
 	MeasureEnd(ctx context.Context, conn db.Conn) error
 }
 
+// Describer is a Runner that says which data it runs on: the parameters
+// that size or shape it (tpcb's scale, tpcc's warehouses) and the tables it
+// uses. The harness calls Dataset after Setup, before the clients start, and
+// records the parameters with the rows and bytes of each table.
+type Describer interface {
+	Dataset(ctx context.Context, env *Env, conn db.Conn) (params map[string]any, tables []string, err error)
+}
+
 // FixedWorker is a Runner whose own flags can set a fixed amount of work
 // per client (e.g. inserts' --rows-per-client), which the harness turns into
 // the driver's transactions per client.

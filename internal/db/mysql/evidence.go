@@ -318,5 +318,6 @@ var (
 	_ collect.ServerEvidence = (*myDB)(nil)
 	_ collect.Explainer      = (*myDB)(nil)
 	_ db.Cataloger           = (*myDB)(nil)
+	_ db.TableSizer          = (*myDB)(nil)
 	_ db.LoopDB              = (*myDB)(nil)
 )

@@ -28,6 +28,7 @@ import (
 
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/redact"
+	"github.com/dbharness/dbharness/internal/results"
 )
 
 type myDB struct {
@@ -252,9 +253,26 @@ func (d *myDB) Info(ctx context.Context) (db.Info, error) {
 	if err != nil {
 		return info, err
 	}
+	info.Normalized = map[string]db.Setting{}
+	for k, v := range info.Settings {
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			continue
+		}
+		if mysqlByteSettings[k] {
+			info.Normalized[k] = db.Setting{Value: n, Unit: "bytes"}
+			info.Settings[k] = results.FormatBytes(int64(n))
+			continue
+		}
+		info.Normalized[k] = db.Setting{Value: n}
+	}
 	info.DataDir, err = db.QueryString(ctx, c, "SELECT coalesce(@@datadir, '')")
 	return info, err
 }
+
+// mysqlByteSettings are the settings of Info that are sizes in bytes; they
+// are shown as "128MB" rather than the server's 134217728.
+var mysqlByteSettings = map[string]bool{"innodb_buffer_pool_size": true, "innodb_log_file_size": true}
 
 func (d *myDB) TableExists(ctx context.Context, c db.Conn, table string) (bool, error) {
 	n, err := db.QueryInt64(ctx, c, "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = $1", table)

@@ -56,3 +56,15 @@ func (d *pgDB) ColumnStats(ctx context.Context, conn db.Conn, table, col string,
 	}
 	return &db.ColumnStats{Source: "pg_stats", Distinct: nd, NullFrac: &nf, TopShare: mcf, AvgWidth: &aw}, nil
 }
+
+// TableSize implements db.TableSizer from pg_class: pg_table_size (with
+// TOAST) and pg_indexes_size; reltuples is -1 until the table is analyzed.
+func (d *pgDB) TableSize(ctx context.Context, conn db.Conn, table string) (db.TableSize, error) {
+	ts := db.TableSize{Bytes: -1, IndexBytes: -1}
+	est := -1.0
+	if _, err := db.QueryRow(ctx, conn, "SELECT reltuples::float8, pg_table_size(oid)::bigint, pg_indexes_size(oid)::bigint FROM pg_class WHERE relname = $1 AND relkind IN ('r', 'p') AND pg_table_is_visible(oid)",
+		[]any{strings.ToLower(table)}, &est, &ts.Bytes, &ts.IndexBytes); err != nil {
+		return ts, err
+	}
+	return ts, db.SizeRows(ctx, conn, table, est, &ts)
+}

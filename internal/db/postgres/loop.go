@@ -108,6 +108,9 @@ type pgLoopConn struct {
 	rowBuf  []byte
 	params  [][]byte
 	textBuf []byte
+	// txStatus is the last ReadyForQuery's status: 'I' idle, 'T' in a
+	// transaction, 'E' in a failed one.
+	txStatus byte
 }
 
 // Attach implements LoopConn.
@@ -138,6 +141,7 @@ type pgResult struct {
 	fields []pgconn.FieldDescription
 	rows   [][][]byte // only when collecting rows
 	found  bool
+	each   []db.Rows // rowsEach: every statement's rows (no columns for one that returns none)
 }
 
 // How reply reads treat rows.
@@ -145,6 +149,7 @@ const (
 	rowsSkip  = iota // count nothing, keep nothing
 	rowsFirst        // keep the first row in c.row
 	rowsAll          // keep every row
+	rowsEach         // keep every row of every statement, apart
 )
 
 // receive reads messages up to ReadyForQuery. The first ErrorResponse is
@@ -157,12 +162,13 @@ func (c *pgLoopConn) receive(keep int, res *pgResult) error {
 		}
 		switch m := msg.(type) {
 		case *pgproto3.ReadyForQuery:
+			c.txStatus = m.TxStatus
 			return nil
 		case *pgproto3.DataRow:
 			switch {
 			case keep == rowsFirst && !res.found:
 				c.copyRow(m.Values)
-			case keep == rowsAll:
+			case keep == rowsAll || keep == rowsEach:
 				res.rows = append(res.rows, copyValues(m.Values))
 			}
 			res.found = true
@@ -172,6 +178,11 @@ func (c *pgLoopConn) receive(keep int, res *pgResult) error {
 			res.rows, res.found = res.rows[:0], false
 		case *pgproto3.CommandComplete:
 			res.tag = append(res.tag[:0], m.CommandTag...)
+			if keep == rowsEach {
+				// One statement of several is done.
+				res.each = append(res.each, res.textRows())
+				res.fields, res.rows = nil, nil
+			}
 		case *pgproto3.ErrorResponse:
 			if res.err == nil {
 				res.err = pgconn.ErrorResponseToPgError(m)
@@ -299,6 +310,7 @@ func (c *pgLoopConn) prepare(sql string) (*pgLoopStmt, error) {
 				firstErr = pgconn.ErrorResponseToPgError(m)
 			}
 		case *pgproto3.ReadyForQuery:
+			c.txStatus = m.TxStatus
 			if firstErr != nil {
 				return nil, firstErr
 			}
@@ -399,12 +411,34 @@ func (c *pgLoopConn) QueryOnce(ctx context.Context, how db.OneShot, sql string, 
 	if err := c.receive(rowsAll, &res); err != nil {
 		return nil, err
 	}
+	return res.textRows(), res.err
+}
+
+// textRows are the result's last rows as db.Rows.
+func (res *pgResult) textRows() *textRows {
 	t := &textRows{rows: res.rows, err: res.err}
 	for _, f := range res.fields {
 		t.cols = append(t.cols, f.Name)
 	}
-	return t, res.err
+	return t
 }
+
+// QueryEach implements db.Multi for the loop connection.
+func (c *pgLoopConn) QueryEach(ctx context.Context, sql string) ([]db.Rows, error) {
+	c.bound(ctx)
+	c.fe.Send(&pgproto3.Query{String: sql})
+	if err := c.flush(); err != nil {
+		return nil, err
+	}
+	var res pgResult
+	if err := c.receive(rowsEach, &res); err != nil {
+		return nil, err
+	}
+	return res.each, res.err
+}
+
+// InTx implements db.TxStatuser.
+func (c *pgLoopConn) InTx() bool { return c.txStatus != 0 && c.txStatus != 'I' }
 
 // pgLoopStmt is a statement prepared on a loop connection.
 type pgLoopStmt struct {

@@ -45,6 +45,27 @@ func (c *pgConn) QueryOnce(ctx context.Context, how db.OneShot, sql string, args
 	return rows, rows.err
 }
 
+// QueryEach implements db.Multi.
+func (c *pgConn) QueryEach(ctx context.Context, sql string) ([]db.Rows, error) {
+	mrr := c.c.PgConn().Exec(ctx, sql)
+	var out []db.Rows
+	var err error
+	for mrr.NextResult() {
+		r := readText(mrr.ResultReader())
+		out = append(out, r)
+		if err == nil {
+			err = r.err
+		}
+	}
+	if cerr := mrr.Close(); err == nil {
+		err = cerr
+	}
+	return out, err
+}
+
+// InTx implements db.TxStatuser.
+func (c *pgConn) InTx() bool { return c.c.PgConn().TxStatus() != 'I' }
+
 // textParam writes a parameter as text; nil is NULL.
 func textParam(a any) []byte {
 	switch v := a.(type) {
@@ -116,4 +137,8 @@ func (t *textRows) Close() {}
 var (
 	_ db.OneShotter = (*pgConn)(nil)
 	_ db.OneShotter = (*pgLoopConn)(nil)
+	_ db.Multi      = (*pgConn)(nil)
+	_ db.Multi      = (*pgLoopConn)(nil)
+	_ db.TxStatuser = (*pgConn)(nil)
+	_ db.TxStatuser = (*pgLoopConn)(nil)
 )

@@ -3,7 +3,9 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -76,4 +78,50 @@ func TestQueryOnceSpeaksPgbenchsSimpleAndExtendedModes(t *testing.T) {
 			t.Fatalf("QueryInt64 = %d, %v", n, err)
 		}
 	})
+}
+
+// Both connection kinds return every statement of a simple query of
+// several (pgbench's \; compound commands), and know whether a transaction
+// is open, failed or not.
+func TestQueryEachAndInTxOnBothConnectionKinds(t *testing.T) {
+	ctx := context.Background()
+	d, pgxConn := testdb.Connect(t, testdb.Postgres(t, "dbh_sc_each"))
+	lc, err := d.(db.LoopDB).ConnectLoop(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lc.Close() })
+	for name, c := range map[string]db.Conn{"goroutine": pgxConn, "loop": lc} {
+		t.Run(name, func(t *testing.T) {
+			m, ok := c.(db.Multi)
+			if !ok {
+				t.Fatal("not a db.Multi")
+			}
+			all, err := m.QueryEach(ctx, "SELECT 1 AS a FROM generate_series(1, 2); SET application_name = 'each'; SELECT 2 AS b, 3 AS c")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, rows := range all {
+				cols, vals := rowsOf(t, rows)
+				got = append(got, fmt.Sprint(cols, vals))
+			}
+			if want := "[a] [[1] [1]]|[] []|[b c] [[2 3]]"; strings.Join(got, "|") != want {
+				t.Fatalf("results %s, want %s", strings.Join(got, "|"), want)
+			}
+			if _, err := m.QueryEach(ctx, "SELECT 1; SELECT 1/0; SELECT 3"); err == nil {
+				t.Fatal("a failing statement's error is lost")
+			}
+			tx := c.(db.TxStatuser)
+			for _, step := range []struct {
+				sql  string
+				want bool
+			}{{"BEGIN", true}, {"SELECT 1", true}, {"COMMIT", false}, {"BEGIN", true}, {"SELECT 1/0", true}, {"ROLLBACK", false}} {
+				_ = c.Exec(ctx, step.sql)
+				if tx.InTx() != step.want {
+					t.Fatalf("after %s: InTx() = %v", step.sql, !step.want)
+				}
+			}
+		})
+	}
 }

@@ -222,7 +222,7 @@ func (d *pgDB) Info(ctx context.Context) (db.Info, error) {
 	if info.Version, err = db.QueryString(ctx, c, "SHOW server_version"); err != nil {
 		return info, err
 	}
-	err = db.ScanSettings(ctx, c, info.Settings, `SELECT name, setting || coalesce(unit, '') FROM pg_settings WHERE name = ANY($1) ORDER BY name`,
+	rows, err := c.Query(ctx, `SELECT name, current_setting(name), setting, coalesce(unit, ''), vartype FROM pg_settings WHERE name = ANY($1) ORDER BY name`,
 		[]string{"shared_buffers", "max_connections", "synchronous_commit", "fsync", "wal_level", "work_mem",
 			"effective_cache_size", "checkpoint_timeout", "max_wal_size", "max_parallel_workers_per_gather",
 			"default_transaction_isolation", "full_page_writes", "wal_buffers", "random_page_cost", "jit",
@@ -230,9 +230,42 @@ func (d *pgDB) Info(ctx context.Context) (db.Info, error) {
 	if err != nil {
 		return info, err
 	}
+	defer rows.Close()
+	info.Normalized = map[string]db.Setting{}
+	for rows.Next() {
+		var name, shown, setting, unit, vartype string
+		if err := rows.Scan(&name, &shown, &setting, &unit, &vartype); err != nil {
+			return info, err
+		}
+		info.Settings[name] = shown
+		if n, ok := normalizeSetting(setting, unit, vartype); ok {
+			info.Normalized[name] = n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return info, err
+	}
+	rows.Close()
 	// data_directory is shown to superusers and pg_read_all_settings only.
 	info.DataDir, err = db.QueryString(ctx, c, "SELECT coalesce((SELECT setting FROM pg_settings WHERE name = 'data_directory'), '')")
 	return info, err
+}
+
+// normalizeSetting turns a numeric pg_settings row (setting in unit) into
+// bytes, milliseconds or a plain number; a negative value (-1: off, or
+// chosen by the server) stays a plain number, as it is no amount.
+func normalizeSetting(setting, unit, vartype string) (db.Setting, bool) {
+	if vartype != "integer" && vartype != "real" {
+		return db.Setting{}, false
+	}
+	v, err := strconv.ParseFloat(setting, 64)
+	if err != nil {
+		return db.Setting{}, false
+	}
+	if unit == "" || v < 0 {
+		return db.Setting{Value: v}, true
+	}
+	return db.NormalizeUnit(v, unit)
 }
 
 func (d *pgDB) TableExists(ctx context.Context, c db.Conn, table string) (bool, error) {

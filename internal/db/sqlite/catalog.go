@@ -64,3 +64,15 @@ func (d *liteDB) ColumnStats(ctx context.Context, conn db.Conn, table, col strin
 	}
 	return &db.ColumnStats{Source: "sqlite_stat1", Distinct: n / per}, nil
 }
+
+// TableSize implements db.TableSizer: bytes from dbstat, rows counted
+// (SQLite keeps no estimate worth the name).
+func (d *liteDB) TableSize(ctx context.Context, conn db.Conn, table string) (db.TableSize, error) {
+	ts := db.TableSize{Bytes: -1, IndexBytes: -1}
+	if _, err := db.QueryRow(ctx, conn, `SELECT coalesce(sum(CASE WHEN name = $1 THEN pgsize END), 0), coalesce(sum(CASE WHEN name <> $1 THEN pgsize END), 0)
+		FROM dbstat WHERE name = $1 OR name IN (SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = $1)`,
+		[]any{table}, &ts.Bytes, &ts.IndexBytes); err != nil {
+		return ts, err
+	}
+	return ts, db.SizeRows(ctx, conn, table, -1, &ts)
+}

@@ -98,4 +98,5 @@ var (
 	_ collect.ServerEvidence = (*liteDB)(nil)
 	_ collect.Explainer      = (*liteDB)(nil)
 	_ db.Cataloger           = (*liteDB)(nil)
+	_ db.TableSizer          = (*liteDB)(nil)
 )

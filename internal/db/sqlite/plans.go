@@ -28,8 +28,17 @@ func (d *liteDB) Explain(ctx context.Context, conn db.Conn, sql string, args []a
 	if err := rows.Err(); err != nil {
 		return "", err
 	}
+	if len(eqp) == 0 {
+		// An INSERT ... VALUES (or any statement that reads no table)
+		// has no query plan: SQLite's EXPLAIN QUERY PLAN returns nothing.
+		return NoQueryPlan, nil
+	}
 	return NormalizeSQLite(eqp), nil
 }
+
+// NoQueryPlan is the plan shape of a statement for which SQLite makes no
+// query plan because it searches no table (an INSERT ... VALUES).
+const NoQueryPlan = "no query plan: the statement searches no table (SQLite's EXPLAIN QUERY PLAN is empty)"
 
 // EQPRow is one row of SQLite's EXPLAIN QUERY PLAN.
 type EQPRow struct {

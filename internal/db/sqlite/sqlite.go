@@ -164,7 +164,37 @@ func (d *liteDB) Info(ctx context.Context) (db.Info, error) {
 		}
 		info.Settings[p] = v
 	}
+	info.Normalized = liteNormalized(info.Settings)
 	return info, nil
+}
+
+// liteNormalized turns SQLite's numeric pragmas into bytes and
+// milliseconds: cache_size is pages when positive and KiB when negative.
+func liteNormalized(set map[string]string) map[string]db.Setting {
+	m := map[string]db.Setting{}
+	num := func(k string) (float64, bool) {
+		v, err := strconv.ParseFloat(set[k], 64)
+		return v, err == nil
+	}
+	page, okPage := num("page_size")
+	if okPage {
+		m["page_size"] = db.Setting{Value: page, Unit: "bytes"}
+	}
+	if c, ok := num("cache_size"); ok {
+		switch {
+		case c < 0:
+			m["cache_size"] = db.Setting{Value: -c * 1024, Unit: "bytes"}
+		case okPage:
+			m["cache_size"] = db.Setting{Value: c * page, Unit: "bytes"}
+		}
+	}
+	if t, ok := num("busy_timeout"); ok {
+		m["busy_timeout"] = db.Setting{Value: t, Unit: "ms"}
+	}
+	if s, ok := num("synchronous"); ok {
+		m["synchronous"] = db.Setting{Value: s}
+	}
+	return m
 }
 
 func (d *liteDB) TableExists(ctx context.Context, c db.Conn, table string) (bool, error) {

@@ -73,6 +73,7 @@ type axisOpts struct {
 	log         bool
 	duration    bool // values are seconds, labelled as clock times
 	includeZero bool // linear auto ranges reach zero
+	integer     bool // values are counts: linear ticks only on whole numbers
 	fixed       *Range
 	format      func(float64) string // tick label format; default chosen by axis kind
 	tipFormat   func(float64) string // tooltip format; defaults to format or formatValue
@@ -106,6 +107,13 @@ func newAxis(o axisOpts, dlo, dhi, a, b float64) axis {
 	default:
 		var e int
 		vals, _, e = linearTicks(lo, hi, o.target)
+		if o.integer && len(vals) > 1 && vals[1]-vals[0] < 1 {
+			// A step below one would put ticks at half a client.
+			vals, e = nil, 0
+			for v := math.Ceil(lo); v <= math.Floor(hi); v++ {
+				vals = append(vals, v)
+			}
+		}
 		labels = formatLinearTicks(vals, e)
 	}
 	if len(vals) < 2 {

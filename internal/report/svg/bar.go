@@ -485,14 +485,9 @@ func (b *barLayout) horizontal() []byte {
 				if !finite(v) {
 					continue
 				}
-				px := xa.pos(xa.clamp(b.barEnd(s, j)))
-				anchor := ""
-				if v < 0 {
-					px, anchor = px-4, "end"
-				} else {
-					px += 4
-				}
-				c.text(px, center(j, i)+4, anchor, fontSize, "", b.valueText(v), "")
+				label := b.valueText(v)
+				px, anchor := valueLabelAt(xa.pos(xa.clamp(b.barEnd(s, j))), zero, v < 0, textWidth(label, fontSize), p.x0, float64(b.w)-4)
+				c.text(px, center(j, i)+4, anchor, fontSize, "", label, "")
 			}
 		}
 		c.WriteString("</g>\n")
@@ -516,4 +511,28 @@ func (b *barLayout) horizontal() []byte {
 	drawLegend(&c, b.legend, legendY, b.w)
 	c.close()
 	return c.Bytes()
+}
+
+// valueLabelAt places a horizontal bar's value label of width w: beyond the
+// bar's end (its error bar included), else on the other side of the zero
+// line, else inside the bar beside zero, whichever first stays within the
+// plot [x0, x1]; a label beyond x0 would write over the category labels.
+func valueLabelAt(end, zero float64, negative bool, w, x0, x1 float64) (px float64, anchor string) {
+	fits := func(from, to float64) bool { return from >= x0 && to <= x1 }
+	if negative {
+		if fits(end-4-w, end) {
+			return end - 4, "end"
+		}
+		if fits(zero, zero+4+w) {
+			return zero + 4, ""
+		}
+		return zero - 4, "end"
+	}
+	if fits(end, end+4+w) {
+		return end + 4, ""
+	}
+	if fits(zero-4-w, zero) {
+		return zero - 4, "end"
+	}
+	return zero + 4, ""
 }

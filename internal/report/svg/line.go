@@ -74,6 +74,9 @@ type LineChart struct {
 	// XDuration marks x values as seconds: ticks fall on clock-friendly steps
 	// and read m:ss (h:mm:ss from an hour on).
 	XDuration bool
+	// XInteger marks x values as counts (clients): a linear axis has ticks
+	// on whole numbers only.
+	XInteger bool
 	// YTight lets a linear y axis start at the data instead of including zero.
 	YTight bool
 
@@ -197,7 +200,7 @@ func (ch LineChart) Render() ([]byte, error) {
 	}
 	lay := xyLayout{
 		w: w, h: h, title: ch.Title, xlabel: ch.XLabel, ylabel: ch.YLabel, legend: legend,
-		xo:  axisOpts{log: ch.XLog, duration: ch.XDuration && !ch.XLog, fixed: ch.XRange, format: ch.XFormat},
+		xo:  axisOpts{log: ch.XLog, duration: ch.XDuration && !ch.XLog, integer: ch.XInteger, fixed: ch.XRange, format: ch.XFormat},
 		yo:  axisOpts{log: ch.YLog, includeZero: !ch.YTight, fixed: ch.YRange, format: ch.YFormat},
 		xlo: xlo, xhi: xhi, ylo: ylo, yhi: yhi,
 	}

@@ -34,18 +34,19 @@ const (
 	maxLabelRune = 40 // category labels longer than this are shortened (full text in a tooltip)
 )
 
-// palette is Paul Tol's high- and medium-contrast colour sets, ordered so that
-// neighbouring series differ in lightness as well as hue: the chart stays
-// readable for colour-blind readers and when printed in greyscale.
+// palette is Okabe and Ito's colour-blind-safe set (Color Universal
+// Design), ordered so that the first five (tpcc's five transaction types)
+// differ in hue, or where two share a hue (blue, sky blue) clearly in
+// lightness; its yellow, hard to see on white, comes last.
 var palette = []string{
-	"#004488", // dark blue
-	"#DDAA33", // yellow
-	"#BB5566", // red
-	"#6699CC", // light blue
-	"#997700", // dark yellow
-	"#EE99AA", // light red
-	"#555555", // dark grey
-	"#99DDFF", // pale blue
+	"#0072B2", // blue
+	"#E69F00", // orange
+	"#009E73", // bluish green
+	"#CC79A7", // reddish purple
+	"#56B4E9", // sky blue
+	"#D55E00", // vermillion
+	"#555555", // dark grey (Okabe-Ito's black, softened beside black "all" lines)
+	"#F0E442", // yellow
 }
 
 // PaletteColor returns the default colour of the i-th series (0-based); the

@@ -469,3 +469,9 @@ func (w *Workload) Check(ctx context.Context, env *workload.Env) ([]workload.Che
 	}
 	return res, nil
 }
+
+// Dataset implements workload.Describer: the scale and seed the data was
+// loaded with.
+func (w *Workload) Dataset(context.Context, *workload.Env, db.Conn) (map[string]any, []string, error) {
+	return map[string]any{"scale": w.Scale, "seed": w.dataSeed}, w.Tables(), nil
+}

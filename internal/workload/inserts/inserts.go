@@ -557,3 +557,21 @@ func (w *Inserts) Check(ctx context.Context, env *workload.Env) ([]workload.Chec
 			Detail: fmt.Sprintf("%d distinct keys, %d null, %d rows", distinct, nulls, count)},
 	}, nil
 }
+
+// Dataset implements workload.Describer: the key strategy, row width and
+// prefill that init recorded, and the rows in the table as the run starts.
+func (w *Inserts) Dataset(ctx context.Context, _ *workload.Env, conn db.Conn) (map[string]any, []string, error) {
+	pad, err := db.QueryInt64(ctx, conn, "SELECT pad FROM "+MetaTable+" WHERE event = 'init'")
+	if err != nil {
+		return nil, nil, err
+	}
+	prefill, err := db.QueryInt64(ctx, conn, "SELECT rows_committed FROM "+MetaTable+" WHERE event = 'init'")
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := db.QueryInt64(ctx, conn, "SELECT count(*) FROM "+Table)
+	if err != nil {
+		return nil, nil, err
+	}
+	return map[string]any{"key": w.key, "pad": pad, "prefill": prefill, "rows_at_start": rows}, []string{Table}, nil
+}

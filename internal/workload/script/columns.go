@@ -1,6 +1,10 @@
 package script
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/dbharness/dbharness/internal/sqlparams"
+)
 
 // sqlTok is a token of SQL text, as outputNames needs it.
 type sqlTok struct {
@@ -69,8 +73,8 @@ func sqlTokens(sql string) []sqlTok {
 			name := strings.ReplaceAll(sql[i+1:min(j, len(sql))], `""`, `"`)
 			out = append(out, sqlTok{text: name, ident: true, quoted: true, depth: depth})
 			i = min(j+1, len(sql))
-		case c == '$' && dollarTag(sql[i:]) != "":
-			tag := dollarTag(sql[i:])
+		case c == '$' && sqlparams.DollarTag(sql[i:]) != "":
+			tag := sqlparams.DollarTag(sql[i:])
 			j := strings.Index(sql[i+len(tag):], tag)
 			end := len(sql)
 			if j >= 0 {
@@ -114,20 +118,6 @@ func sqlTokens(sql string) []sqlTok {
 
 func identStart(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c >= 0x80
-}
-
-// dollarTag returns the $tag$ opening a dollar-quoted string at the start
-// of s, or "".
-func dollarTag(s string) string {
-	for j := 1; j < len(s); j++ {
-		switch {
-		case s[j] == '$':
-			return s[:j+1]
-		case !identStart(s[j]) && !(j > 1 && s[j] >= '0' && s[j] <= '9'):
-			return ""
-		}
-	}
-	return ""
 }
 
 // listEnd are the keywords that end a SELECT list.
@@ -210,6 +200,9 @@ func listNames(toks []sqlTok) ([]string, bool) {
 func itemName(item []sqlTok) (string, bool) {
 	n := len(item)
 	switch {
+	case n == 1 && !item[0].ident && item[0].text != "" && strings.IndexByte("0123456789.':", item[0].text[0]) >= 0 && item[0].text != "::":
+		// A constant or a variable's value alone.
+		return "?column?", true
 	case n >= 3 && item[n-2].kw("as") && item[n-1].ident:
 		return item[n-1].text, true
 	case n >= 2 && item[n-1].ident:

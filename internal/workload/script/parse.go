@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -48,6 +47,9 @@ type Command struct {
 	aset     bool
 	prefix   string
 	noParams bool
+	// parts are the statements of a compound command (joined by \; in
+	// the script, sent as one query), or nil.
+	parts []string
 	// pieces are the text as --query-mode simple writes values into it.
 	pieces []piece
 	// uses are the variables the command reads, where they stand.
@@ -126,9 +128,15 @@ func (m srcMap) at(off int) pos {
 
 // parseExpr parses the expression that starts at offset off of a meta
 // command's text (m maps the text to the script) and places a syntax error
-// at its column.
-func parseExpr(text string, off int, m srcMap, errf errFunc, what string) (*pgbexpr.Expr, error) {
+// at its column. With check, an expression that fails whatever the
+// variables hold is an error too.
+func parseExpr(text string, off int, m srcMap, errf errFunc, what string, check bool) (*pgbexpr.Expr, error) {
 	e, err := pgbexpr.Parse(strings.TrimRightFunc(text[off:], unicode.IsSpace))
+	if err == nil && check {
+		// What pgbench would fail on every time it evaluates the
+		// expression (TRUE + 2, NOT 0.0) is refused now.
+		err = e.Check()
+	}
 	if se, ok := err.(*pgbexpr.SyntaxError); ok {
 		return nil, errf(m.at(off+se.Pos), "%s: %s", what, se.Msg)
 	}
@@ -190,7 +198,7 @@ func Parse(name, src string) (*Script, error) {
 			}
 			return nil
 		}
-		c := &Command{kind: cSQL, at: start, orig: text, gset: gset, aset: aset, prefix: prefix}
+		c := &Command{kind: cSQL, at: start, orig: text, gset: gset, aset: aset, prefix: prefix, parts: compoundParts(text)}
 		c.sql, c.vars = sqlparams.Number(text)
 		c.noParams = len(c.vars) == 0
 		refs := sqlparams.Find(text)
@@ -199,119 +207,158 @@ func Parse(name, src string) (*Script, error) {
 		}
 		c.pieces = simplePieces(text, refs)
 		s.Commands = append(s.Commands, c)
-		return nil
+		if len(stack) > 0 {
+			// Inside \if the command may never run: its columns are
+			// checked when it does.
+			return nil
+		}
+		return checkFetch(c, at, errf)
 	}
+	// meta handles the meta command that starts at column col of line i
+	// (a backslash outside quotes), continued by trailing backslashes; it
+	// returns the last line it read.
+	meta := func(i, col int) (int, error) {
+		ln := i + 1
+		line := lines[i]
+		trim := strings.TrimSpace(line[col:])
+		m := srcMap{{0, pos{ln, col + indent(line[col:]) + 1}}}
+		for strings.HasSuffix(trim, "\\") && i+1 < len(lines) {
+			i++
+			trim = strings.TrimSuffix(trim, "\\") + " "
+			m.add(len(trim), pos{i + 1, indent(lines[i]) + 1})
+			trim += strings.TrimSpace(lines[i])
+		}
+		at := m.at(0)
+		f := fields(trim)
+		if len(f) == 0 || f[0].s == "\\" {
+			return i, errf(at, "a backslash without a meta command; expected \\set, \\sleep, \\gset, \\if ...")
+		}
+		word := strings.ToLower(f[0].s)
+		// SQL text before the backslash is a command (pgbench ends it
+		// there too, without a ';').
+		pending := strings.TrimSpace(sqlBuf.String()) != ""
+		if word == "\\gset" || word == "\\aset" {
+			prefix := ""
+			if len(f) > 2 {
+				return i, errf(m.at(f[2].at), "%s takes at most one argument, a prefix", word)
+			}
+			if len(f) == 2 {
+				prefix = f[1].s
+				if !validVar(prefix) {
+					return i, errf(m.at(f[1].at), "%s: %q is not a valid variable name prefix", word, prefix)
+				}
+			}
+			if pending {
+				return i, flushSQL(at, word == "\\gset", word == "\\aset", prefix)
+			}
+			// As in pgbench, \gset on its own line applies to the SQL
+			// command just before it.
+			if n := len(s.Commands); n > 0 && s.Commands[n-1].kind == cSQL && !s.Commands[n-1].gset && !s.Commands[n-1].aset {
+				c := s.Commands[n-1]
+				c.gset, c.aset, c.prefix = word == "\\gset", word == "\\aset", prefix
+				if len(stack) > 0 {
+					return i, nil
+				}
+				return i, checkFetch(c, at, errf)
+			}
+			return i, errf(at, "%s must follow an SQL command", word)
+		}
+		if pending {
+			if err := flushSQL(at, false, false, ""); err != nil {
+				return i, err
+			}
+		}
+		// What runs whatever happens (outside \if blocks; an \if's own
+		// condition) is checked for errors pgbench would always meet.
+		c, err := parseMeta(trim, m, errf, len(stack) == 0)
+		if err != nil {
+			return i, err
+		}
+		idx := len(s.Commands)
+		switch c.kind {
+		case cIf:
+			stack = append(stack, &ifFrame{pending: []int{idx}, at: at})
+		case cElif, cElse:
+			if len(stack) == 0 {
+				return i, errf(at, "%s without a matching \\if", word)
+			}
+			fr := stack[len(stack)-1]
+			if fr.hasElse {
+				return i, errf(at, "%s after \\else", word)
+			}
+			// The previous branch ends by jumping to \endif: this command
+			// itself does that jump when reached by falling through.
+			fr.ends = append(fr.ends, idx)
+			for _, p := range fr.pending {
+				s.Commands[p].jump = idx
+			}
+			fr.pending = nil
+			if c.kind == cElif {
+				fr.pending = []int{idx}
+			} else {
+				fr.hasElse = true
+			}
+		case cEndif:
+			if len(stack) == 0 {
+				return i, errf(at, "\\endif without a matching \\if")
+			}
+			fr := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, p := range fr.pending {
+				s.Commands[p].jump = idx
+			}
+			for _, p := range fr.ends {
+				s.Commands[p].end = idx + 1
+			}
+		}
+		s.Commands = append(s.Commands, c)
+		return i, nil
+	}
+	var z sqlScanner
 	for i := 0; i < len(lines); i++ {
 		ln := i + 1
 		line := lines[i]
-		trim := strings.TrimSpace(line)
-		if strings.HasPrefix(trim, "\\") {
-			// A meta command, continued by a trailing backslash.
-			m := srcMap{{0, pos{ln, indent(line) + 1}}}
-			for strings.HasSuffix(trim, "\\") && i+1 < len(lines) {
-				i++
-				trim = strings.TrimSuffix(trim, "\\") + " "
-				m.add(len(trim), pos{i + 1, indent(lines[i]) + 1})
-				trim += strings.TrimSpace(lines[i])
+		if z.idle() && strings.TrimSpace(sqlBuf.String()) == "" {
+			// Blank lines and -- comments between commands are skipped.
+			if trim := strings.TrimSpace(line); trim == "" || strings.HasPrefix(trim, "--") {
+				continue
 			}
-			at := m.at(0)
-			f := fields(trim)
-			if len(f) == 0 || !strings.HasPrefix(trim, "\\") || f[0].s == "\\" {
-				return nil, errf(at, "a backslash without a meta command; expected \\set, \\sleep, \\gset, \\if ...")
-			}
-			word := f[0].s
-			if strings.TrimSpace(sqlBuf.String()) != "" {
-				if word == "\\gset" || word == "\\aset" {
-					prefix := ""
-					if len(f) > 2 {
-						return nil, errf(m.at(f[2].at), "%s takes at most one argument, a prefix", word)
-					}
-					if len(f) == 2 {
-						prefix = f[1].s
-					}
-					if err := flushSQL(at, word == "\\gset", word == "\\aset", prefix); err != nil {
-						return nil, err
-					}
-					continue
-				}
-				start, _ := sqlStart()
-				return nil, errf(start, "SQL command not terminated by ';' before the meta command on line %d", ln)
-			}
-			c, err := parseMeta(trim, m, errf)
-			if err != nil {
-				return nil, err
-			}
-			idx := len(s.Commands)
-			switch c.kind {
-			case cIf:
-				stack = append(stack, &ifFrame{pending: []int{idx}, at: at})
-			case cElif, cElse:
-				if len(stack) == 0 {
-					return nil, errf(at, "%s without a matching \\if", word)
-				}
-				fr := stack[len(stack)-1]
-				if fr.hasElse {
-					return nil, errf(at, "%s after \\else", word)
-				}
-				// The previous branch ends by jumping to \endif: this command
-				// itself does that jump when reached by falling through.
-				fr.ends = append(fr.ends, idx)
-				for _, p := range fr.pending {
-					s.Commands[p].jump = idx
-				}
-				fr.pending = nil
-				if c.kind == cElif {
-					fr.pending = []int{idx}
-				} else {
-					fr.hasElse = true
-				}
-			case cEndif:
-				if len(stack) == 0 {
-					return nil, errf(at, "\\endif without a matching \\if")
-				}
-				fr := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				for _, p := range fr.pending {
-					s.Commands[p].jump = idx
-				}
-				for _, p := range fr.ends {
-					s.Commands[p].end = idx + 1
-				}
-			}
-			s.Commands = append(s.Commands, c)
-			continue
 		}
-		if trim == "" || strings.HasPrefix(trim, "--") && sqlBuf.Len() == 0 {
-			continue
-		}
-		if m := gsetRE.FindStringSubmatchIndex(line); m != nil && semicolon(line[:m[0]]) < 0 {
-			addSQL(line[:m[0]], pos{ln, 1})
-			word := line[m[2]:m[3]]
-			prefix := ""
-			if m[4] >= 0 {
-				prefix = line[m[4]:m[5]]
-			}
-			if err := flushSQL(pos{ln, m[0] + 1}, word == "gset", word == "aset", prefix); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		// SQL ends at a semicolon outside quotes; several may share a line.
-		for start := 0; start < len(line); {
-			end := semicolon(line[start:])
+		// SQL ends at a ';' outside quotes and comments (several may share
+		// a line); "\;" joins statements into one compound command; any
+		// other backslash starts a meta command, to the end of the line.
+		from := 0
+		for {
+			end := z.next(line, from)
 			if end < 0 {
-				addSQL(line[start:]+"\n", pos{ln, start + 1})
+				rest := line[from:]
+				if t := strings.TrimSpace(sqlBuf.String()); t == "" && z.idle() {
+					if trim := strings.TrimSpace(rest); trim == "" || strings.HasPrefix(trim, "--") {
+						break
+					}
+				}
+				addSQL(rest+"\n", pos{ln, from + 1})
 				break
 			}
-			addSQL(line[start:start+end], pos{ln, start + 1})
-			if err := flushSQL(pos{ln, start + end + 1}, false, false, ""); err != nil {
+			if line[end] == '\\' && strings.HasPrefix(line[end:], "\\;") {
+				addSQL(line[from:end], pos{ln, from + 1})
+				addSQL(";", pos{ln, end + 1})
+				from = end + 2
+				continue
+			}
+			addSQL(line[from:end], pos{ln, from + 1})
+			if line[end] == '\\' {
+				last, err := meta(i, end)
+				if err != nil {
+					return nil, err
+				}
+				i = last
+				break
+			}
+			if err := flushSQL(pos{ln, end + 1}, false, false, ""); err != nil {
 				return nil, err
 			}
-			start += end + 1
-			start += indent(line[start:])
-			if strings.HasPrefix(line[start:], "--") {
-				break
-			}
+			from = end + 1
 		}
 	}
 	if strings.TrimSpace(sqlBuf.String()) != "" {
@@ -368,33 +415,134 @@ func simplePieces(text string, refs []sqlparams.Ref) []piece {
 	return append(out, piece{text: text[last:]})
 }
 
-// gsetRE finds \gset or \aset (with an optional prefix) ending an SQL line.
-var gsetRE = regexp.MustCompile(`\\(gset|aset)(?:\s+([A-Za-z_][A-Za-z0-9_]*))?\s*$`)
+// fetchedParts are the statements whose rows set variables: for \gset
+// the last statement of a compound command, for \aset every one.
+func (c *Command) fetchedParts() []string {
+	switch {
+	case c.parts == nil:
+		return []string{c.orig}
+	case c.gset:
+		return c.parts[len(c.parts)-1:]
+	}
+	return c.parts
+}
 
-// semicolon finds the first ';' outside quotes and comments, or -1.
-func semicolon(s string) int {
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\'', '"':
-			q := s[i]
-			i++
-			for i < len(s) && s[i] != q {
+// checkFetch refuses a \gset or \aset whose columns the text names when
+// one of them is not a valid variable name (?column?, "bad name!"):
+// pgbench fails on it each time the query returns.
+func checkFetch(c *Command, at pos, errf errFunc) error {
+	if !c.gset && !c.aset {
+		return nil
+	}
+	word := "\\gset"
+	if c.aset {
+		word = "\\aset"
+	}
+	for _, part := range c.fetchedParts() {
+		names, ok := outputNames(part)
+		if !ok {
+			continue
+		}
+		for _, n := range names {
+			if !validVar(c.prefix + n) {
+				return errf(at, "%s: the column %q would set the variable %q, which is not a valid name; name the column with AS", word, n, c.prefix+n)
+			}
+		}
+	}
+	return nil
+}
+
+// sqlScanner follows SQL text from line to line: whether it is inside a
+// quoted string or identifier, a dollar-quoted string or a block comment,
+// where ';' and '\\' are text.
+type sqlScanner struct {
+	quote byte   // ' or " while inside one
+	esc   bool   // inside E'...', where a backslash escapes
+	tag   string // the $tag$ of the dollar-quoted string it is inside
+	depth int    // nesting of /* */ comments
+}
+
+func (z *sqlScanner) idle() bool { return z.quote == 0 && z.tag == "" && z.depth == 0 }
+
+// next returns the offset of the first ';' or backslash at or after from
+// that is outside quotes and comments, or -1 when the line ends first (or
+// a -- comment ends it).
+func (z *sqlScanner) next(line string, from int) int {
+	for i := from; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case z.depth > 0:
+			if strings.HasPrefix(line[i:], "*/") {
+				z.depth--
+				i++
+			} else if strings.HasPrefix(line[i:], "/*") {
+				z.depth++
 				i++
 			}
-		case '-':
-			if i+1 < len(s) && s[i+1] == '-' {
-				return -1
+		case z.tag != "":
+			if strings.HasPrefix(line[i:], z.tag) {
+				i += len(z.tag) - 1
+				z.tag = ""
 			}
-		case ';':
+		case z.quote != 0:
+			if z.esc && c == '\\' {
+				i++
+			} else if c == z.quote {
+				z.quote = 0
+			}
+		case c == '\'' || c == '"':
+			z.quote = c
+			z.esc = c == '\'' && i > 0 && (line[i-1] == 'E' || line[i-1] == 'e') && (i == 1 || !identByte(line[i-2]))
+		case c == '$' && (i == 0 || !identByte(line[i-1])) && sqlparams.DollarTag(line[i:]) != "":
+			z.tag = sqlparams.DollarTag(line[i:])
+			i += len(z.tag) - 1
+		case strings.HasPrefix(line[i:], "--"):
+			return -1
+		case strings.HasPrefix(line[i:], "/*"):
+			z.depth = 1
+			i++
+		case c == ';' || c == '\\':
 			return i
 		}
 	}
 	return -1
 }
 
+func identByte(c byte) bool { return identStart(c) || c >= '0' && c <= '9' || c == '$' }
+
+// compoundParts splits the text of an SQL command into its statements at
+// the ';' outside quotes and comments ("\\;" in the script), or returns nil
+// for a single statement.
+func compoundParts(text string) []string {
+	var z sqlScanner
+	var parts []string
+	from, base := 0, 0
+	for _, line := range strings.SplitAfter(text, "\n") {
+		for start := 0; ; {
+			end := z.next(line, start)
+			if end < 0 {
+				break
+			}
+			if line[end] == ';' {
+				parts = append(parts, strings.TrimSpace(text[from:base+end]))
+				from = base + end + 1
+			}
+			start = end + 1
+		}
+		base += len(line)
+	}
+	if parts == nil {
+		return nil
+	}
+	if last := strings.TrimSpace(text[from:]); last != "" {
+		parts = append(parts, last)
+	}
+	return parts
+}
+
 // parseMeta parses the meta command text (joined across continued lines);
 // m maps its offsets to places in the script.
-func parseMeta(text string, m srcMap, errf errFunc) (*Command, error) {
+func parseMeta(text string, m srcMap, errf errFunc, certain bool) (*Command, error) {
 	f := fields(text)
 	at := m.at(0)
 	word := strings.ToLower(f[0].s)
@@ -416,7 +564,7 @@ func parseMeta(text string, m srcMap, errf errFunc) (*Command, error) {
 		}
 		// The expression starts at the third word: the name may also occur
 		// in "\set" itself (\set e ..., \set s ...).
-		e, err := parseExpr(text, f[2].at, m, errf, "\\set "+name)
+		e, err := parseExpr(text, f[2].at, m, errf, "\\set "+name, certain)
 		if err != nil {
 			return nil, err
 		}
@@ -426,6 +574,16 @@ func parseMeta(text string, m srcMap, errf errFunc) (*Command, error) {
 			return nil, argErr(3, "\\sleep needs a number or :variable and an optional unit (us, ms, s)")
 		}
 		c := &Command{kind: cSleep, at: at, unit: time.Second}
+		if len(f) == 2 && !strings.HasPrefix(f[1].s, ":") {
+			// As in pgbench, the unit may follow the number: \sleep 2ms.
+			num := strings.TrimLeft(f[1].s, "+-")
+			digits := len(num) - len(strings.TrimLeft(num, "0123456789"))
+			if digits > 0 && digits < len(num) {
+				cut := len(f[1].s) - len(num) + digits
+				f = append(f, field{f[1].s[cut:], f[1].at + cut})
+				f[1].s = f[1].s[:cut]
+			}
+		}
 		if strings.HasPrefix(f[1].s, ":") {
 			c.sleepVar = f[1].s[1:]
 			if !validVar(c.sleepVar) {
@@ -434,10 +592,10 @@ func parseMeta(text string, m srcMap, errf errFunc) (*Command, error) {
 			c.uses = []use{{c.sleepVar, m.at(f[1].at)}}
 		} else {
 			n, err := strconv.ParseInt(f[1].s, 10, 64)
-			if err != nil || n < 0 {
-				return nil, argErr(1, "\\sleep: %q is not a non-negative integer", f[1].s)
+			if err != nil {
+				return nil, argErr(1, "\\sleep: %q is not an integer", f[1].s)
 			}
-			c.sleepN = n
+			c.sleepN = n // as in pgbench, a negative time does not sleep
 		}
 		if len(f) == 3 {
 			switch strings.ToLower(f[2].s) {
@@ -456,7 +614,7 @@ func parseMeta(text string, m srcMap, errf errFunc) (*Command, error) {
 		if len(f) < 2 {
 			return nil, errf(at, "%s needs an expression", word)
 		}
-		e, err := parseExpr(text, f[1].at, m, errf, word)
+		e, err := parseExpr(text, f[1].at, m, errf, word, certain && word == "\\if")
 		if err != nil {
 			return nil, err
 		}

@@ -3,11 +3,13 @@ package script
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -34,18 +36,29 @@ func init() {
 	workload.Register(Name, func() workload.Generator { return &Workload{} })
 }
 
+// maxParams is the most variables pgbench lets an SQL command have under
+// -M extended and -M prepared (MAX_ARGS - 1).
+const maxParams = 255
+
 // Workload runs pgbench scripts.
 type Workload struct {
 	Scripts   []string // FILE[@WEIGHT]
 	Defines   []string // NAME=VALUE
 	Scale     string
 	QueryMode string // simple, extended or prepared (pgbench -M)
+	// Stderr receives what debug() shows, as pgbench prints it; nil is
+	// os.Stderr.
+	Stderr io.Writer
+
+	debugMu sync.Mutex
 
 	parsed  []*Script
 	picker  *datagen.Weighted
 	seed    uint64
 	scale   int64
 	defines map[string]string
+	// leftOut are the commands the last Statements left out, and why.
+	leftOut []string
 }
 
 // Name implements workload.Generator.
@@ -118,6 +131,17 @@ func (w *Workload) Load() error {
 	}
 	if err := checkVariables(w.parsed, w.defines); err != nil {
 		return err
+	}
+	if w.QueryMode != ModeSimple {
+		for _, s := range w.parsed {
+			for _, c := range s.Commands {
+				if len(c.vars) > maxParams {
+					u := c.uses[maxParams]
+					return &ParseError{File: s.File, Line: u.at.line, Col: u.at.col, Msg: fmt.Sprintf(
+						"the command has %d variables; pgbench -M %s allows at most %d per SQL command", len(c.vars), w.QueryMode, maxParams)}
+				}
+			}
+		}
 	}
 	p, err := datagen.NewWeighted(weights)
 	if err != nil {
@@ -218,15 +242,17 @@ type variable struct {
 	isText bool
 }
 
-// textVariable is a variable given as text: a number if it reads as one.
+// textVariable is a variable given as text (-D, \gset): in expressions
+// it reads as pgbench reads it (NULL, a boolean, an integer, a double).
 func textVariable(s string) variable {
-	val := pgbexpr.FromString(s)
-	return variable{val: val, text: s, hasText: true, isText: val.Kind == pgbexpr.Null}
+	val, ok := pgbexpr.FromString(s)
+	return variable{val: val, text: s, hasText: true, isText: !ok}
 }
 
-// arg is the variable as a statement parameter.
+// arg is the variable as a statement parameter: a number or a boolean as
+// itself, text (and the text "null") as text, as pgbench sends it.
 func (v variable) arg() any {
-	if v.isText {
+	if v.isText || v.hasText && v.val.Kind == pgbexpr.Null {
 		return v.text
 	}
 	return v.val.Any()
@@ -250,7 +276,23 @@ type client struct {
 	stmts map[*Command]db.Stmt
 	args  []any
 	buf   []byte
-	inTx  bool
+	// op and pc are the script (its index in the run) and the command
+	// running, for debug().
+	op, pc int
+}
+
+// Debug implements pgbexpr.Debugger: pgbench's line on stderr, with the
+// script's index among the run's scripts and the command's number in it
+// (from 1).
+func (k *client) Debug(v pgbexpr.Value) {
+	out := k.w.Stderr
+	if out == nil {
+		out = os.Stderr
+	}
+	line := fmt.Sprintf("debug(script=%d,command=%d): %s\n", k.op, k.pc+1, v.Debug())
+	k.w.debugMu.Lock()
+	defer k.w.debugMu.Unlock()
+	_, _ = io.WriteString(out, line)
 }
 
 func (k *client) Var(name string) (pgbexpr.Value, bool, error) {
@@ -259,7 +301,7 @@ func (k *client) Var(name string) (pgbexpr.Value, bool, error) {
 		return pgbexpr.Value{}, false, nil
 	}
 	if v.isText {
-		return pgbexpr.Value{}, true, fmt.Errorf("variable %q holds text %q, not a number", name, v.text)
+		return pgbexpr.Value{}, true, fmt.Errorf("malformed variable %q value: %q (not a number, a boolean or null)", name, v.text)
 	}
 	return v.val, true, nil
 }
@@ -273,19 +315,25 @@ func (k *client) Next() int { return k.w.picker.Index(k.rng) }
 // script run. An error rolls back an open transaction.
 func (k *client) Do(ctx context.Context, op int) error {
 	s := k.w.parsed[op]
-	if err := k.run(ctx, s); err != nil {
-		if k.conn.Alive() {
-			_ = k.conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+	k.op = op
+	err := k.run(ctx, s)
+	if err == nil {
+		// As pgbench, a script must end every transaction it begins.
+		if t, ok := k.conn.(db.TxStatuser); ok && t.InTx() {
+			err = fmt.Errorf("%s: end of script reached without completing the last transaction (BEGIN without END or COMMIT); it is rolled back", s.Name)
 		}
-		return err
 	}
-	return nil
+	if err != nil && k.conn.Alive() {
+		_ = k.conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+	}
+	return err
 }
 
 func (k *client) run(ctx context.Context, s *Script) error {
 	entering := false
 	for pc := 0; pc < len(s.Commands); {
 		c := s.Commands[pc]
+		k.pc = pc
 		switch c.kind {
 		case cSet:
 			v, err := c.expr.Eval(k)
@@ -297,16 +345,11 @@ func (k *client) run(ctx context.Context, s *Script) error {
 		case cSleep:
 			n := c.sleepN
 			if c.sleepVar != "" {
-				v, ok, err := k.Var(c.sleepVar)
-				if err == nil && !ok {
-					err = fmt.Errorf("undefined variable %q", c.sleepVar)
+				v, ok := k.vars[c.sleepVar]
+				if !ok {
+					return fmt.Errorf("%s: \\sleep: undefined variable %q", c.where(s), c.sleepVar)
 				}
-				if err == nil {
-					n, err = v.AsInt()
-				}
-				if err != nil {
-					return fmt.Errorf("%s: \\sleep: %w", c.where(s), err)
-				}
+				n = atoi(v.sqlText())
 			}
 			if d := time.Duration(n) * c.unit; d > 0 {
 				// On the event-loop driver, ctx carries the client's task
@@ -326,13 +369,7 @@ func (k *client) run(ctx context.Context, s *Script) error {
 			if err != nil {
 				return fmt.Errorf("%s: condition: %w", c.where(s), err)
 			}
-			b := false
-			if v.Kind != pgbexpr.Null {
-				if b, err = v.AsBool(); err != nil {
-					return fmt.Errorf("%s: condition: %w", c.where(s), err)
-				}
-			}
-			if b {
+			if v.Truth() {
 				pc++
 			} else {
 				pc, entering = c.jump, true
@@ -349,6 +386,10 @@ func (k *client) run(ctx context.Context, s *Script) error {
 			pc++
 		case cSQL:
 			if err := k.sql(ctx, s, c); err != nil {
+				// Name the command, keeping the error for its class.
+				if !strings.HasPrefix(err.Error(), c.where(s)) {
+					err = fmt.Errorf("%s: %w", c.where(s), err)
+				}
 				return err
 			}
 			pc++
@@ -358,10 +399,42 @@ func (k *client) run(ctx context.Context, s *Script) error {
 }
 
 func (k *client) sql(ctx context.Context, s *Script, c *Command) error {
+	if (c.gset || c.aset) && c.parts != nil && k.w.QueryMode == ModeSimple {
+		// A compound command: as in pgbench, \gset takes the last
+		// statement's row, \aset every statement's rows.
+		if m, ok := k.conn.(db.Multi); ok {
+			text, err := k.simpleText(s, c)
+			if err != nil {
+				return err
+			}
+			all, err := m.QueryEach(ctx, text)
+			if err != nil {
+				return err
+			}
+			if c.gset && len(all) > 0 {
+				all = all[len(all)-1:]
+			}
+			for _, rows := range all {
+				if c.aset && rows.Columns() == nil {
+					continue
+				}
+				if err := k.fetch(s, c, rows); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
 	rows, err := k.send(ctx, s, c)
 	if err != nil || rows == nil {
 		return err
 	}
+	return k.fetch(s, c, rows)
+}
+
+// fetch reads rows and sets the variables of \gset or \aset; the rows of
+// other commands are read and dropped.
+func (k *client) fetch(s *Script, c *Command, rows db.Rows) error {
 	defer rows.Close()
 	if !c.gset && !c.aset {
 		for rows.Next() {
@@ -381,7 +454,11 @@ func (k *client) sql(ctx context.Context, s *Script, c *Command) error {
 		}
 		got++
 		for i, col := range cols {
-			k.vars[c.prefix+col] = toVariable(vals[i])
+			name := c.prefix + col
+			if _, ok := k.vars[name]; !ok && !validVar(name) {
+				return fmt.Errorf("%s: the column %q cannot set a variable: %q is not a valid variable name; name the column with AS", c.where(s), col, name)
+			}
+			k.vars[name] = toVariable(vals[i])
 		}
 		if c.gset {
 			if rows.Next() {
@@ -467,13 +544,42 @@ func toVariable(x any) variable {
 	case string:
 		return textVariable(v)
 	case []byte:
-		return toVariable(string(v))
-	case nil:
-		return variable{}
+		return textVariable(string(v))
 	}
-	val := pgbexpr.FromAny(x)
-	if val.Kind == pgbexpr.Null {
-		return textVariable(fmt.Sprint(x))
+	if val, ok := pgbexpr.FromAny(x); ok {
+		return variable{val: val}
 	}
-	return variable{val: val}
+	return textVariable(fmt.Sprint(x))
+}
+
+// atoi reads the integer at the start of s as C's atoi does (pgbench's
+// \sleep :var): blanks, a sign, digits; 0 when there is none.
+func atoi(s string) int64 {
+	s = strings.TrimLeft(s, " \t\n\r\v\f")
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	n, _ := strconv.ParseInt(s[:i], 10, 64)
+	return n
+}
+
+// Dataset implements workload.Describer: the :scale the scripts see, and
+// pgbench's tables where they exist (scripts may use any table; these are
+// the ones `init tpcb` makes).
+func (w *Workload) Dataset(ctx context.Context, env *workload.Env, conn db.Conn) (map[string]any, []string, error) {
+	var tables []string
+	for _, t := range []string{"pgbench_accounts", "pgbench_branches", "pgbench_history", "pgbench_tellers"} {
+		ok, err := env.DB.TableExists(ctx, conn, t)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			tables = append(tables, t)
+		}
+	}
+	return map[string]any{"scale": w.scale}, tables, nil
 }

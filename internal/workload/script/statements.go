@@ -2,8 +2,10 @@ package script
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/dbharness/dbharness/internal/datagen"
 	"github.com/dbharness/dbharness/internal/pgbexpr"
@@ -22,26 +24,40 @@ var explainable = map[string]bool{"select": true, "insert": true, "update": true
 // takes (SELECT, INSERT, UPDATE, DELETE, ...), named SCRIPT:LINE:COLUMN,
 // whose variables the plan check can draw as the clients do:
 //
-//   - a variable set by one \set of a plain random function (random,
+//   - a variable set by \set of a plain random function (random,
 //     random_gaussian, random_exponential, random_zipfian) whose bounds and
 //     parameter are constants: its bounds are the minimum and maximum, the
 //     median is the midpoint (uniform, gaussian) or the median of 2,001
 //     draws (exponential, zipfian), and random draws evaluate the \set as
 //     the clients do;
 //   - a constant: :scale, :random_seed, :default_seed, a -D value, or a
-//     variable set by one \set of an expression that draws nothing and
-//     reads only constants.
+//     variable set by \set of an expression that draws nothing and reads
+//     only constants.
 //
-// A command that reads any other variable is left out: one set by \gset or
-// \aset (its values exist only in a running script), :client_id (one value
-// per client), one set by several \set commands or by a \set that computes
-// on a draw (random(1, 10) + :x, hash(...)). So is, in --query-mode
-// simple, a command with a variable inside quotes, since the check's text
-// would not be the clients'. Outside --query-mode prepared the statements
-// are OneShot: the clients never run a generic plan.
+// A variable set by several \set commands (in one script or in several)
+// counts as set once when they all have the same expression; with
+// different expressions it has no single domain. A command that reads a
+// variable without a domain is left out, and LeftOut says which and why:
+// one set by \gset or \aset (its values exist only in a running script),
+// :client_id (one value per client), one set by \set commands of
+// different expressions or by a \set that computes on a draw
+// (random(1, 10) + :x, hash(...)). So is, in --query-mode simple, a command
+// with a variable inside quotes, since the check's text would not be the
+// clients', and a compound command (\;), which EXPLAIN does not take.
+// Outside --query-mode prepared the statements are OneShot: the clients
+// never run a generic plan.
 func (w *Workload) Statements() []workload.Statement {
 	e := &constEnv{w: w, a: assigned(w.parsed), vals: map[string]variable{}, busy: map[string]bool{},
-		cache: map[pgbexpr.DistKey]datagen.IntDist{}}
+		cache: map[pgbexpr.DistKey]datagen.IntDist{}, where: map[*Command]string{}}
+	for _, s := range w.parsed {
+		for _, c := range s.Commands {
+			e.where[c] = c.where(s)
+		}
+	}
+	w.leftOut = nil
+	leave := func(c *Command, s *Script, format string, a ...any) {
+		w.leftOut = append(w.leftOut, c.where(s)+": "+fmt.Sprintf(format, a...))
+	}
 	var out []workload.Statement
 	for _, s := range w.parsed {
 	cmds:
@@ -52,10 +68,17 @@ func (w *Workload) Statements() []workload.Statement {
 			if toks := sqlTokens(c.orig); len(toks) == 0 || toks[0].quoted || !explainable[toks[0].text] {
 				continue
 			}
-			if w.QueryMode == ModeSimple && slices.ContainsFunc(c.pieces, func(p piece) bool {
-				return p.name != "" && !p.required && e.a.mayBeSet(p.name, w.defines)
-			}) {
+			if c.parts != nil {
+				leave(c, s, "a compound command (\\;), which EXPLAIN does not take")
 				continue
+			}
+			if w.QueryMode == ModeSimple {
+				if i := slices.IndexFunc(c.pieces, func(p piece) bool {
+					return p.name != "" && !p.required && e.a.mayBeSet(p.name, w.defines)
+				}); i >= 0 {
+					leave(c, s, ":%s is written inside quotes, which --query-mode simple fills in and EXPLAIN with parameters would not", c.pieces[i].name)
+					continue
+				}
 			}
 			st := workload.Statement{Name: c.where(s), SQL: c.sql, OneShot: w.QueryMode != ModePrepared}
 			first := map[string]int{}
@@ -64,8 +87,9 @@ func (w *Workload) Statements() []workload.Statement {
 					st.Params = append(st.Params, workload.ParamDomain{Name: name, Derive: func(e []any) any { return e[j] }})
 					continue
 				}
-				p, ok := e.domain(name)
-				if !ok {
+				p, why := e.domain(name)
+				if why != "" {
+					leave(c, s, ":%s %s", name, why)
 					continue cmds
 				}
 				first[name] = i
@@ -75,6 +99,29 @@ func (w *Workload) Statements() []workload.Statement {
 		}
 	}
 	return out
+}
+
+// LeftOut implements workload.LeftOuter: the commands EXPLAIN takes that
+// the last Statements left out, each as "SCRIPT:LINE:COLUMN: why".
+func (w *Workload) LeftOut() []string { return w.leftOut }
+
+// onlySet returns the \set command that sets name, when there is one or
+// when all of them have the same expression; why says otherwise.
+func (e *constEnv) onlySet(name string) (c *Command, why string) {
+	sets := e.a.sets[name]
+	if len(sets) == 0 {
+		return nil, ""
+	}
+	for _, o := range sets[1:] {
+		if strings.TrimSpace(o.expr.String()) != strings.TrimSpace(sets[0].expr.String()) {
+			var at []string
+			for _, x := range sets {
+				at = append(at, e.where[x])
+			}
+			return nil, fmt.Sprintf("is set by \\set commands of different expressions (%s), so it has no single domain", strings.Join(at, ", "))
+		}
+	}
+	return sets[0], ""
 }
 
 // errNotConstant is returned for a variable whose value is not known
@@ -89,32 +136,40 @@ type constEnv struct {
 	vals  map[string]variable
 	busy  map[string]bool // being evaluated: a \set that reads itself is no constant
 	cache map[pgbexpr.DistKey]datagen.IntDist
+	// where names each \set command as SCRIPT:LINE:COLUMN.
+	where map[*Command]string
 }
 
-// constant returns the value name has in every client, if it has one.
-func (e *constEnv) constant(name string) (variable, bool) {
+// constant returns the value name has in every client, if it has one, or
+// why it has none.
+func (e *constEnv) constant(name string) (variable, string) {
 	if v, ok := e.vals[name]; ok {
-		return v, true
+		return v, ""
 	}
-	if e.busy[name] || e.a.mayFetch(name) || name == "client_id" {
-		return variable{}, false
+	switch {
+	case e.busy[name]:
+		return variable{}, "is computed from itself"
+	case e.a.mayFetch(name):
+		return variable{}, "is set by \\gset or \\aset, whose values exist only in a running script"
+	case name == "client_id":
+		return variable{}, "has one value per client"
 	}
 	var v variable
-	sets := e.a.sets[name]
+	set, why := e.onlySet(name)
 	text, defined := e.w.defines[name]
 	switch {
-	case len(sets) > 1:
-		return variable{}, false
-	case len(sets) == 1:
-		x := sets[0].expr
+	case why != "":
+		return variable{}, why
+	case set != nil:
+		x := set.expr
 		if x.Draws() {
-			return variable{}, false
+			return variable{}, "is drawn"
 		}
 		e.busy[name] = true
 		val, err := x.Eval(e)
 		delete(e.busy, name)
 		if err != nil {
-			return variable{}, false
+			return variable{}, fmt.Sprintf("is set by %s, which the check cannot evaluate before the run", e.where[set])
 		}
 		v = variable{val: val}
 	// The built-ins as NewWorker sets them: -D may set :scale and
@@ -128,17 +183,17 @@ func (e *constEnv) constant(name string) (variable, bool) {
 	case name == "default_seed":
 		v = variable{val: pgbexpr.IntValue(e.w.defaultSeed())}
 	default:
-		return variable{}, false
+		return variable{}, "is not set before the run"
 	}
 	e.vals[name] = v
-	return v, true
+	return v, ""
 }
 
 // Var implements pgbexpr.Env.
 func (e *constEnv) Var(name string) (pgbexpr.Value, bool, error) {
-	v, ok := e.constant(name)
+	v, why := e.constant(name)
 	switch {
-	case !ok:
+	case why != "":
 		return pgbexpr.Value{}, true, errNotConstant
 	case v.isText:
 		return pgbexpr.Value{}, true, errNotConstant
@@ -160,20 +215,21 @@ type drawEnv struct {
 
 func (d drawEnv) Rand() *rand.Rand { return d.rng }
 
-// domain is the plan check's domain of a variable, if it has one.
-func (e *constEnv) domain(name string) (workload.ParamDomain, bool) {
-	if v, ok := e.constant(name); ok {
+// domain is the plan check's domain of a variable, or why it has none.
+func (e *constEnv) domain(name string) (workload.ParamDomain, string) {
+	v, why := e.constant(name)
+	if why == "" {
 		x := v.arg()
-		return workload.ParamDomain{Name: name, Min: x, Median: x, Max: x, Sample: func(*rand.Rand) any { return x }}, true
+		return workload.ParamDomain{Name: name, Min: x, Median: x, Max: x, Sample: func(*rand.Rand) any { return x }}, ""
 	}
-	sets := e.a.sets[name]
-	if len(sets) != 1 || e.a.mayFetch(name) {
-		return workload.ParamDomain{}, false
+	if why != "is drawn" {
+		return workload.ParamDomain{}, why
 	}
-	x := sets[0].expr
+	set, _ := e.onlySet(name)
+	x := set.expr
 	fn, args, ok := x.RandomCall()
 	if !ok {
-		return workload.ParamDomain{}, false
+		return workload.ParamDomain{}, fmt.Sprintf("is set by %s, which computes on a draw: the check knows the domain of a plain random function only", e.where[set])
 	}
 	var bounds [2]int64
 	for i := range bounds {
@@ -182,7 +238,7 @@ func (e *constEnv) domain(name string) (workload.ParamDomain, bool) {
 			bounds[i], err = v.AsInt()
 		}
 		if err != nil {
-			return workload.ParamDomain{}, false
+			return workload.ParamDomain{}, fmt.Sprintf("is drawn by %s between bounds that are not constants", e.where[set])
 		}
 	}
 	sample := func(rng *rand.Rand) (any, error) {
@@ -192,7 +248,7 @@ func (e *constEnv) domain(name string) (workload.ParamDomain, bool) {
 	// A draw fails where the client's would (a bad parameter, an empty
 	// range): no domain.
 	if _, err := sample(rand.New(rand.NewPCG(e.w.seed, 0))); err != nil {
-		return workload.ParamDomain{}, false
+		return workload.ParamDomain{}, fmt.Sprintf("is drawn by %s, which fails: %v", e.where[set], err)
 	}
 	lo, hi := bounds[0], bounds[1]
 	median := any(lo + (hi-lo)/2)
@@ -209,5 +265,5 @@ func (e *constEnv) domain(name string) (workload.ParamDomain, bool) {
 	return workload.ParamDomain{Name: name, Min: lo, Median: median, Max: hi, Sample: func(rng *rand.Rand) any {
 		v, _ := sample(rng)
 		return v
-	}}, true
+	}}, ""
 }

@@ -136,3 +136,42 @@ SELECT '[:hot]', :n;
 		})
 	}
 }
+
+// Issue 13, item 5: two scripts that both \set aid had every statement
+// reading :aid left out, silently. The same expression in both is one
+// domain; different ones are left out, and LeftOut says which and why.
+func TestTwoScriptsSettingTheSameVariableKeepTheirStatements(t *testing.T) {
+	a := "\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n" +
+		"UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;\n"
+	b := "\\set aid  random(1, 100000 * :scale)\nSELECT aid FROM pgbench_accounts WHERE aid = :aid;\n"
+	w := &Workload{QueryMode: ModePrepared}
+	got := statements(t, w, a, b)
+	if len(got) != 3 {
+		t.Fatalf("%d statements, want 3: %v; left out: %v", len(got), got, w.LeftOut())
+	}
+	for n, st := range got {
+		if p := st.Params[0]; p.Name != "aid" || p.Min != int64(1) || p.Max != int64(1000000) {
+			t.Errorf("%s: %+v", n, p)
+		}
+	}
+	if len(w.LeftOut()) != 0 {
+		t.Errorf("left out: %v", w.LeftOut())
+	}
+
+	c := "\\set aid random(1, 10)\nSELECT aid FROM pgbench_accounts WHERE aid = :aid;\nSELECT 1 AS g \\gset\nSELECT :g;\nSELECT 1 \\; SELECT 2;\n"
+	w = &Workload{QueryMode: ModePrepared}
+	got = statements(t, w, a, c)
+	if _, ok := got["b:3:1"]; len(got) != 1 || !ok {
+		t.Fatalf("statements %v, want only b:3:1 (SELECT 1 AS g)", got)
+	}
+	want := []string{
+		"a:2:1: :aid is set by \\set commands of different expressions (a:1:1, b:1:1), so it has no single domain",
+		"a:3:1: :aid is set by \\set commands of different expressions (a:1:1, b:1:1), so it has no single domain",
+		"b:2:1: :aid is set by \\set commands of different expressions (a:1:1, b:1:1), so it has no single domain",
+		"b:4:1: :g is set by \\gset or \\aset, whose values exist only in a running script",
+		"b:5:1: a compound command (\\;), which EXPLAIN does not take",
+	}
+	if !slices.Equal(w.LeftOut(), want) {
+		t.Errorf("left out:\n%s\nwant:\n%s", strings.Join(w.LeftOut(), "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -32,12 +32,14 @@ func assigned(scripts []*Script) *assignments {
 			case c.kind == cSet:
 				a.sets[c.name] = append(a.sets[c.name], c)
 			case c.gset || c.aset:
-				cols, ok := outputNames(c.orig)
-				if !ok {
-					a.anyWith = append(a.anyWith, c.prefix)
-				}
-				for _, col := range cols {
-					a.fetched[c.prefix+col] = true
+				for _, part := range c.fetchedParts() {
+					cols, ok := outputNames(part)
+					if !ok {
+						a.anyWith = append(a.anyWith, c.prefix)
+					}
+					for _, col := range cols {
+						a.fetched[c.prefix+col] = true
+					}
 				}
 			}
 		}

@@ -346,3 +346,8 @@ func (w *TPCB) Check(ctx context.Context, env *workload.Env) ([]workload.CheckRe
 		{Name: "branches = history", Pass: sums[2] == sums[3], Detail: detail},
 	}, nil
 }
+
+// Dataset implements workload.Describer: the scale as loaded.
+func (w *TPCB) Dataset(context.Context, *workload.Env, db.Conn) (map[string]any, []string, error) {
+	return map[string]any{"scale": w.scale}, Tables, nil
+}

@@ -555,3 +555,8 @@ func (w *TPCC) AfterRun(_ context.Context, _ *workload.Env, _ db.Conn, t workloa
 }
 
 func round1(x float64) float64 { return math.Round(x*10) / 10 }
+
+// Dataset implements workload.Describer: the warehouses as loaded.
+func (w *TPCC) Dataset(context.Context, *workload.Env, db.Conn) (map[string]any, []string, error) {
+	return map[string]any{"warehouses": int64(w.warehouses)}, Tables, nil
+}

@@ -506,3 +506,8 @@ func (w *TransStats) Check(ctx context.Context, env *workload.Env) ([]workload.C
 	}
 	return res, nil
 }
+
+// Dataset implements workload.Describer: --rows as init was given it.
+func (w *TransStats) Dataset(context.Context, *workload.Env, db.Conn) (map[string]any, []string, error) {
+	return map[string]any{"rows": w.n}, Tables(), nil
+}
