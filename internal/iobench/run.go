@@ -69,7 +69,7 @@ func (p *Probe) ToRun(res *Result, id string, d Describe) *results.Run {
 		all.Merge(st.Hist)
 		cpu += st.CPU
 		s := results.IOStep{Name: st.Name, Threads: st.Threads, BlockBytes: st.Block, Bytes: st.Bytes, IOs: st.IOs,
-			Seconds: round3(st.Seconds), CPUSeconds: round3(st.CPU.Seconds()), LatencyMs: results.LatencyOf(st.Hist, ps)}
+			Seconds: st.Seconds, CPUSeconds: st.CPU.Seconds(), LatencyMs: results.LatencyOf(st.Hist, ps)}
 		if st.SyncHist != nil {
 			s.SyncMs = results.LatencyOf(st.SyncHist, ps)
 		}
@@ -78,7 +78,9 @@ func (p *Probe) ToRun(res *Result, id string, d Describe) *results.Run {
 			v.AvgRequestKB, v.AvgQueue, v.AwaitMs, v.UtilPct = round2(v.AvgRequestKB), round2(v.AvgQueue), round3(v.AwaitMs), round2(v.UtilPct)
 			s.Disk = &v
 		}
+		// Rates from the exact times, which are then rounded.
 		s.SetRates()
+		s.Seconds, s.CPUSeconds = round3(s.Seconds), round3(s.CPUSeconds)
 		io.Steps = append(io.Steps, s)
 		op := results.Op{Name: st.Name, Count: st.IOs, TPS: s.IOPS, LatencyMs: s.LatencyMs, Histogram: results.EncodeHist(st.Hist)}
 		r.Ops = append(r.Ops, op)
