@@ -162,8 +162,9 @@ func TestIORefusesBadFlagsAndTooLittleSpace(t *testing.T) {
 
 func TestIOAfterCtrlCRemovesItsFilesAndSavesWhatItMeasured(t *testing.T) {
 	home, dir := t.TempDir(), t.TempDir()
-	// Far more log writes than the test waits for.
-	cmd, out, errb := startBin(t, home, "", false, "io", "--dir", dir, "--pattern", "logwrite", "--log-block", "512", "--log-writes", "2000000",
+	// Far more log writes than the test waits for (256 MB at most: 500,000
+	// of 512 bytes; the free-space guard counts them all).
+	cmd, out, errb := startBin(t, home, "", false, "io", "--dir", dir, "--pattern", "logwrite", "--log-block", "512", "--log-writes", "500000",
 		"--extend", "--keep-free", "0", "--step-time", "10m")
 	defer out.Close()
 	deadline := time.Now().Add(time.Minute)
