@@ -23,25 +23,28 @@ done
 pg_up || { echo "test.sh: FAIL: PostgreSQL is not reachable at 127.0.0.1:5432" >&2; exit 1; }
 my_up || { echo "test.sh: FAIL: MariaDB is not reachable at 127.0.0.1:3306" >&2; exit 1; }
 
-# The HTML report tests open reports in headless Chromium (Debian's
-# chromium package); install it when missing and we may.
-if ! command -v chromium >/dev/null 2>&1 && [ -z "${CHROMIUM:-}" ]; then
+# need CMD PACKAGE WHY [APT-OPTIONS]: Debian's PACKAGE provides CMD, which
+# the tests use for WHY; install it when it is missing and we may (as root),
+# else stop and say how.
+need() {
+  local cmd=$1 pkg=$2 why=$3
+  shift 3
+  command -v "$cmd" >/dev/null 2>&1 && return 0
   if [ "$(id -u)" = 0 ]; then
-    echo "test.sh: installing chromium for the HTML report tests"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    echo "test.sh: installing $pkg for $why"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" "$pkg" >/dev/null
   fi
-  command -v chromium >/dev/null 2>&1 || { echo "test.sh: FAIL: chromium is missing (apt-get install -y chromium)" >&2; exit 1; }
-fi
+  command -v "$cmd" >/dev/null 2>&1 || { echo "test.sh: FAIL: $cmd is missing (apt-get install -y $pkg)" >&2; exit 1; }
+}
 
-# The pgbench script tests run pgbench itself beside dbharness (Debian's
-# postgresql-client); install it when missing and we may.
-if ! command -v pgbench >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ]; then
-    echo "test.sh: installing postgresql-client (pgbench) for the pgbench script tests"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-client >/dev/null
-  fi
-  command -v pgbench >/dev/null 2>&1 || { echo "test.sh: FAIL: pgbench is missing (apt-get install -y postgresql-client)" >&2; exit 1; }
-fi
+# The HTML report tests open reports in headless Chromium; CHROMIUM names
+# another browser and installs nothing.
+[ -n "${CHROMIUM:-}" ] || need chromium chromium "the HTML report tests"
+# The pgbench script tests run pgbench itself beside dbharness.
+need pgbench postgresql-client "the pgbench script tests"
+# The live-metrics tests start their own Prometheus (2.42 on bookworm): only
+# the binary is used, with the tests' own configuration, storage and port.
+need prometheus prometheus "the live-metrics tests" --no-install-recommends
 
 unformatted=$(gofmt -l cmd internal)
 if [ -n "$unformatted" ]; then

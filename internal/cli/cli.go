@@ -74,8 +74,8 @@ func commands() []command {
 			flags: (&storeOpts{}).flags, ids: true},
 		{name: "compare", usage: "compare A B [--json]", summary: "compare two runs or two sweeps (B against A)", run: (*app).cmdCompare,
 			flags: compareFlags(&storeOpts{}, &reportOuts{}), ids: true},
-		{name: "report", usage: "report RUN|SWEEP|A B|FILE [--html F] [--csv D] [--markdown F]", summary: "write an HTML report, CSV files or a Markdown summary of a run, sweep or comparison", run: (*app).cmdReport,
-			flags: reportFlags(&storeOpts{}, &reportOuts{}), ids: true, files: true},
+		{name: "report", usage: "report RUN|SWEEP|A B|FILE [--html F] [--csv D] [--markdown F] [--hdr-log F]", summary: "write an HTML report, CSV files, a Markdown summary or (for a run) an HdrHistogram log", run: (*app).cmdReport,
+			flags: reportFlags(&storeOpts{}, &reportOuts{}, new(string)), ids: true, files: true},
 		{name: "version", usage: "version", summary: "print the version", run: func(a *app, _ []string) error { fmt.Fprintln(a.stdout, "dbharness", Version); return nil }},
 	}
 }

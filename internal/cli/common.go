@@ -191,9 +191,11 @@ type loadBar struct {
 	stopC     chan struct{}
 	wg        sync.WaitGroup
 	// lastState is what the last line written to a log (not a terminal)
-	// showed: rows done and phase. A step's end writes no line that would
-	// only repeat it.
+	// showed: rows done and phase, and lastLine when it was written. A line
+	// that would only repeat it is left out, but for one a minute to show
+	// that a long step is still going.
 	lastState string
+	lastLine  time.Time
 }
 
 func newLoadBar(w io.Writer) *loadBar {
@@ -233,7 +235,7 @@ func (b *loadBar) Phase(name string) {
 	b.endStep()
 	b.phase = name
 	b.mu.Unlock()
-	b.draw(false, false)
+	b.draw(false)
 }
 
 func (b *loadBar) loop() {
@@ -247,7 +249,7 @@ func (b *loadBar) loop() {
 	for {
 		select {
 		case <-t.C:
-			b.draw(false, true)
+			b.draw(false)
 		case <-b.stopC:
 			return
 		}
@@ -281,9 +283,9 @@ func (b *loadBar) line() (line, state string) {
 	return s, fmt.Sprintf("%d/%d %s", done, total, b.phase)
 }
 
-// draw writes the bar: in place on a terminal; on a log, a line per tick,
-// and at a step's start or the end only when it shows something new.
-func (b *loadBar) draw(final, tick bool) {
+// draw writes the bar: in place on a terminal; on a log, a line when it
+// shows something new (rows, a step) and otherwise once a minute.
+func (b *loadBar) draw(final bool) {
 	l, state := b.line()
 	if b.tty {
 		fmt.Fprintf(b.w, "\r%-120s", l)
@@ -293,14 +295,18 @@ func (b *loadBar) draw(final, tick bool) {
 		return
 	}
 	b.mu.Lock()
-	repeat := state == b.lastState
-	b.lastState = state
-	b.mu.Unlock()
-	if repeat && !tick {
-		return
+	skip := state == b.lastState && time.Since(b.lastLine) < logRepeatEvery
+	if !skip {
+		b.lastState, b.lastLine = state, time.Now()
 	}
-	fmt.Fprintln(b.w, l)
+	b.mu.Unlock()
+	if !skip {
+		fmt.Fprintln(b.w, l)
+	}
 }
+
+// logRepeatEvery is how often a log gets a line that shows nothing new.
+const logRepeatEvery = time.Minute
 
 // endStep closes the running step (the load, or the current phase).
 func (b *loadBar) endStep() {
@@ -318,7 +324,7 @@ func (b *loadBar) endStep() {
 func (b *loadBar) finish() {
 	close(b.stopC)
 	b.wg.Wait()
-	b.draw(true, false)
+	b.draw(true)
 	b.mu.Lock()
 	b.endStep()
 	fmt.Fprintf(b.w, "steps: %s\n", strings.Join(b.steps, "; "))

@@ -50,25 +50,39 @@ func (a *app) writeRun(o reportOuts, r *results.Run, msg io.Writer) error {
 		func(w io.Writer) error { return report.RunMarkdown(w, r) })
 }
 
-func reportFlags(so *storeOpts, o *reportOuts) func(fs *pflag.FlagSet) {
+func reportFlags(so *storeOpts, o *reportOuts, hdrLog *string) func(fs *pflag.FlagSet) {
 	return func(fs *pflag.FlagSet) {
 		fs.StringVar(&so.results, "results", "", "results store file (default $DBHARNESS_RESULTS or "+results.DefaultPath()+")")
 		o.flags(fs)
+		fs.StringVar(hdrLog, "hdr-log", "", "write a saved run's per-interval latency histograms to FILE (- for standard output) in HdrHistogram's interval log format, as run --hdr-log does")
 	}
 }
 
 func (a *app) cmdReport(args []string) error {
 	var so storeOpts
 	var o reportOuts
-	fs, err := a.parseSimple("report", args, reportFlags(&so, &o))
+	var hdrLog string
+	fs, err := a.parseSimple("report", args, reportFlags(&so, &o, &hdrLog))
 	if err != nil {
 		return err
+	}
+	if hdrLog != "" {
+		if o.any() {
+			return usagef("--hdr-log is written alone; give the other outputs in another `dbharness report`")
+		}
+		if fs.NArg() != 1 {
+			return usagef("--hdr-log takes one saved run id, e.g. `dbharness report RUN --hdr-log run.hlog`")
+		}
+		if err := checkOutputFile("--hdr-log", hdrLog); err != nil {
+			return err
+		}
+		return a.writeHDRLog(fs.Arg(0), so, hdrLog)
 	}
 	if fs.NArg() < 1 || fs.NArg() > 2 {
 		return usagef("`dbharness report` takes a run or sweep id, two ids A B to compare, or a run, sweep or comparison JSON file, e.g. `dbharness report RUN --html report.html`; `dbharness runs` and `dbharness sweeps` list them")
 	}
 	if !o.any() {
-		return usagef("`dbharness report` needs an output: --html FILE, --csv DIR or --markdown FILE")
+		return usagef("`dbharness report` needs an output: --html FILE, --csv DIR, --markdown FILE or --hdr-log FILE")
 	}
 	if err := o.validate(); err != nil {
 		return err
@@ -231,4 +245,36 @@ func readReportable(path string) (reportable, error) {
 		return reportable{}, fmt.Errorf("%s cannot be read: %v", path, err)
 	}
 	return d, nil
+}
+
+// writeHDRLog writes the HdrHistogram interval log of a run saved in the
+// results store (its interval histograms are kept there, not in the JSON).
+func (a *app) writeHDRLog(id string, so storeOpts, path string) error {
+	if st, err := os.Stat(id); (err == nil && !st.IsDir()) || strings.ContainsAny(id, `/\`) || strings.HasSuffix(id, ".json") {
+		return usagef("--hdr-log needs a run saved in the results store (a run's JSON file has no interval histograms); give its id")
+	}
+	s, err := so.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ctx := context.Background()
+	l, err := loadSide(ctx, s, id)
+	if err != nil {
+		return err
+	}
+	if l.run == nil {
+		return usagef("--hdr-log is written for one run; %s is a sweep (`dbharness show %s` lists its runs)", id, id)
+	}
+	hists, err := s.IntervalHists(ctx, l.run.RunID)
+	if err != nil {
+		return err
+	}
+	if err := report.WriteFile(path, func(w io.Writer) error { return report.WriteHDRLog(w, l.run, hists) }); err != nil {
+		return err
+	}
+	if path != "-" {
+		fmt.Fprintf(a.stdout, "HdrHistogram log written to %s\n", path)
+	}
+	return nil
 }

@@ -134,7 +134,7 @@ func TestReportRejectsBadInputClearly(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"report"}, 2, "takes a run or sweep id"},
-		{[]string{"report", "20261122"}, 2, "needs an output: --html FILE, --csv DIR or --markdown FILE"},
+		{[]string{"report", "20261122"}, 2, "needs an output: --html FILE, --csv DIR, --markdown FILE or --hdr-log FILE"},
 		{[]string{"report", "nope", "--html", filepath.Join(dir, "x.html")}, 1, `no run or sweep "nope"`},
 		{[]string{"report", "a", "b", "c", "--markdown", "-"}, 2, "takes a run or sweep id"},
 		{[]string{"report", "nope", "--html", filepath.Join(dir, "missing", "x.html")}, 2, "does not exist"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -12,6 +13,7 @@ import (
 	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/metrics"
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runner"
@@ -33,6 +35,15 @@ type runOpts struct {
 	collect      string
 	collectKinds map[string]bool
 	stmtTimeout  time.Duration
+	live         liveOpts
+	// hdrLog is --hdr-log.
+	hdrLog string
+}
+
+// liveOpts are --metrics-addr and --metrics-linger.
+type liveOpts struct {
+	addr   string
+	linger time.Duration
 }
 
 func (o *runOpts) flags(fs *pflag.FlagSet) {
@@ -58,6 +69,9 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.collect, "collect", "all", collect.Help())
 	fs.StringVar(&o.cfg.Driver, "driver", "", "how clients run: loop (event loops that own every connection, as pgbench's threads do) or goroutine (one goroutine per client); default loop where the engine has it (PostgreSQL, MySQL/MariaDB) and no --terminals")
 	fs.IntVar(&o.cfg.Loops, "loops", 0, "event loops (OS threads) that share the clients with the loop driver (default 1)")
+	fs.StringVar(&o.live.addr, "metrics-addr", "", "serve the run's live figures to Prometheus at http://HOST:PORT/metrics (off by default); the address is bound before the run starts")
+	durationVarP(fs, &o.live.linger, "metrics-linger", "", 0, "with --metrics-addr: keep /metrics up this long after the run is saved, so that a last scrape sees the final counts")
+	fs.StringVar(&o.hdrLog, "hdr-log", "", "write the run's per-interval latency histograms to FILE in HdrHistogram's interval log format, one tag per transaction type")
 }
 
 // minProgress is the shortest --progress interval: every interval is a
@@ -106,6 +120,19 @@ func (o *runOpts) validate(fs *pflag.FlagSet) error {
 	}
 	if err := checkOutputFile("--json", o.json); err != nil {
 		return err
+	}
+	if o.hdrLog == "-" {
+		return usagef("--hdr-log takes a file name, not standard output")
+	}
+	if err := checkOutputFile("--hdr-log", o.hdrLog); err != nil {
+		return err
+	}
+	if o.live.addr != "" {
+		if err := metrics.CheckAddr(o.live.addr); err != nil {
+			return usageError{err.Error()}
+		}
+	} else if fs.Changed("metrics-linger") {
+		return usagef("--metrics-linger is for --metrics-addr")
 	}
 	if o.json == "-" && o.outs.markdown == "-" {
 		return usagef("--json - and --markdown - both want standard output; send one of them to a file")
@@ -233,7 +260,24 @@ func (a *app) cmdRun(args []string) error {
 	if o.json == "-" || o.outs.markdown == "-" {
 		out = a.stderr
 	}
-	run, err := runner.Run(context.Background(), sp.config(out, a.stderr), stop)
+	cfg := sp.config(out, a.stderr)
+	srv, err := a.serveMetrics(o.live)
+	if err != nil {
+		return err
+	}
+	if srv != nil {
+		defer a.closeMetrics(srv, o.live.linger, stop)
+		cfg.Metrics = srv
+	}
+	if o.hdrLog != "" {
+		f, err := os.Create(o.hdrLog)
+		if err != nil {
+			return fmt.Errorf("--hdr-log %s: %v", o.hdrLog, reason(err))
+		}
+		defer f.Close()
+		cfg.HDRLog = f
+	}
+	run, err := runner.Run(context.Background(), cfg, stop)
 	// A run measured but not saved still writes its outputs, then exits 1.
 	var notSaved *runner.NotSavedError
 	if err != nil && !errors.As(err, &notSaved) {
@@ -279,4 +323,32 @@ func (a *app) cmdRun(args []string) error {
 		return exitError{ExitFail, fmt.Sprintf("run %s measured no transaction: none completed in its measured phase, so there is nothing to report; give a longer --duration or a higher --rate", run.RunID)}
 	}
 	return nil
+}
+
+// serveMetrics binds --metrics-addr, before anything connects: an address
+// that cannot be served is a usage error. It returns nil when off.
+func (a *app) serveMetrics(o liveOpts) (*metrics.Server, error) {
+	if o.addr == "" {
+		return nil, nil
+	}
+	srv, err := metrics.Listen(o.addr)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	fmt.Fprintf(a.stderr, "dbharness: serving metrics on %s\n", srv.URL())
+	return srv, nil
+}
+
+// closeMetrics keeps /metrics up for linger (cut short by an interrupt),
+// then stops serving.
+func (a *app) closeMetrics(srv *metrics.Server, linger time.Duration, stop <-chan struct{}) {
+	if linger > 0 {
+		t := time.NewTimer(linger)
+		select {
+		case <-t.C:
+		case <-stop:
+			t.Stop()
+		}
+	}
+	_ = srv.Close()
 }

@@ -32,6 +32,9 @@ type sweepOpts struct {
 	verbose   bool
 	// The sweep's report files (not each run's).
 	reports reportOuts
+	// live is the runs' --metrics-addr and --metrics-linger: one server
+	// for the whole sweep.
+	live liveOpts
 }
 
 // sweepFlagNames are the flags `sweep` takes out of the command line before
@@ -244,10 +247,11 @@ func (a *app) cmdSweep(args []string) error {
 		notes = append(notes, fmt.Sprintf("runs shorter than 10s are measured in %s intervals", iv))
 	}
 	o.results = base.opts.results
-	points, err := a.sweepPoints(rest, plan, vary, si, o.results)
+	points, live, err := a.sweepPoints(rest, plan, vary, si, o.results)
 	if err != nil {
 		return err
 	}
+	o.live = live
 	if base.opts.noSave {
 		return usagef("--no-save cannot be used with sweep: its runs are kept in the results store")
 	}
@@ -306,34 +310,40 @@ func (a *app) parsePoint(base []string, pr results.SweepRun, vary []results.Vary
 
 // sweepPoints parses the run (and the init) of every planned run before
 // anything runs, and returns their configurations; the runs are saved in
-// the results store storePath.
-func (a *app) sweepPoints(base []string, plan []results.SweepRun, vary []results.VaryFlag, si *sweepInit, storePath string) ([]sweep.Point, error) {
+// the results store storePath, with the --metrics-addr and
+// --metrics-linger they share.
+func (a *app) sweepPoints(base []string, plan []results.SweepRun, vary []results.VaryFlag, si *sweepInit, storePath string) ([]sweep.Point, liveOpts, error) {
 	if storePath == "" {
 		storePath = results.DefaultPath()
 	}
 	runVary := si.runVary(vary)
 	points := make([]sweep.Point, len(plan))
+	var live liveOpts
 	for i, pr := range plan {
 		sp, err := a.parsePoint(base, pr, runVary)
 		if err != nil {
-			return nil, err
+			return nil, liveOpts{}, err
 		}
+		if sp.opts.hdrLog != "" {
+			return nil, liveOpts{}, usagef("--hdr-log is for run; `dbharness report RUN --hdr-log FILE` writes the log of each of a sweep's runs")
+		}
+		live = sp.opts.live
 		points[i].Run = sp.config(nil, nil)
 		points[i].Run.Command = append([]string{"dbharness", "run"}, append(pointArgs(base, pr, runVary), "--results="+storePath)...)
 	}
 	if si == nil {
-		return points, nil
+		return points, live, nil
 	}
 	for i, pr := range plan {
 		args := si.argsFor(pr)
 		isp, err := a.parseInit(args)
 		if err != nil {
-			return nil, err
+			return nil, liveOpts{}, err
 		}
 		ic := isp.config(points[i].Run.Target)
 		points[i].Init, points[i].InitKey = &ic, strings.Join(args, " ")
 	}
-	return points, nil
+	return points, live, nil
 }
 
 func (a *app) sweepHelp(fs *pflag.FlagSet, rest []string) error {
@@ -414,7 +424,7 @@ func (a *app) resumeSweep(o *sweepOpts, fs *pflag.FlagSet, rest []string) error 
 		if si != nil {
 			si.args = sw.InitArgs
 		}
-		if points, err = a.sweepPoints(base, sw.Plan, sw.Vary, si, o.results); err != nil {
+		if points, o.live, err = a.sweepPoints(base, sw.Plan, sw.Vary, si, o.results); err != nil {
 			return err
 		}
 		fmt.Fprintf(msg, "resuming sweep %s\n", sw.SweepID)
@@ -464,6 +474,16 @@ func (a *app) execSweep(o *sweepOpts, sw *results.Sweep, points []sweep.Point) e
 	}
 	stop, release := signals()
 	defer release()
+	srv, err := a.serveMetrics(o.live)
+	if err != nil {
+		return err
+	}
+	if srv != nil {
+		defer a.closeMetrics(srv, o.live.linger, stop)
+		for i := range points {
+			points[i].Run.Metrics = srv
+		}
+	}
 	oc, err := sweep.Run(context.Background(), sw, points, sweep.Options{Results: o.results, Out: out, Warn: a.stderr, Verbose: o.verbose, Stop: stop})
 	if err != nil {
 		return err

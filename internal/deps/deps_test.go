@@ -59,7 +59,7 @@ var allowed = map[string][]string{
 	// knows the size and the query, through db.TableScanner; the runner
 	// says how a run records the server.
 	"internal/tablescan": {"internal/db", "internal/histogram", "internal/hostinfo", "internal/results", "internal/runner"},
-	"internal/report":    {"internal/analysis", "internal/redact", "internal/report/svg", "internal/results", "internal/runphase"},
+	"internal/report":    {"internal/analysis", "internal/histogram", "internal/redact", "internal/report/svg", "internal/results", "internal/runphase"},
 
 	// The database core, the workloads, the driver and the evidence. None
 	// of them knows an engine: they ask the db.DB for capabilities.
@@ -71,6 +71,9 @@ var allowed = map[string][]string{
 		"internal/workload/tpcb", "internal/workload/tpcc", "internal/workload/transtats"},
 	"internal/engine":  {"internal/db", "internal/evloop", "internal/histogram", "internal/measure", "internal/runphase", "internal/selfcost", "internal/workload"},
 	"internal/collect": {"internal/db", "internal/results", "internal/workload"},
+	// The live figures for Prometheus: fed the engine's ticks (measure)
+	// and the collectors' points (results), knowing neither.
+	"internal/metrics": {"internal/measure", "internal/results"},
 
 	// One package per engine: it plugs into db (connections, dialect,
 	// catalog) and collect (server counters, waits, plans). Only db/all
@@ -82,16 +85,17 @@ var allowed = map[string][]string{
 	"internal/testdb":      {"internal/db", "internal/db/all", "internal/measure", "internal/workload"},
 
 	// A run put together (runner), and an experiment of many (sweep).
-	"internal/runner": {"internal/collect", "internal/db", "internal/engine", "internal/hostinfo", "internal/report", "internal/results", "internal/workload"},
+	"internal/runner": {"internal/collect", "internal/db", "internal/engine", "internal/hostinfo", "internal/metrics", "internal/report", "internal/results", "internal/workload"},
 	"internal/sweep":  {"internal/experiment", "internal/results", "internal/runner"},
 
 	// The command line parses and prints; the binary registers the
 	// engines and workloads.
-	"internal/cli": {"internal/collect", "internal/db", "internal/engine", "internal/experiment", "internal/hostinfo", "internal/iobench", "internal/redact", "internal/report",
+	"internal/cli": {"internal/collect", "internal/db", "internal/engine", "internal/experiment", "internal/hostinfo", "internal/iobench", "internal/metrics", "internal/redact", "internal/report",
 		"internal/results", "internal/runner", "internal/sweep", "internal/tablescan", "internal/workload", "internal/workload/all", "internal/workload/script"},
 	"cmd/dbharness":     {"internal/cli", "internal/db/all"},
 	"bench/pairs":       {},
 	"bench/iofio":       {},
+	"bench/metricscost": {"internal/measure", "internal/metrics", "internal/results"},
 	"bench/collectcost": {"internal/collect", "internal/db", "internal/db/all", "internal/db/postgres"},
 }
 

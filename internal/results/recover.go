@@ -62,17 +62,32 @@ func abandoned(r *Run, pid int) bool {
 // status failed with the reason, the summary and per-operation figures of
 // the measured intervals from their histograms.
 func (s *Store) recoverRun(ctx context.Context, r *Run, pid int) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, hists FROM intervals WHERE run_id = ? ORDER BY seq`, r.RunID)
+	hists, err := s.IntervalHists(ctx, r.RunID)
 	if err != nil {
 		return err
 	}
+	r.Status = StatusFailed
+	r.Error = fmt.Sprintf("the harness (process %d) ended without finishing the run (killed or crashed); the %d intervals it saved are kept",
+		pid, len(r.Intervals))
+	summarizeIntervals(r, hists)
+	return nil
+}
+
+// IntervalHists returns the per-operation histograms saved with a run's
+// intervals, encoded (EncodeHist), by seq and then operation name. An
+// interval or operation that recorded nothing has none.
+func (s *Store) IntervalHists(ctx context.Context, runID string) (map[int]map[string]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, hists FROM intervals WHERE run_id = ? ORDER BY seq`, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
 	hists := map[int]map[string]string{}
 	for rows.Next() {
 		var seq int
 		var hb *string
 		if err := rows.Scan(&seq, &hb); err != nil {
-			rows.Close()
-			return err
+			return nil, err
 		}
 		if hb != nil && *hb != "" {
 			m := map[string]string{}
@@ -81,15 +96,7 @@ func (s *Store) recoverRun(ctx context.Context, r *Run, pid int) error {
 			}
 		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	r.Status = StatusFailed
-	r.Error = fmt.Sprintf("the harness (process %d) ended without finishing the run (killed or crashed); the %d intervals it saved are kept",
-		pid, len(r.Intervals))
-	summarizeIntervals(r, hists)
-	return nil
+	return hists, rows.Err()
 }
 
 // summarizeIntervals fills the summary and operations of r from its

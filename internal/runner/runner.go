@@ -18,6 +18,7 @@ import (
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/hostinfo"
+	"github.com/dbharness/dbharness/internal/metrics"
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/workload"
@@ -55,6 +56,12 @@ type Config struct {
 	// NoSave keeps the run out of it.
 	Results string
 	NoSave  bool
+	// Metrics, when set, serves the run's figures to Prometheus as the
+	// intervals come (--metrics-addr); the caller closes it.
+	Metrics *metrics.Server
+	// HDRLog, when set, takes the run's per-interval latency histograms
+	// in HdrHistogram's interval log format (--hdr-log).
+	HDRLog io.Writer
 	// Out takes the run's text: its first line, the progress lines, the
 	// summary and where it was saved. Warn takes warnings and the
 	// workload's notes. Nil discards.
@@ -239,19 +246,33 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 	fmt.Fprintf(out, "run %s: %s on %s %s (%s), %d clients, %s\n", run.RunID, wl.Name(), info.Engine, info.Version,
 		d.Target(), cfg.Clients, DescribeEnd(&cfg))
 
+	ops := runner.Ops()
+	var live *metrics.Run
+	if c.Metrics != nil {
+		live = c.Metrics.StartRun(metrics.RunInfo{RunID: run.RunID, Workload: run.Workload, Engine: run.Engine.Engine,
+			Ops: ops, Clients: cfg.Clients, Warmup: cfg.Warmup > 0, OpenLoop: cfg.Rate > 0, Start: run.StartTime})
+		defer live.End()
+	}
 	var onPoint func(kind string, seq int, v any)
-	if store != nil {
-		onPoint = func(kind string, seq int, v any) { store.fail(store.AddEvidence(run.RunID, kind, seq, v)) }
+	if store != nil || live != nil {
+		onPoint = func(kind string, seq int, v any) {
+			live.OnPoint(kind, seq, v)
+			if store != nil {
+				store.fail(store.AddEvidence(run.RunID, kind, seq, v))
+			}
+		}
 	}
 	ev := startEvidence(ctx, warnf, c.Collect, d, runner, run, onPoint)
 	if store != nil && ev != nil {
 		store.save(run) // the evidence headers and plans, before the clients start
 	}
-	ops := runner.Ops()
 	prog := &report.Progress{W: out, Rate: cfg.Rate > 0}
+	hl := newHDRLog(c.HDRLog, run.RunID, ops)
 	obs := ev.observer(func(tk *engine.Tick) {
 		iv := results.IntervalFromTick(tk, ops, c.Percentiles)
 		run.Intervals = append(run.Intervals, iv)
+		live.OnTick(tk)
+		hl.interval(tk, &iv)
 		if c.Progress > 0 {
 			prog.Line(&iv)
 		}
@@ -338,6 +359,9 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 		store.fail(saveErr)
 	}
 	report.Summary(out, run)
+	if err := hl.close(); err != nil && failed == nil {
+		failed = err
+	}
 	if store != nil {
 		if err := store.notSaved(run.RunID, saveErr); err != nil {
 			return run, err

@@ -26,9 +26,18 @@
 // user-supplied colours are validated, so hostile names render as text. The
 // output is deterministic: the same input gives byte-identical SVG, with
 // coordinates rounded to two decimals. Charts carry role="img", an
-// aria-label and a <title>; the default palette (Paul Tol's high- and
-// medium-contrast colours) suits colour-blind readers and greyscale print,
-// and point markers change shape from series to series. A chart with no
-// plottable data renders a small "No data" placeholder instead of failing.
-// Element ids are never used, so any number of charts can share one HTML page.
+// aria-label and a <title>; the default palette (Okabe and Ito's
+// colour-blind-safe colours) keeps the first series apart by hue or
+// lightness, and point markers change shape from series to series. A chart
+// with no plottable data renders a small "No data" placeholder instead of
+// failing. Element ids are never used, so any number of charts can share one
+// HTML page.
+//
+// Why not a plotting library: gonum/plot (v0.17, its vgsvg backend) was
+// tried on the sweep and tpcc charts (2026-11-24). Its SVG has no <title>
+// per series or marker, so no hover values without rewriting its output;
+// it sizes text from embedded serif fonts; its legend sits on the data; it
+// scales the axis to an ideal line it should clip; and the low-rate tpcc
+// types still lie on zero. Matching these charts would take as much code
+// around it as this package is.
 package svg
