@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -112,15 +111,10 @@ func (o *runOpts) validate(fs *pflag.FlagSet) error {
 	if o.cfg.Interval == 0 {
 		o.cfg.Interval = time.Second
 	}
-	o.percentiles = nil
-	for _, f := range strings.Split(o.percentileList, ",") {
-		p, err := parseNumber(f, 0, 100)
-		if err != nil || p == 0 || p == 100 {
-			return usagef("--percentiles %q is invalid; give numbers between 0 and 100 exclusive, e.g. 50,99,99.9", o.percentileList)
-		}
-		o.percentiles = append(o.percentiles, p)
+	var err error
+	if o.percentiles, err = parsePercentiles(o.percentileList); err != nil {
+		return err
 	}
-	o.percentiles = results.NormalizePercentiles(o.percentiles)
 	if err := o.outs.validate(); err != nil {
 		return err
 	}

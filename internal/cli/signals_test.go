@@ -24,9 +24,15 @@ import (
 // error so far; alsoStderr sends standard error into the pipe too.
 func startRun(t *testing.T, home, shell string, alsoStderr bool, args ...string) (*exec.Cmd, *os.File, *bytes.Buffer) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"run"}, args...)...)
+	return startBin(t, home, shell, alsoStderr, append([]string{"run"}, args...)...)
+}
+
+// startBin is startRun for any command: args start with the command.
+func startBin(t *testing.T, home, shell string, alsoStderr bool, args ...string) (*exec.Cmd, *os.File, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	if shell != "" {
-		cmd = exec.Command("sh", append([]string{"-c", shell + ` exec "$0" "$@"`, bin, "run"}, args...)...)
+		cmd = exec.Command("sh", append([]string{"-c", shell + ` exec "$0" "$@"`, bin}, args...)...)
 	}
 	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home, "DBHARNESS_RESULTS="+filepath.Join(home, "results.db"))
 	r, w, err := os.Pipe()

@@ -398,6 +398,9 @@ type Info struct {
 	// Settings are the key settings as the server shows them (SHOW's
 	// "128MB", not pg_settings' 16384 of 8kB pages).
 	Settings map[string]string `json:"settings,omitempty"`
+	// DataDir is where the server keeps its data, as the server names it
+	// (empty when it does not say, e.g. to a user without the privilege).
+	DataDir string `json:"data_dir,omitempty"`
 	// Normalized holds the numeric settings as a number in a base unit,
 	// for comparison; settings that are not numbers are left out.
 	Normalized map[string]Setting `json:"settings_normalized,omitempty"`

@@ -53,7 +53,13 @@ var allowed = map[string][]string{
 	// report know no database and no driver.
 	"internal/results":    {"internal/datadir", "internal/histogram", "internal/hostinfo", "internal/measure", "internal/redact", "internal/selfcost"},
 	"internal/experiment": {"internal/analysis", "internal/results", "internal/runphase"},
-	"internal/report":     {"internal/analysis", "internal/histogram", "internal/redact", "internal/report/svg", "internal/results", "internal/runphase"},
+	// The storage probe (`dbharness io`) measures files, not a database.
+	"internal/iobench": {"internal/histogram", "internal/hostinfo", "internal/results"},
+	// A table scan's bandwidth (`dbharness scan`): the engine's package
+	// knows the size and the query, through db.TableScanner; the runner
+	// says how a run records the server.
+	"internal/tablescan": {"internal/db", "internal/histogram", "internal/hostinfo", "internal/results", "internal/runner"},
+	"internal/report":    {"internal/analysis", "internal/histogram", "internal/redact", "internal/report/svg", "internal/results", "internal/runphase"},
 
 	// The database core, the workloads, the driver and the evidence. None
 	// of them knows an engine: they ask the db.DB for capabilities.
@@ -84,10 +90,11 @@ var allowed = map[string][]string{
 
 	// The command line parses and prints; the binary registers the
 	// engines and workloads.
-	"internal/cli": {"internal/collect", "internal/db", "internal/engine", "internal/experiment", "internal/metrics", "internal/redact", "internal/report",
-		"internal/results", "internal/runner", "internal/sweep", "internal/workload", "internal/workload/all", "internal/workload/script"},
+	"internal/cli": {"internal/collect", "internal/db", "internal/engine", "internal/experiment", "internal/hostinfo", "internal/iobench", "internal/metrics", "internal/redact", "internal/report",
+		"internal/results", "internal/runner", "internal/sweep", "internal/tablescan", "internal/workload", "internal/workload/all", "internal/workload/script"},
 	"cmd/dbharness":     {"internal/cli", "internal/db/all"},
 	"bench/pairs":       {},
+	"bench/iofio":       {},
 	"bench/metricscost": {"internal/measure", "internal/metrics", "internal/results"},
 	"bench/collectcost": {"internal/collect", "internal/db", "internal/db/all", "internal/db/postgres"},
 }

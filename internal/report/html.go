@@ -203,6 +203,13 @@ func runPage(r *results.Run, opt HTMLOptions) (*page, error) {
 	}
 
 	p.Sections = append(p.Sections, summarySection(r))
+	if r.IO != nil {
+		sec, err := ioSection(r)
+		if err != nil {
+			return nil, err
+		}
+		p.Sections = append(p.Sections, sec)
+	}
 	if sec, ok := errorSection(r); ok {
 		p.Sections = append(p.Sections, sec)
 	}

@@ -177,6 +177,7 @@ func Summary(w io.Writer, r *results.Run) {
 			}
 		}
 	}
+	IOText(w, r)
 	Evidence(w, r)
 }
 

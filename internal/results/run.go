@@ -68,6 +68,8 @@ type Run struct {
 	Collect *Collect         `json:"collect,omitempty"`
 	Waits   *Waits           `json:"waits,omitempty"`
 	Plans   []StatementPlans `json:"plans,omitempty"`
+	// IO is the storage figures of a `dbharness io` or `scan` run.
+	IO *IO `json:"io,omitempty"`
 }
 
 // Config is the run's configuration, passwords removed.
@@ -102,6 +104,10 @@ type EngineInfo struct {
 	Version string `json:"version"`
 	// Settings are shown as the server shows them ("128MB").
 	Settings map[string]string `json:"settings,omitempty"`
+	// DataDir is the server's data directory on its host (empty where
+	// unknown); `dbharness io` uses it to find runs whose data lives on
+	// the device it measures.
+	DataDir string `json:"data_dir,omitempty"`
 	// Normalized are the numeric settings in bytes, ms or plain numbers;
 	// compare compares these.
 	Normalized map[string]Setting `json:"settings_normalized,omitempty"`

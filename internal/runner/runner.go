@@ -242,7 +242,7 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 		Workload:      wl.Name(),
 		Command:       results.RedactArgs(c.Command),
 		Target:        d.Target().String(),
-		Engine:        engineInfo(info),
+		Engine:        EngineInfo(info),
 		Dataset:       dataset,
 		Host:          hostinfo.Read(),
 		StartTime:     time.Now(),
@@ -499,9 +499,9 @@ func (s *runStore) addInterval(id string, iv *results.Interval, h map[string]str
 	s.fail(s.AddInterval(id, iv, h))
 }
 
-// engineInfo is the server's description as a run records it.
-func engineInfo(info db.Info) results.EngineInfo {
-	e := results.EngineInfo{Engine: info.Engine, Version: info.Version, Settings: info.Settings}
+// EngineInfo is the server's description as a run records it.
+func EngineInfo(info db.Info) results.EngineInfo {
+	e := results.EngineInfo{Engine: info.Engine, Version: info.Version, Settings: info.Settings, DataDir: info.DataDir}
 	if len(info.Normalized) > 0 {
 		e.Normalized = make(map[string]results.Setting, len(info.Normalized))
 		for k, v := range info.Normalized {

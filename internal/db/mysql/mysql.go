@@ -250,6 +250,9 @@ func (d *myDB) Info(ctx context.Context) (db.Info, error) {
 		'innodb_flush_log_at_trx_commit', 'sync_binlog', 'log_bin', 'max_connections', 'innodb_log_file_size',
 		'innodb_flush_method', 'innodb_io_capacity', 'transaction_isolation', 'tx_isolation', 'innodb_doublewrite',
 		'thread_handling', 'performance_schema', 'version_comment')`)
+	if err != nil {
+		return info, err
+	}
 	info.Normalized = map[string]db.Setting{}
 	for k, v := range info.Settings {
 		n, err := strconv.ParseFloat(v, 64)
@@ -263,6 +266,7 @@ func (d *myDB) Info(ctx context.Context) (db.Info, error) {
 		}
 		info.Normalized[k] = db.Setting{Value: n}
 	}
+	info.DataDir, err = db.QueryString(ctx, c, "SELECT coalesce(@@datadir, '')")
 	return info, err
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/dbharness/dbharness/internal/db"
 )
@@ -66,3 +67,67 @@ func NormalizeMySQL(doc []byte) (string, error) {
 	b, err := json.Marshal(clean(v)) // map keys come out sorted
 	return string(b), err
 }
+
+// PrepareScan implements db.TableScanner: a COUNT(*) over the clustered
+// index (the secondary indexes ignored, so that InnoDB reads the table
+// itself), sized by information_schema.tables.data_length after ANALYZE
+// TABLE refreshed it. MariaDB has no parallel query.
+func (d *myDB) PrepareScan(ctx context.Context, conn db.Conn, table string, parallel int) (db.Scan, error) {
+	var s db.Scan
+	if parallel > 1 {
+		return s, db.ErrNoParallelScan
+	}
+	n, err := db.QueryInt64(ctx, conn, "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = $1", table)
+	if err != nil {
+		return s, err
+	}
+	if n == 0 {
+		return s, fmt.Errorf("table %s does not exist in the database of the URL", table)
+	}
+	quoted := quoteIdent(table)
+	rows, err := conn.Query(ctx, "ANALYZE TABLE "+quoted)
+	if err != nil {
+		return s, fmt.Errorf("analyze table %s: %w", table, err)
+	}
+	for rows.Next() {
+	}
+	rows.Close()
+	if s.Bytes, err = db.QueryInt64(ctx, conn, "SELECT data_length FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = $1", table); err != nil {
+		return s, err
+	}
+	if s.PageSize, err = db.QueryInt64(ctx, conn, "SELECT @@innodb_page_size"); err != nil {
+		return s, err
+	}
+	s.Pages, s.SizeSource = s.Bytes/s.PageSize, "information_schema.tables.data_length (InnoDB)"
+	idx, err := conn.Query(ctx, "SELECT DISTINCT index_name FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = $1 AND index_name <> 'PRIMARY'", table)
+	if err != nil {
+		return s, err
+	}
+	var ignore []string
+	for idx.Next() {
+		var name string
+		if err := idx.Scan(&name); err != nil {
+			idx.Close()
+			return s, err
+		}
+		ignore = append(ignore, quoteIdent(name))
+	}
+	idx.Close()
+	s.SQL = "SELECT COUNT(*) FROM " + quoted
+	if len(ignore) > 0 {
+		s.SQL += " IGNORE INDEX (" + strings.Join(ignore, ", ") + ")"
+	}
+	if s.Plan, err = d.Explain(ctx, conn, s.SQL, nil); err != nil {
+		return s, err
+	}
+	// The whole clustered index (type index on PRIMARY) or the table
+	// (type ALL, which InnoDB also reads through the clustered index).
+	if !strings.Contains(s.Plan, `"key":"PRIMARY"`) && !strings.Contains(s.Plan, `"access_type":"ALL"`) {
+		return s, fmt.Errorf("the plan of %s is not a scan of the whole table: %s", s.SQL, s.Plan)
+	}
+	s.Cold = "InnoDB cannot evict one table from its buffer pool"
+	return s, nil
+}
+
+// quoteIdent quotes a table or index name for MySQL and MariaDB.
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }

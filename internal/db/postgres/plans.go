@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -147,4 +148,60 @@ func NormalizePostgres(doc []byte) (string, error) {
 	}
 	walk(top[0].Plan)
 	return b.String(), nil
+}
+
+var workersPlanned = regexp.MustCompile(`"Workers Planned": (\d+)`)
+
+// PrepareScan implements db.TableScanner: a count(*) over a sequential
+// scan (index scans turned off for the session), its parallel workers set
+// by max_parallel_workers_per_gather (parallel - 1 workers and the leader)
+// with the costs that would talk the planner out of them set to zero; the
+// size is pg_relation_size of the main fork.
+func (d *pgDB) PrepareScan(ctx context.Context, conn db.Conn, table string, parallel int) (db.Scan, error) {
+	var s db.Scan
+	name, err := db.QueryString(ctx, conn, "SELECT to_regclass($1)::text", table)
+	if err != nil {
+		return s, err
+	}
+	if name == "" {
+		return s, fmt.Errorf("table %s does not exist", table)
+	}
+	if s.Bytes, err = db.QueryInt64(ctx, conn, "SELECT pg_relation_size($1::regclass)", name); err != nil {
+		return s, err
+	}
+	if s.PageSize, err = db.QueryInt64(ctx, conn, "SELECT current_setting('block_size')::bigint"); err != nil {
+		return s, err
+	}
+	s.Pages, s.SizeSource = s.Bytes/s.PageSize, "pg_relation_size"
+	sets := []string{"SET enable_indexscan = off", "SET enable_indexonlyscan = off", "SET enable_bitmapscan = off",
+		fmt.Sprintf("SET max_parallel_workers_per_gather = %d", parallel-1)}
+	if parallel > 1 {
+		sets = append(sets, "SET parallel_setup_cost = 0", "SET parallel_tuple_cost = 0", "SET min_parallel_table_scan_size = 0")
+	}
+	for _, q := range sets {
+		if err := conn.Exec(ctx, q); err != nil {
+			return s, fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	s.SQL = "SELECT count(*) FROM " + name
+	if s.Plan, err = d.Explain(ctx, conn, s.SQL, nil); err != nil {
+		return s, err
+	}
+	if !strings.Contains(s.Plan, "Seq Scan") {
+		return s, fmt.Errorf("the plan of %s is not a sequential scan: %s", s.SQL, s.Plan)
+	}
+	if parallel > 1 {
+		if !strings.Contains(s.Plan, "Gather") {
+			return s, fmt.Errorf("the plan of %s has no parallel scan (max_worker_processes or max_parallel_workers may be too low): %s", s.SQL, s.Plan)
+		}
+		doc, err := db.QueryString(ctx, conn, "EXPLAIN (FORMAT JSON) "+s.SQL)
+		if err != nil {
+			return s, err
+		}
+		if m := workersPlanned.FindStringSubmatch(doc); m != nil {
+			s.Plan += ", workers planned " + m[1]
+		}
+	}
+	s.Cold = "PostgreSQL cannot evict one table from shared_buffers before version 17 (pg_buffercache_evict), nor from the operating system's cache from a client"
+	return s, nil
 }

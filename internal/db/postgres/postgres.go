@@ -242,7 +242,12 @@ func (d *pgDB) Info(ctx context.Context) (db.Info, error) {
 			info.Normalized[name] = n
 		}
 	}
-	err = rows.Err()
+	if err := rows.Err(); err != nil {
+		return info, err
+	}
+	rows.Close()
+	// data_directory is shown to superusers and pg_read_all_settings only.
+	info.DataDir, err = db.QueryString(ctx, c, "SELECT coalesce((SELECT setting FROM pg_settings WHERE name = 'data_directory'), '')")
 	return info, err
 }
 

@@ -153,7 +153,7 @@ func (d *liteDB) Info(ctx context.Context) (db.Info, error) {
 		return db.Info{}, err
 	}
 	defer c.Close()
-	info := db.Info{Engine: "sqlite", Settings: map[string]string{"path": d.t.Path}}
+	info := db.Info{Engine: "sqlite", Settings: map[string]string{"path": d.t.Path}, DataDir: d.t.Path}
 	if info.Version, err = db.QueryString(ctx, c, "SELECT sqlite_version()"); err != nil {
 		return info, err
 	}
