@@ -8,7 +8,8 @@
 # machine. Alternating pairs of --collect none and --collect $KIND at
 # $RATE tps for $SECS s each, select-only over the Unix socket; prints each
 # pair and the median ratio (B/A) of client, server and total CPU per
-# transaction, with the range.
+# transaction, with the range; then the CPU of the collectors' own server
+# backends (application_name dbharness-collector, from /proc) during B.
 #
 #   bench/collect-openloop.sh              (RATE=8000 SECS=20 PAIRS=7 CLIENTS=8 KIND=os,server,waits)
 set -euo pipefail
@@ -29,7 +30,7 @@ psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DA
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); dbharness $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "== --collect none (A) against --collect $KIND (B): select-only, $CLIENTS clients, open loop at $RATE tps for $SECS s, Unix socket"
 python3 - "$TMP/dbharness" "postgres://postgres@/$DB?host=$SOCK" "$RATE" "$SECS" "$PAIRS" "$CLIENTS" "$KIND" "$TMP" <<'PY'
-import json, os, resource, statistics, subprocess, sys
+import json, os, resource, statistics, subprocess, sys, time
 bin_, url, rate, secs, pairs, clients, kind, tmp = sys.argv[1:]
 tick = os.sysconf("SC_CLK_TCK")
 def server_cpu():
@@ -49,12 +50,36 @@ def server_cpu():
         except (FileNotFoundError, ProcessLookupError, IndexError):
             pass
     return total / tick
+def proc_cpu(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            st = f.read().rsplit(")", 1)[1].split()
+        return (int(st[11]) + int(st[12])) / tick
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+collector_ms = []  # the collectors' own server backends, ms of CPU per second
+def collectors_cpu(proc):
+    # The collectors' sessions are named dbharness-collector: read their
+    # backends' CPU over the middle of the run.
+    time.sleep(min(4, int(secs) / 4))
+    out = subprocess.run(["psql", url, "-Atc", "SELECT pid FROM pg_stat_activity WHERE application_name = 'dbharness-collector'"],
+                         capture_output=True, text=True).stdout.split()
+    t0, c0 = time.time(), {p: proc_cpu(p) for p in out}
+    time.sleep(max(1, int(secs) / 2))
+    t1, c1 = time.time(), {p: proc_cpu(p) for p in out}
+    used = sum(c1[p] - c0[p] for p in out if c0[p] is not None and c1[p] is not None)
+    if out:
+        collector_ms.append(1000 * used / (t1 - t0))
 def one(collect):
     js = os.path.join(tmp, "run.json")
     s0, r0 = server_cpu(), resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([bin_, "run", "tpcb", "--db", url, "--mix", "select-only", "-c", clients, "--rate", rate, "-T", secs + "s",
-                    "--no-save", "--progress", "0", "--collect", collect, "--json", js], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([bin_, "run", "tpcb", "--db", url, "--mix", "select-only", "-c", clients, "--rate", rate, "-T", secs + "s",
+                             "--no-save", "--progress", "0", "--collect", collect, "--json", js],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if collect != "none":
+        collectors_cpu(proc)
+    if proc.wait() != 0:
+        sys.exit(f"collect-openloop.sh: a run with --collect {collect} failed")
     r1, s1 = resource.getrusage(resource.RUSAGE_CHILDREN), server_cpu()
     n = json.load(open(js))["summary"]["transactions"]
     client = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
@@ -68,5 +93,9 @@ for i in range(int(pairs)):
     print(f"  pair {i+1}: A {na} tx, {ca:.1f} + {sa:.1f} µs CPU/tx (client + server) | B {nb} tx, {cb:.1f} + {sb:.1f} µs CPU/tx")
 for k, v in ratios.items():
     print(f"  {k} CPU per transaction B/A: median {statistics.median(v):.3f} [{min(v):.3f}–{max(v):.3f}]")
+if collector_ms:
+    m = statistics.median(collector_ms)
+    print(f"  the collectors' own server backends: median {m:.1f} ms of CPU per second [{min(collector_ms):.1f}–{max(collector_ms):.1f}], "
+          f"{m / (10 * os.cpu_count()):.2f}% of the machine's {os.cpu_count()} cores")
 PY
 psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null
