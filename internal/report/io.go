@@ -75,7 +75,7 @@ func ioFacts(x *results.IO) []kv {
 		f = append(f, kv{"directory", where + ")"})
 	}
 	if x.SizeBytes > 0 {
-		f = append(f, kv{map[bool]string{true: "table size", false: "working set"}[x.Pattern == "scan"], fmtBytes(x.SizeBytes)})
+		f = append(f, kv{map[bool]string{true: "table size", false: "working set"}[x.Pattern == "scan"], results.HumanBytes(x.SizeBytes)})
 	}
 	if x.Mode != "" {
 		f = append(f, kv{"writes", x.Mode})
@@ -97,15 +97,6 @@ func ioFacts(x *results.IO) []kv {
 		f = append(f, kv{"note", n})
 	}
 	return f
-}
-
-func fmtBytes(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	v, u := float64(n), 0
-	for v >= 1024 && u < len(units)-1 {
-		v, u = v/1024, u+1
-	}
-	return strings.TrimSuffix(strings.TrimRight(strconv.FormatFloat(v, 'f', 2, 64), "0"), ".") + " " + units[u]
 }
 
 // IOText prints a storage run's steps and what they mean.
