@@ -20,12 +20,12 @@ import (
 )
 
 type ioOpts struct {
-	dir, patterns, size, block, readBlock, depths string
-	logBlocks, streams, keepFree, percentiles     string
-	extend, overwrite, crc, direct, noSave        bool
-	logWrites                                     int
-	stepTime, interval                            time.Duration
-	results, json                                 string
+	dir, patterns, size, block, readBlock, depths  string
+	logBlocks, streams, keepFree, percentiles      string
+	extend, overwrite, crc, direct, verify, noSave bool
+	logWrites                                      int
+	stepTime, interval                             time.Duration
+	results, json                                  string
 }
 
 func (o *ioOpts) flags(fs *pflag.FlagSet) {
@@ -38,6 +38,7 @@ func (o *ioOpts) flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.extend, "extend", false, "writes extend new files, as a database grows its files (seqwrite's default)")
 	fs.BoolVar(&o.overwrite, "overwrite", false, "writes rewrite a file laid out beforehand, as fio does (logwrite's default: log segments are preallocated)")
 	fs.BoolVar(&o.crc, "crc", false, "seqwrite: seal each block with its CRC32C, to show what checksumming costs")
+	fs.BoolVar(&o.verify, "verify", false, "reads: check every 512-byte sector read against what was written (default: each read's first and last sector), at a CPU cost fio's default does not pay")
 	fs.BoolVar(&o.direct, "direct", false, "O_DIRECT where the filesystem allows it (says so where it does not)")
 	fs.StringVar(&o.logBlocks, "log-block", "512,8KiB,64KiB", "logwrite: write sizes, each write followed by fdatasync")
 	fs.StringVar(&o.streams, "streams", "1", "logwrite: concurrent streams to step through, one file each")
@@ -131,7 +132,7 @@ func (o *ioOpts) config(fs *pflag.FlagSet) (iobench.Config, []iobench.Pattern, [
 	if err != nil || size < iobench.Sector || size%iobench.Sector != 0 {
 		return c, nil, nil, usagef("--size %q: give a size of at least 512 bytes, a multiple of 512 (e.g. 1GiB)", o.size)
 	}
-	c = iobench.Config{Dir: o.dir, Size: size, CRC: o.crc, Direct: o.direct, LogWrites: o.logWrites, StepTime: o.stepTime,
+	c = iobench.Config{Dir: o.dir, Size: size, CRC: o.crc, Direct: o.direct, Verify: o.verify, LogWrites: o.logWrites, StepTime: o.stepTime,
 		Interval: o.interval, KeepFree: -1}
 	if c.Block, err = oneSize("block", o.block, 4096); err != nil {
 		return c, nil, nil, err

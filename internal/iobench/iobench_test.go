@@ -176,25 +176,49 @@ func TestReadsReadEveryBlockOnceAtEachDepth(t *testing.T) {
 	}
 }
 
+// Reads check what they read: with Verify every sector's stamp, without
+// it each read's first and last (a read of the wrong place or a short
+// one), which a sector misplaced inside a block does not fail.
 func TestReadsCatchDataThatIsNotWhatWasWritten(t *testing.T) {
-	cfg := smallConfig(t.TempDir())
-	p := open(t, cfg, RandRead)
-	p.inspect = func(path string) {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
+	// plant writes, over the laid-out file, the content of file offset
+	// from at offset to.
+	plant := func(from, to int64, n int) func(path string) {
+		return func(path string) {
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			b := make([]byte, n)
+			Fill(b, from)
+			if _, err := f.WriteAt(b, to); err != nil {
+				t.Fatal(err)
+			}
 		}
-		// Sector 100's stamp says it is sector 7.
-		b := make([]byte, 512)
-		Fill(b, 7*512)
-		if _, err := f.WriteAt(b, 100*512); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
 	}
-	_, err := p.Run(context.Background(), RandRead)
-	if err == nil || !strings.Contains(err.Error(), "wrong data") {
-		t.Fatalf("a misplaced sector gave %v", err)
+	for _, tc := range []struct {
+		name      string
+		verify    bool
+		from, to  int64
+		n         int
+		wantError bool
+	}{
+		// Sector 100 (inside the 7th 8 KiB block) says it is sector 7.
+		{"a misplaced sector, verified", true, 7 * 512, 100 * 512, 512, true},
+		{"a misplaced sector, ends only", false, 7 * 512, 100 * 512, 512, false},
+		// Block 6 holds block 2's content: what a read of the wrong place returns.
+		{"a misplaced block, ends only", false, 2 * 8192, 6 * 8192, 8192, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := smallConfig(t.TempDir())
+			cfg.Verify = tc.verify
+			p := open(t, cfg, RandRead)
+			p.inspect = plant(tc.from, tc.to, tc.n)
+			_, err := p.Run(context.Background(), RandRead)
+			if tc.wantError != (err != nil) || err != nil && !strings.Contains(err.Error(), "wrong data") {
+				t.Fatalf("got %v; want an error about wrong data: %v", err, tc.wantError)
+			}
+		})
 	}
 }
 

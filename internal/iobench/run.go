@@ -57,6 +57,9 @@ func (p *Probe) ToRun(res *Result, id string, d Describe) *results.Run {
 	if res.Pattern == SeqWrite {
 		io.CRC = p.cfg.CRC
 	}
+	if res.Pattern == SeqRead || res.Pattern == RandRead {
+		io.Verify = p.cfg.Verify
+	}
 	for _, n := range []string{p.DirectNote, p.diskNote} {
 		if n != "" {
 			io.Notes = append(io.Notes, n)

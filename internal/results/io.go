@@ -23,6 +23,9 @@ type IO struct {
 	Mode      string `json:"mode,omitempty"`
 	CRC       bool   `json:"crc32c,omitempty"`
 	Direct    bool   `json:"direct"`
+	// Verify says reads checked every sector they read (--verify); else
+	// each checked its first and last sector.
+	Verify bool `json:"verify,omitempty"`
 	// Notes say what the place measured means for the figures (tmpfs,
 	// overlay, O_DIRECT refused, a scan's plan).
 	Notes []string `json:"notes,omitempty"`
