@@ -59,6 +59,7 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.cfg.MaxTries, "max-tries", 1, "tries per transaction on serialization failure or deadlock (1 = no retry)")
 	durationVarP(fs, &o.stmtTimeout, "statement-timeout", "", 0, "end statements that run longer than this (the server's statement_timeout or max_statement_time; on SQLite the client interrupts them), counted as errors of class timeout (default: no limit)")
 	durationVarP(fs, &o.cfg.ReconnectTimeout, "reconnect-timeout", "", 0, "how long a client that lost its connection tries to connect again before the run ends as failed (default: 30s with --transactions; with --duration, until the run's end)")
+	durationVarP(fs, &o.cfg.StallTimeout, "stall-timeout", "", 0, "end the run as failed when every client has waited this long for the server to answer its transaction (default: 60s with --transactions; with --duration, the run's end; 0: never)")
 	durationVarP(fs, &o.progress, "progress", "P", time.Second, "progress line interval (0 = no progress lines)")
 	fs.StringVar(&o.percentileList, "percentiles", "50,90,95,99,99.9", "latency percentiles to report (50, 90, 95 and 99 are always included)")
 	fs.Uint64Var(&o.cfg.Seed, "seed", 0, "random seed for transaction parameters (default: a random seed, recorded with the run)")
@@ -100,6 +101,9 @@ func (o *runOpts) validate(fs *pflag.FlagSet) error {
 	}
 	if fs.Changed("reconnect-timeout") && o.cfg.ReconnectTimeout <= 0 {
 		return usagef("--reconnect-timeout %s: give a positive duration, e.g. 30s", o.cfg.ReconnectTimeout)
+	}
+	if fs.Changed("stall-timeout") && o.cfg.StallTimeout == 0 {
+		o.cfg.StallTimeout = -1 // never, as the engine says it
 	}
 	if o.progress < 0 {
 		return usagef("--progress %s is negative", o.progress)

@@ -37,6 +37,7 @@ func TestNonFiniteOverflowingAndAbsurdValuesAreUsageErrors(t *testing.T) {
 		{"an absurd progress interval", []string{"-P", "99999999999s"}, `--progress: "99999999999s" is longer than 720h0m0s (30 days)`},
 		{"a statement timeout that overflows", []string{"--statement-timeout", "1e300"}, `--statement-timeout: "1e300" is longer than 720h0m0s (30 days)`},
 		{"a reconnect timeout that is not a number", []string{"--reconnect-timeout", "NaN"}, `--reconnect-timeout: "NaN" is not a duration`},
+		{"a negative stall timeout", []string{"--stall-timeout=-1s"}, `--stall-timeout: "-1s" is negative`},
 		{"a swept rate that is not finite", []string{"sweep", "-c", "1", "--vary", "rate=10,Inf"}, `--rate: "Inf" is not a finite number`},
 	} {
 		t.Run(tc.name+" is refused before anything runs", func(t *testing.T) {

@@ -53,6 +53,13 @@ type Config struct {
 	// the rest of the run for timed runs, which ride out outages and
 	// report them.
 	ReconnectTimeout time.Duration
+	// StallTimeout ends the run as failed when every client that is not
+	// reconnecting has been inside its transaction for this long: the
+	// server has stopped answering (a frozen process, a lock nobody
+	// releases). 0 means DefaultStallTimeout for runs of fixed work, which
+	// have no deadline to end them, and no limit for timed runs; below 0,
+	// no limit.
+	StallTimeout time.Duration
 	// Terminals, when above 0, runs that many emulated terminals sharing
 	// the Clients connections; the workload must be a TerminalRunner.
 	Terminals int
@@ -75,6 +82,22 @@ const DefaultStopGrace = time.Second
 // DefaultReconnectTimeout bounds reconnection in runs of fixed work, which
 // have no deadline to end them.
 const DefaultReconnectTimeout = 30 * time.Second
+
+// DefaultStallTimeout bounds how long a run of fixed work waits for a
+// server that answers none of its clients.
+const DefaultStallTimeout = 60 * time.Second
+
+// stallLimit is how long every client may wait for the server; 0 is no
+// limit.
+func (c *Config) stallLimit() time.Duration {
+	switch {
+	case c.StallTimeout < 0:
+		return 0
+	case c.StallTimeout > 0 || c.Duration > 0:
+		return c.StallTimeout
+	}
+	return DefaultStallTimeout
+}
 
 // Grace is how long transactions in flight at the end of the run may take
 // to finish before they are cancelled: StopGrace, or DefaultStopGrace.
@@ -194,6 +217,24 @@ type workerStats struct {
 	samples   map[string]string
 	// downs are the client's spans without a connection.
 	downs []measure.Span
+}
+
+// stalled says whether every client still running and connected has
+// been inside its transaction for longer than lim at now (and at least
+// one is).
+func stalled(stats []*workerStats, now time.Time, lim time.Duration) bool {
+	waiting := 0
+	for _, s := range stats {
+		if s.finished.Load() != 0 || s.down.Load() {
+			continue
+		}
+		b := s.busySince.Load()
+		if b == 0 || now.Sub(time.Unix(0, b)) <= lim {
+			return false
+		}
+		waiting++
+	}
+	return waiting > 0
 }
 
 // wentDown and cameUp bound a span without a connection; open says the
@@ -429,6 +470,9 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 				continue
 			}
 			t.tick(next)
+			if lim := cfg.stallLimit(); lim > 0 && stalled(t.stats, time.Now(), lim) {
+				fail(fmt.Sprintf("the server answered none of the clients for %s: every client was waiting on its transaction (the stall timeout; give --stall-timeout to wait longer)", lim))
+			}
 			next = t.nextTick()
 			tickTimer.Reset(time.Until(next))
 		case <-deadlineC:

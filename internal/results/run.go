@@ -95,6 +95,9 @@ type Config struct {
 	// ReconnectTimeoutSeconds --reconnect-timeout as given (0: not given).
 	StatementTimeoutMs      float64 `json:"statement_timeout_ms,omitempty"`
 	ReconnectTimeoutSeconds float64 `json:"reconnect_timeout_s,omitempty"`
+	// StallTimeoutSeconds is --stall-timeout as given (0: not given; -1:
+	// 0, never).
+	StallTimeoutSeconds float64 `json:"stall_timeout_s,omitempty"`
 }
 
 // EngineInfo describes the database server of a run: its name, version

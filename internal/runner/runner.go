@@ -254,6 +254,7 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 			Percentiles: c.Percentiles, WorkloadFlags: wlFlags,
 			Driver: cfg.Driver, Loops: cfg.Loops,
 			StatementTimeoutMs: float64(c.StatementTimeout) / 1e6, ReconnectTimeoutSeconds: cfg.ReconnectTimeout.Seconds(),
+			StallTimeoutSeconds: max(cfg.StallTimeout.Seconds(), -1),
 		},
 		ErrorClasses: map[string]int64{},
 		Intervals:    []results.Interval{},

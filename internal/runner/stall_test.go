@@ -66,6 +66,15 @@ func stallConfig(t *testing.T, url, driver string, out io.Writer, warn io.Writer
 	}
 }
 
+// frozenConfig is stallConfig on pg, which is frozen (and thawed at the
+// test's end) when the measured phase begins.
+func frozenConfig(t *testing.T, pg *testdb.PrivatePG, driver string) (runner.Config, *lineHook, *bytes.Buffer) {
+	out := &lineHook{trigger: " measure ", hook: pg.Freeze}
+	t.Cleanup(pg.Cont)
+	warn := &bytes.Buffer{}
+	return stallConfig(t, pg.URL(), driver, out, warn), out, warn
+}
+
 // runWithin runs cfg and fails the test if it has not returned within
 // limit (generous: what it checks is that the run ends at all).
 func runWithin(t *testing.T, limit time.Duration, cfg runner.Config, stop <-chan struct{}) (*results.Run, error) {
@@ -97,10 +106,7 @@ func TestAStalledServerCannotHoldATimedRun(t *testing.T) {
 	pg := testdb.PrivatePostgres(t)
 	for _, driver := range []string{engine.DriverLoop, engine.DriverGoroutine} {
 		t.Run(driver, func(t *testing.T) {
-			out := &lineHook{trigger: " measure ", hook: pg.Freeze}
-			t.Cleanup(pg.Cont)
-			var warn bytes.Buffer
-			cfg := stallConfig(t, pg.URL(), driver, out, &warn)
+			cfg, out, warn := frozenConfig(t, pg, driver)
 			// Every collector too: none may hold the end of the run.
 			kinds, err := collect.ParseKinds("all")
 			if err != nil {
@@ -112,7 +118,7 @@ func TestAStalledServerCannotHoldATimedRun(t *testing.T) {
 			frozen := pg.Frozen()
 			pg.Cont()
 			if err != nil {
-				t.Fatalf("%v\n%s%s", err, out, &warn)
+				t.Fatalf("%v\n%s%s", err, out, warn)
 			}
 			t.Logf("a %s run returned after %.1fs, measured %.3fs, error classes %v", cfg.Engine.Duration, time.Since(begin).Seconds(), run.Summary.Seconds, run.ErrorClasses)
 			if !frozen {
@@ -204,16 +210,52 @@ func TestAFixedWorkRunEndsWhenItCannotReconnect(t *testing.T) {
 			if run.Summary.Transactions == 0 || len(run.Summary.Outages) == 0 || !run.Summary.Outages[len(run.Summary.Outages)-1].ToEnd {
 				t.Errorf("%d transactions, outages %+v: want what was measured and the outage to the end", run.Summary.Transactions, run.Summary.Outages)
 			}
-			s, err := results.Open(cfg.Results)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			saved, err := s.Get(context.Background(), run.RunID)
-			if err != nil || saved.Status != results.StatusFailed || saved.Summary.Transactions != run.Summary.Transactions {
-				t.Errorf("saved: %+v, %v", saved, err)
-			}
+			checkSavedFailed(t, cfg.Results, run)
 		})
+	}
+}
+
+// A run of fixed work against a server that stops answering (every
+// process stopped) ends when every client has waited --stall-timeout:
+// failed, saying so, with what it measured until then saved.
+func TestAFixedWorkRunEndsWhenTheServerStallsForTheStallTimeout(t *testing.T) {
+	pg := testdb.PrivatePostgres(t)
+	for _, driver := range []string{engine.DriverLoop, engine.DriverGoroutine} {
+		t.Run(driver, func(t *testing.T) {
+			cfg, out, warn := frozenConfig(t, pg, driver)
+			cfg.Engine.Duration, cfg.Engine.Transactions, cfg.Engine.StallTimeout = 0, 1<<40, 2*time.Second
+			run, err := runWithin(t, 90*time.Second, cfg, nil)
+			frozen := pg.Frozen()
+			pg.Cont()
+			if err == nil || run == nil {
+				t.Fatalf("got run %v, error %v; want a failed run\n%s%s", run != nil, err, out, warn)
+			}
+			if !frozen {
+				t.Fatal("the server was not stopped when the run ended")
+			}
+			if run.Status != results.StatusFailed || !strings.Contains(run.Error, "answered none of the clients for 2s") {
+				t.Errorf("status %s, error %q", run.Status, run.Error)
+			}
+			if run.Summary.Transactions == 0 || run.Config.StallTimeoutSeconds != 2 {
+				t.Errorf("%d transactions, stall timeout %gs: want what was measured, and the timeout", run.Summary.Transactions, run.Config.StallTimeoutSeconds)
+			}
+			checkSavedFailed(t, cfg.Results, run)
+		})
+	}
+}
+
+// checkSavedFailed checks that run is in the store at path as failed, with
+// what it measured.
+func checkSavedFailed(t *testing.T, path string, run *results.Run) {
+	t.Helper()
+	s, err := results.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	saved, err := s.Get(context.Background(), run.RunID)
+	if err != nil || saved.Status != results.StatusFailed || saved.Summary.Transactions != run.Summary.Transactions {
+		t.Errorf("saved: %+v, %v", saved, err)
 	}
 }
 
