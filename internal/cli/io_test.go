@@ -198,7 +198,7 @@ func TestIOAfterCtrlCRemovesItsFilesAndSavesWhatItMeasured(t *testing.T) {
 
 func TestScanSavesARunAndRefusesWhatItCannotDo(t *testing.T) {
 	home := t.TempDir()
-	url := testdb.Postgres(t, "cli_scan")
+	url := testdb.Postgres(t, "dbh_cli_scan")
 	_, c := testdb.Connect(t, url)
 	testdb.Exec(t, c, "CREATE TABLE scanned AS SELECT g AS id, repeat('x', 50) AS filler FROM generate_series(1, 5000) g")
 	r := dbh(t, home, "scan", "--db", url, "--table", "scanned", "--parallel", "1,2", "--repeat", "1")

@@ -279,7 +279,7 @@ func (p *prometheus) last(t *testing.T, since time.Time, query string) (float64,
 
 func TestARealPrometheusScrapesWhatTheRunSaved(t *testing.T) {
 	home := t.TempDir()
-	pg := testdb.Postgres(t, "prom")
+	pg := testdb.Postgres(t, "dbh_prom")
 	if r := dbh(t, home, "init", "tpcb", "--db", pg); r.code != 0 {
 		t.Fatalf("init: exit %d\n%s", r.code, r.all())
 	}

@@ -13,7 +13,7 @@ import (
 const rows = 20000
 
 func TestScansReadTheWholeTableOnPostgreSQL(t *testing.T) {
-	url := testdb.Postgres(t, "tablescan")
+	url := testdb.Postgres(t, "dbh_tablescan")
 	d, c := testdb.Connect(t, url)
 	testdb.Exec(t, c, "CREATE TABLE scanned (id int PRIMARY KEY, filler text)",
 		"INSERT INTO scanned SELECT g, repeat('x', 100) FROM generate_series(1, 20000) g",
@@ -44,7 +44,7 @@ func TestScansReadTheWholeTableOnPostgreSQL(t *testing.T) {
 }
 
 func TestScansReadTheWholeTableOnMariaDB(t *testing.T) {
-	url := testdb.MySQL(t, "tablescan")
+	url := testdb.MySQL(t, "dbh_tablescan")
 	d, c := testdb.Connect(t, url)
 	testdb.Exec(t, c, "CREATE TABLE scanned (id int PRIMARY KEY, filler varchar(200), KEY f (filler)) ENGINE=InnoDB",
 		"INSERT INTO scanned SELECT seq, repeat('x', 100) FROM seq_1_to_20000")
@@ -72,7 +72,7 @@ func TestScansReadTheWholeTableOnMariaDB(t *testing.T) {
 }
 
 func TestAScanOfWhatCannotBeScannedSaysWhy(t *testing.T) {
-	for _, e := range testdb.Engines(t, "tablescan_missing") {
+	for _, e := range testdb.Engines(t, "dbh_tablescan_missing") {
 		t.Run(e.Name, func(t *testing.T) {
 			d := testdb.Open(t, e.URL)
 			_, err := tablescan.Measure(context.Background(), d, tablescan.Config{Table: "missing", Parallel: []int{1}, Repeat: 1})
