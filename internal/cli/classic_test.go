@@ -14,6 +14,7 @@ import (
 // transactions per client, each client's time is printed and saved, the
 // figures reach the JSON, check passes; bad combinations get one sentence.
 func TestInsertsFixedWorkThroughTheCommandLine(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.SQLite(t)
 	if r := dbh(t, home, "init", "inserts", "--db", url, "--key", "uuid-ordered", "--prefill", "500"); r.code != 0 {
@@ -69,6 +70,7 @@ func TestInsertsFixedWorkThroughTheCommandLine(t *testing.T) {
 
 // TestTransStatsParallelOnAnEngineWithoutIt says so once and runs serially.
 func TestTransStatsParallelOnAnEngineWithoutIt(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.SQLite(t)
 	if r := dbh(t, home, "init", "transtats", "--db", url, "--rows", "8"); r.code != 0 {

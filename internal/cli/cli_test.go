@@ -56,11 +56,17 @@ func (r result) all() string { return r.stdout + r.stderr }
 // dbh runs the binary with a private data directory and results store.
 func dbh(t *testing.T, home string, args ...string) result {
 	t.Helper()
+	return dbhBin(t, bin, home, args...)
+}
+
+// dbhBin is dbh with the binary at path.
+func dbhBin(t *testing.T, path, home string, args ...string) result {
+	t.Helper()
 	// A command that hangs is stopped with SIGQUIT after 5 minutes, which
 	// makes Go print every goroutine's stack for the failure.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGQUIT) }
 	cmd.WaitDelay = 10 * time.Second
 	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home, "DBHARNESS_RESULTS="+filepath.Join(home, "results.db"))
@@ -84,6 +90,7 @@ func dbh(t *testing.T, home string, args ...string) result {
 }
 
 func TestTheReadmeQuickStartWorksOnTheEmbeddedDatabase(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	r := dbh(t, home, "init", "tpcb")
 	if r.code != 0 {
@@ -165,6 +172,7 @@ func TestTheReadmeQuickStartWorksOnTheEmbeddedDatabase(t *testing.T) {
 }
 
 func TestACheckThatFailsExitsOneWithTheNumbers(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.SQLite(t)
 	if r := dbh(t, home, "init", "tpcb", "--db", url); r.code != 0 {
@@ -205,6 +213,7 @@ func silentServer(t *testing.T) string {
 }
 
 func TestBadInputGetsOneClearSentence(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	silent := silentServer(t)
 	pg := testdb.PostgresBase()
@@ -265,6 +274,7 @@ func TestBadInputGetsOneClearSentence(t *testing.T) {
 }
 
 func TestPasswordsNeverReachOutputJSONOrTheStore(t *testing.T) {
+	t.Parallel()
 	url := testdb.MySQL(t, "dbh_cli_pw")
 	base := strings.TrimPrefix(testdb.MySQLBase(), "mysql://")
 	user, host, _ := strings.Cut(base, "@")
@@ -317,6 +327,7 @@ func TestPasswordsNeverReachOutputJSONOrTheStore(t *testing.T) {
 }
 
 func TestInterruptStopsCleanlyKeepsTheRunAndExits130(t *testing.T) {
+	t.Parallel()
 	// SQLite on goroutines, PostgreSQL on the event loop.
 	for _, e := range []struct{ name, url string }{
 		{"sqlite", testdb.SQLite(t)},
@@ -383,6 +394,7 @@ var _ = context.Background
 // Every command answers --help with its own usage and flags, on standard
 // output, exit 0: never an error, never cobra's generic help after it.
 func TestEveryCommandHasHelp(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	for _, args := range [][]string{
 		{"init", "tpcb"}, {"run", "tpcb"}, {"check", "tpcb"}, {"sweep", "tpcb"}, {"runs"}, {"sweeps"},

@@ -10,6 +10,7 @@ import (
 var update = flag.Bool("update", false, "rewrite docs/commands.md")
 
 func TestCommandsDoc(t *testing.T) {
+	t.Parallel()
 	got := commandsDoc()
 	path := filepath.Join("..", "..", "docs", "commands.md")
 	if *update {

@@ -66,6 +66,7 @@ func psql(t *testing.T, url string, stmts ...string) {
 }
 
 func TestPgbenchsTPCBScriptRunsUnchangedAndKeepsTheInvariant(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	script := filepath.Join(home, "tpcb-like.sql")
 	if err := os.WriteFile(script, []byte(pgbenchTPCB), 0o644); err != nil {
@@ -109,6 +110,7 @@ func TestPgbenchsTPCBScriptRunsUnchangedAndKeepsTheInvariant(t *testing.T) {
 }
 
 func TestScriptMetaCommandsWork(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.Postgres(t, "dbh_cus_meta")
 	ctx := context.Background()
@@ -150,6 +152,7 @@ INSERT INTO log VALUES (:client_id, :y, :h, 'else');
 }
 
 func TestWorkloadFileInitProfileRunCheck(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	example, err := filepath.Abs("../../examples/orders.yaml")
 	if err != nil {
@@ -258,6 +261,7 @@ func TestWorkloadFileInitProfileRunCheck(t *testing.T) {
 }
 
 func TestWorkloadFilesRunOnMySQLAndSQLite(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	f := filepath.Join(home, "small.yaml")
 	src := `name: small
@@ -314,6 +318,7 @@ transactions:
 }
 
 func TestBadWorkloadFilesAndScriptsGetOneSentence(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	bad := filepath.Join(home, "bad.yaml")
 	os.WriteFile(bad, []byte("tables:\n  - name: t\n    rows: 10\n    columns:\n      - {name: a, type: int, gen: zipf, max: 9, exponent: 0}\n"), 0o644)

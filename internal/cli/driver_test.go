@@ -13,6 +13,7 @@ import (
 // A run picks the event-loop driver where the engine has it, records which
 // driver ran and what the harness itself cost.
 func TestARunRecordsItsDriverAndItsOwnCost(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	for _, tc := range []struct {
 		name, url string

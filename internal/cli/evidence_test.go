@@ -17,6 +17,7 @@ import (
 )
 
 func TestEveryRunGathersEvidenceOnTheRunsIntervals(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.Postgres(t, "dbh_ev_cli")
 	if r := dbh(t, home, "init", "tpcb", "--db", url); r.code != 0 {
@@ -124,6 +125,7 @@ func TestEveryRunGathersEvidenceOnTheRunsIntervals(t *testing.T) {
 // that reads back as failed, summarized from the intervals it saved, with
 // its evidence up to the last interval.
 func TestARunWhoseHarnessIsKilledKeepsWhatItMeasured(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.Postgres(t, "dbh_ev_kill")
 	if r := dbh(t, home, "init", "tpcb", "--db", url); r.code != 0 {

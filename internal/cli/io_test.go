@@ -35,6 +35,7 @@ func savedRuns(t *testing.T, home string) []savedRun {
 }
 
 func TestIOSavesEachPatternAsARunThatShowReportAndCompareRead(t *testing.T) {
+	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
 	r := dbh(t, home, ioArgs(dir)...)
 	if r.code != 0 {
@@ -116,6 +117,7 @@ func TestIOSavesEachPatternAsARunThatShowReportAndCompareRead(t *testing.T) {
 }
 
 func TestIOSetsTheLogCeilingBesideASingleClientTPCBRunOnTheSameDevice(t *testing.T) {
+	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
 	url := "sqlite://" + filepath.Join(dir, "tpcb.db")
 	if r := dbh(t, home, "init", "tpcb", "--db", url); r.code != 0 {
@@ -135,6 +137,7 @@ func TestIOSetsTheLogCeilingBesideASingleClientTPCBRunOnTheSameDevice(t *testing
 }
 
 func TestIORefusesBadFlagsAndTooLittleSpace(t *testing.T) {
+	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
 	for _, tc := range []struct {
 		args []string
@@ -161,6 +164,7 @@ func TestIORefusesBadFlagsAndTooLittleSpace(t *testing.T) {
 }
 
 func TestIOAfterCtrlCRemovesItsFilesAndSavesWhatItMeasured(t *testing.T) {
+	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
 	// Far more log writes than the test waits for (256 MB at most: 500,000
 	// of 512 bytes; the free-space guard counts them all).
@@ -197,6 +201,7 @@ func TestIOAfterCtrlCRemovesItsFilesAndSavesWhatItMeasured(t *testing.T) {
 }
 
 func TestScanSavesARunAndRefusesWhatItCannotDo(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.Postgres(t, "dbh_cli_scan")
 	_, c := testdb.Connect(t, url)

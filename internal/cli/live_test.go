@@ -29,6 +29,7 @@ import (
 )
 
 func TestRunHDRLogHoldsTheSavedRunsIntervalsAndReportWritesTheSameLog(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	if r := dbh(t, home, "init", "tpcb"); r.code != 0 {
 		t.Fatalf("init: exit %d\n%s", r.code, r.all())
@@ -128,6 +129,7 @@ func runJSON(t *testing.T, home, jsonPath string, args ...string) results.Run {
 }
 
 func TestAMetricsAddressThatCannotBeBoundIsRefusedBeforeTheRun(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -278,6 +280,7 @@ func (p *prometheus) last(t *testing.T, since time.Time, query string) (float64,
 }
 
 func TestARealPrometheusScrapesWhatTheRunSaved(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	pg := testdb.Postgres(t, "dbh_prom")
 	if r := dbh(t, home, "init", "tpcb", "--db", pg); r.code != 0 {
@@ -408,6 +411,7 @@ func (l *lockedBuffer) String() string {
 }
 
 func TestASweepServesEachRunUnderItsOwnRunIDAndCtrlCEndsTheLinger(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	if r := dbh(t, home, "init", "tpcb"); r.code != 0 {
 		t.Fatalf("init: exit %d\n%s", r.code, r.all())

@@ -33,6 +33,7 @@ func unwritableDir(t *testing.T) string {
 // a directory is a usage error in one sentence, and the check leaves
 // nothing on disk.
 func TestOutputPathsAreCheckedBeforeAnythingRuns(t *testing.T) {
+	t.Parallel()
 	pg := testdb.Postgres(t, "dbh_cli_outputs")
 	lite := testdb.SQLite(t)
 	home, out := t.TempDir(), t.TempDir()
@@ -134,6 +135,7 @@ func dbhTo(t *testing.T, home string, stdout *os.File, args ...string) result {
 // standard output is refused before the run, and a write that fails (a
 // full device) makes the command fail, in one sentence.
 func TestOutputThatCannotReachStandardOutputIsAnError(t *testing.T) {
+	t.Parallel()
 	home, url := t.TempDir(), testdb.Postgres(t, "dbh_cli_stdout")
 	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
 	if err != nil {
@@ -185,6 +187,7 @@ func TestOutputThatCannotReachStandardOutputIsAnError(t *testing.T) {
 // (=HYPERLINK(1).sql) is written into the CSV files as text, a single
 // quote before it; the numbers stay numbers.
 func TestCSVFilesNeutraliseNamesThatStartAFormula(t *testing.T) {
+	t.Parallel()
 	url := testdb.Postgres(t, "dbh_cli_csvsafe")
 	home, dir := t.TempDir(), t.TempDir()
 	for name, sql := range map[string]string{"=HYPERLINK(1).sql": "SELECT 1;\n", "-2+3.sql": "SELECT 2;\n"} {

@@ -91,6 +91,7 @@ var compatCases = []compatCase{
 // and the same values shown by debug() (\gset values are shown through
 // it).
 func TestScriptsRunAsPgbenchRunsThem(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.Postgres(t, "dbh_pgbcompat")
 	pc, err := pgx.Connect(context.Background(), url)

@@ -14,6 +14,7 @@ import (
 // that ship under examples/: only the database, the scale and the length
 // of the run are this test's own.
 func TestTheReadmeScriptCommandsRunWithTheShippedExamples(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)

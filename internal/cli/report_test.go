@@ -16,6 +16,7 @@ import (
 // --html, --csv and --markdown, then renders the saved run again with
 // `report` from the results store and from the run's JSON file.
 func TestRunWritesReportsAndReportRereadsThem(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.Postgres(t, "dbh_rep_cli")
 	if r := dbh(t, home, "init", "tpcb", "--db", url, "--scale", "1"); r.code != 0 {
@@ -85,6 +86,7 @@ func TestRunWritesReportsAndReportRereadsThem(t *testing.T) {
 }
 
 func TestReportReadsSweepAndComparisonFiles(t *testing.T) {
+	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
 	one, eff := 1.0, 0.9
 	sw := results.Sweep{SchemaVersion: results.SweepSchemaVersion, SweepID: "sw-20261122-110000-beef", Workload: "tpcb", Clients: []int{1, 2, 4, 8},
@@ -127,6 +129,7 @@ func TestReportReadsSweepAndComparisonFiles(t *testing.T) {
 }
 
 func TestReportRejectsBadInputClearly(t *testing.T) {
+	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
 	cases := []struct {
 		args []string
@@ -163,6 +166,7 @@ func readFile(t *testing.T, path string) string {
 // TestReportOfASavedSweepAndOfTwoRuns renders a sweep from the results
 // store by id, and the comparison of two of its runs (`report A B`).
 func TestReportOfASavedSweepAndOfTwoRuns(t *testing.T) {
+	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
 	url := testdb.SQLite(t)
 	if r := dbh(t, home, "init", "tpcb", "--db", url); r.code != 0 {

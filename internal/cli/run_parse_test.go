@@ -6,6 +6,7 @@ import (
 )
 
 func TestTPCCRetriesConflictsByDefault(t *testing.T) {
+	t.Parallel()
 	a := &app{stdout: io.Discard, stderr: io.Discard}
 	for _, tc := range []struct {
 		args []string

@@ -39,6 +39,7 @@ func pgbenchRun(t *testing.T, url string, args ...string) (int, string) {
 }
 
 func TestScriptWithAnUndefinedVariableIsAUsageError(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.Postgres(t, "dbh_sc_undef")
 	script := writeScript(t, home, "undef.sql", "\\set a 1\nSELECT :a, :undefined;\n")
@@ -56,6 +57,7 @@ func TestScriptWithAnUndefinedVariableIsAUsageError(t *testing.T) {
 }
 
 func TestScriptRunWhoseTransactionsAllFailExitsOne(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.Postgres(t, "dbh_sc_allfail")
 	script := writeScript(t, home, "zero.sql", "\\set z 0\nSELECT 1 / :z;\n")
@@ -82,6 +84,7 @@ func TestScriptRunWhoseTransactionsAllFailExitsOne(t *testing.T) {
 }
 
 func TestScriptStatementsHaveTheirPlansChecked(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.Postgres(t, "dbh_sc_plans")
 	if r := dbh(t, home, "init", "tpcb", "--db", url); r.code != 0 {

@@ -13,6 +13,7 @@ import (
 // password, password=, sslpassword=) reaches the banner, the JSON's target
 // and command, the reports, a sweep or the results store.
 func TestSecretURLParametersNeverReachOutputReportsOrTheStore(t *testing.T) {
+	t.Parallel()
 	secrets := []string{"UserPw9x", "QueryPw8x", "SslSecret7x"}
 	url := testdb.Postgres(t, "dbh_cli_secrets")
 	url = strings.Replace(url, "postgres://postgres@", "postgres://postgres:UserPw9x@", 1) + "?sslmode=disable&password=QueryPw8x&sslpassword=SslSecret7x"

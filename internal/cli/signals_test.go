@@ -88,6 +88,7 @@ func savedStatus(t *testing.T, home string) string {
 // Ctrl-C does: it is saved as interrupted and exits 130, also when
 // standard error goes into the same pipe and every later write fails.
 func TestABrokenStandardOutputStopsTheRunAsInterrupted(t *testing.T) {
+	t.Parallel()
 	for _, e := range []struct{ name, url string }{
 		{"sqlite", testdb.SQLite(t)},
 		{"postgres", testdb.Postgres(t, "dbh_cli_sigpipe")},
@@ -122,6 +123,7 @@ func TestABrokenStandardOutputStopsTheRunAsInterrupted(t *testing.T) {
 // A hangup (the terminal closed) stops the run as Ctrl-C does; under
 // nohup, which ignores it, the run goes on.
 func TestAHangupStopsTheRunUnlessIgnored(t *testing.T) {
+	t.Parallel()
 	url := testdb.SQLite(t)
 	for _, tc := range []struct {
 		name, shell string
@@ -166,6 +168,7 @@ func TestAHangupStopsTheRunUnlessIgnored(t *testing.T) {
 // A SIGPIPE from a database connection whose server end went away is not
 // a broken standard output: the run reconnects and completes.
 func TestAConnectionKilledByTheServerDoesNotStopTheRun(t *testing.T) {
+	t.Parallel()
 	url := testdb.Postgres(t, "dbh_cli_sigpipe_kill")
 	home := t.TempDir()
 	cmd, r, errb := startRun(t, home, "", false, "null", "--db", url, "-c", "4", "-T", "4", "-P", "0.2")

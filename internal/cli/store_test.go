@@ -31,6 +31,7 @@ func sqliteSchema(t *testing.T, path string) string {
 }
 
 func TestAStoreThatCannotBeUsedStopsRunAndSweepBeforeTheyConnect(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	dir := filepath.Join(home, "a-directory")
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -85,6 +86,7 @@ func TestAStoreThatCannotBeUsedStopsRunAndSweepBeforeTheyConnect(t *testing.T) {
 var notSaved = regexp.MustCompile(`^dbharness: (the run was not saved|run \S+ was saved in \S+ without part of what it measured): `)
 
 func TestARunWhoseStoreFailsMidRunExitsOneAndKeepsItsJSON(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	jsonPath := filepath.Join(home, "run.json")
 	// A file size limit of 64 KiB, as a full disk: the store's log

@@ -9,6 +9,7 @@ import (
 )
 
 func TestSplitSweepArgsTakesOnlyTheSweepsOwnFlags(t *testing.T) {
+	t.Parallel()
 	own, rest, err := splitSweepArgs([]string{"tpcb", "-c", "1,2", "--repeat=3", "--vary", "mix=a,b", "--scale", "2",
 		"--json", "out.json", "-T", "1s", "--verbose", "-c4", "--db=postgres://x/y"})
 	if err != nil {
@@ -25,6 +26,7 @@ func TestSplitSweepArgsTakesOnlyTheSweepsOwnFlags(t *testing.T) {
 }
 
 func TestParseClientsAlwaysStartsWithOneClient(t *testing.T) {
+	t.Parallel()
 	c, added, err := parseClients("8, 2,4,2")
 	if err != nil || !added || !reflect.DeepEqual(c, []int{1, 2, 4, 8}) {
 		t.Errorf("%v %v %v", c, added, err)
@@ -41,6 +43,7 @@ func TestParseClientsAlwaysStartsWithOneClient(t *testing.T) {
 }
 
 func TestPointArgsPutTheSweptValuesLast(t *testing.T) {
+	t.Parallel()
 	got := pointArgs([]string{"tpcb", "-T", "1s"}, results.SweepRun{Clients: 4, Vary: map[string]string{"mix": "b", "scale": "2"}},
 		[]results.VaryFlag{{Flag: "scale"}, {Flag: "mix"}})
 	want := []string{"tpcb", "-T", "1s", "--clients=4", "--scale=2", "--mix=b"}

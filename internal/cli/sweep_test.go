@@ -67,6 +67,7 @@ func interruptedSweep(t *testing.T, home string, args ...string) (stdout, stderr
 }
 
 func TestAnInterruptedSweepKeepsItsRunsAndResumes(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.SQLite(t)
 	if r := dbh(t, home, "init", "tpcb", "--db", url); r.code != 0 {
@@ -185,13 +186,11 @@ func dbhFast(t *testing.T, home string, args ...string) result {
 	if fastErr != nil {
 		t.Fatal(fastErr)
 	}
-	saved := bin
-	bin = fastBin
-	defer func() { bin = saved }()
-	return dbh(t, home, args...)
+	return dbhBin(t, fastBin, home, args...)
 }
 
 func TestCompareOnPostgreSQLSelectOnly(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.Postgres(t, "dbh_exp_compare")
 	if r := dbh(t, home, "init", "tpcb", "--db", url, "--scale", "1"); r.code != 0 {
@@ -358,6 +357,7 @@ func TestCompareOnPostgreSQLSelectOnly(t *testing.T) {
 }
 
 func TestASweepCrossesAVariedFlagWithClients(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.Postgres(t, "dbh_exp_vary")
 	if r := dbh(t, home, "init", "tpcb", "--db", url, "--scale", "1"); r.code != 0 {
@@ -420,6 +420,7 @@ func TestASweepCrossesAVariedFlagWithClients(t *testing.T) {
 }
 
 func TestBadSweepAndCompareInputGetsOneClearSentence(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.SQLite(t)
 	for _, tc := range []struct {
@@ -458,6 +459,7 @@ func TestBadSweepAndCompareInputGetsOneClearSentence(t *testing.T) {
 }
 
 func TestResumeRefusesASweepThatIsStillRunning(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	s, err := results.Open(filepath.Join(home, "results.db"))
 	if err != nil {

@@ -19,6 +19,7 @@ func newWorkload(t *testing.T, name string) workload.Generator {
 }
 
 func TestASweptInitFlagSplitsTheArgumentsBetweenInitAndRun(t *testing.T) {
+	t.Parallel()
 	wl := newWorkload(t, "inserts")
 	vary := []results.VaryFlag{{Flag: "pad", Values: []string{"10", "20"}}, {Flag: "batch", Values: []string{"1", "2"}}}
 	si := newSweepInit(wl, vary)
@@ -47,6 +48,7 @@ func TestASweptInitFlagSplitsTheArgumentsBetweenInitAndRun(t *testing.T) {
 }
 
 func TestInitFlagsAreReadInEveryForm(t *testing.T) {
+	t.Parallel()
 	wl := newWorkload(t, "tpcb")
 	si := newSweepInit(wl, []results.VaryFlag{{Flag: "scale", Values: []string{"1", "2"}}})
 	for _, args := range [][]string{{"-s", "3"}, {"-s3"}, {"-s=3"}, {"--scale", "3"}, {"--scale=3"}} {
@@ -63,6 +65,7 @@ func TestInitFlagsAreReadInEveryForm(t *testing.T) {
 }
 
 func TestAnInitFlagInASweepThatRunsNoInitIsRefused(t *testing.T) {
+	t.Parallel()
 	wl := newWorkload(t, "tpcb")
 	vary := []results.VaryFlag{{Flag: "mix", Values: []string{"select-only"}}}
 	si := newSweepInit(wl, vary)

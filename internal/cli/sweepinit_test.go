@@ -47,6 +47,7 @@ func checkKeysOfRuns(t *testing.T, home string, sw initSweep) {
 }
 
 func TestASweepOfTheInsertsKeyInitializesThePointsThatNeedIt(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.Postgres(t, "dbh_sw_key")
 	jsonPath := filepath.Join(home, "sweep.json")
@@ -97,6 +98,7 @@ func TestASweepOfTheInsertsKeyInitializesThePointsThatNeedIt(t *testing.T) {
 }
 
 func TestAResumedSweepInitializesItsFirstPointAgain(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.Postgres(t, "dbh_sw_resume")
 	out, errb, code := interruptedSweep(t, home, "inserts", "--db", url, "-c", "1", "--repeat", "2", "--duration", "1s",

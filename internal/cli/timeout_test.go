@@ -13,6 +13,7 @@ import (
 // --statement-timeout ends statements that run longer, on every engine,
 // and counts them as errors of class timeout.
 func TestStatementTimeoutEndsLongStatements(t *testing.T) {
+	t.Parallel()
 	slow := map[string]string{
 		"postgres": "SELECT pg_sleep(3);\n",
 		"mysql":    "SELECT SLEEP(3);\n",
@@ -52,6 +53,7 @@ func TestStatementTimeoutEndsLongStatements(t *testing.T) {
 // A timed run in which every statement waits on a lock another session
 // holds ends on time: the waits are cancelled and counted as such.
 func TestARunEndsOnTimeWhenEveryStatementWaitsOnALock(t *testing.T) {
+	t.Parallel()
 	for _, e := range testdb.Engines(t, "dbh_lockwait") {
 		t.Run(e.Name, func(t *testing.T) {
 			d, c := testdb.Connect(t, e.URL)

@@ -51,6 +51,7 @@ func readRun(t *testing.T, path string) tpccRun {
 // summary and the JSON; a database without the routines gets one sentence
 // naming the init to run, and that init makes server mode work.
 func TestTPCCModesThroughTheCommandLine(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.Postgres(t, "dbh_cli_tpcc_modes")
 	loadSmallTPCC(t, url)
@@ -113,6 +114,7 @@ func TestTPCCModesThroughTheCommandLine(t *testing.T) {
 // TestTPCCOnSQLiteRunsClientModeAndSaysSo: SQLite has no routines, so
 // server mode (the default) runs as client mode, says so, and records it.
 func TestTPCCOnSQLiteRunsClientModeAndSaysSo(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.SQLite(t)
 	loadSmallTPCC(t, url)

@@ -11,6 +11,7 @@ import (
 const closedPG = "postgres://postgres@127.0.0.1:1/dbh_sw_none"
 
 func TestBadWorkloadFlagValuesAreUsageErrorsBeforeAnyConnection(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	for _, tc := range []struct {
 		name string

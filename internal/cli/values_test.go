@@ -15,6 +15,7 @@ import (
 // that is not finite, that overflows or that is absurd is a usage error
 // (exit 2) in one sentence, before anything connects or is saved.
 func TestNonFiniteOverflowingAndAbsurdValuesAreUsageErrors(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	for _, tc := range []struct {
 		name string
@@ -56,6 +57,7 @@ func TestNonFiniteOverflowingAndAbsurdValuesAreUsageErrors(t *testing.T) {
 // A database URL that cannot be right (a port out of range, a parameter
 // its driver refuses) is a usage error, found before anything connects.
 func TestABadDatabaseURLIsAUsageError(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	for _, tc := range []struct{ name, url, want string }{
 		{"a PostgreSQL port out of range", "postgres://postgres@127.0.0.1:99999/x", "--db postgres://postgres@127.0.0.1:99999/x: port 99999 is out of range; give a port from 1 to 65535"},
@@ -74,6 +76,7 @@ func TestABadDatabaseURLIsAUsageError(t *testing.T) {
 // A run that measured no transaction is saved, but it is not a success:
 // it exits 1 with one sentence that says so, as the README promises.
 func TestARunThatMeasuredNoTransactionExitsOne(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, url string
 		args      []string
@@ -99,6 +102,7 @@ func TestARunThatMeasuredNoTransactionExitsOne(t *testing.T) {
 // A mistyped sqlite:// path is an error, not a new empty database: only
 // init creates one. Nothing is created on disk, no results store either.
 func TestOnlyInitCreatesASQLiteDatabase(t *testing.T) {
+	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
 	path := filepath.Join(dir, "typo", "bench.db")
 	url := "sqlite://" + path
