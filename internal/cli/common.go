@@ -42,11 +42,20 @@ func (a *app) targetURL(raw string) (*db.Target, error) {
 	return t, nil
 }
 
-// parseTarget parses --db; a bad URL is a usage error.
+// envDB is --db's default, before the embedded database: a URL that
+// should not be on a command line (a Kubernetes Job's, from a Secret).
+const envDB = "DBHARNESS_DB"
+
+// parseTarget parses --db, or $DBHARNESS_DB when it is not given; a bad URL
+// is a usage error.
 func parseTarget(raw string) (*db.Target, error) {
+	from := ""
+	if raw == "" {
+		raw, from = os.Getenv(envDB), "$"+envDB+": "
+	}
 	t, err := db.ParseURL(raw)
 	if err != nil {
-		return nil, usageError{err.Error()}
+		return nil, usageError{from + err.Error()}
 	}
 	return t, nil
 }

@@ -57,6 +57,14 @@ func (o *sweepOpts) flags(fs *pflag.FlagSet) {
 
 // splitSweepArgs separates the sweep's own flags from the run arguments.
 func splitSweepArgs(args []string) (own, rest []string, err error) {
+	return splitFlags(args, sweepFlagNames, map[string]string{"c": "clients"})
+}
+
+// splitFlags separates a command's own flags (names: each name's bool says
+// whether it takes a value; short: its one-letter shorthands) from the
+// arguments it passes on to the runs, keeping their order. The own flags
+// come back as --name=value.
+func splitFlags(args []string, names map[string]bool, short map[string]string) (own, rest []string, err error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -68,22 +76,23 @@ func splitSweepArgs(args []string) (own, rest []string, err error) {
 		switch {
 		case strings.HasPrefix(a, "--"):
 			name, val, hasVal = strings.Cut(a[2:], "=")
-		case strings.HasPrefix(a, "-c") && a != "-c":
-			name, val, hasVal = "c", strings.TrimPrefix(a[2:], "="), true
-		case a == "-c":
-			name = "c"
+		case len(a) >= 2 && a[0] == '-' && short[a[1:2]] != "":
+			name = a[1:2]
+			if len(a) > 2 {
+				val, hasVal = strings.TrimPrefix(a[2:], "="), true
+			}
 		default:
 			rest = append(rest, a)
 			continue
 		}
-		takes, ours := sweepFlagNames[name]
+		takes, ours := names[name]
 		if !ours {
 			rest = append(rest, a)
 			continue
 		}
 		flag := "--" + name
-		if name == "c" {
-			flag = "--clients"
+		if long := short[name]; long != "" {
+			flag = "--" + long
 		}
 		if !takes {
 			own = append(own, a)

@@ -48,6 +48,9 @@ var allowed = map[string][]string{
 	"internal/measure":    {},
 	"internal/pgbexpr":    {"internal/datagen"},
 	"internal/wlfile":     {"internal/datagen", "internal/pgbexpr", "internal/sqlparams"},
+	// The Kubernetes Job of a sharded run (`dbharness k8s job`): the API's
+	// types, none of ours.
+	"internal/k8sjob": {},
 
 	// What a run produced, and what reads it: results, analysis and
 	// report know no database and no driver.
@@ -90,7 +93,7 @@ var allowed = map[string][]string{
 
 	// The command line parses and prints; the binary registers the
 	// engines and workloads.
-	"internal/cli": {"internal/collect", "internal/db", "internal/engine", "internal/experiment", "internal/hostinfo", "internal/iobench", "internal/metrics", "internal/redact", "internal/report",
+	"internal/cli": {"internal/collect", "internal/db", "internal/engine", "internal/experiment", "internal/hostinfo", "internal/iobench", "internal/k8sjob", "internal/metrics", "internal/redact", "internal/report",
 		"internal/results", "internal/runner", "internal/sweep", "internal/tablescan", "internal/workload", "internal/workload/all", "internal/workload/script"},
 	"cmd/dbharness":     {"internal/cli", "internal/db/all"},
 	"bench/pairs":       {},
