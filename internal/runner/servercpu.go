@@ -1,0 +1,82 @@
+package runner
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/collect"
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/results"
+)
+
+// serverCPU profiles the server's processes over the measured phase
+// (--collect server-cpu): perf is attached before the clients connect,
+// sampling from the end of the warm-up (or the start of the clock) to the
+// end of the run.
+type serverCPU struct {
+	prof   *collect.ServerCPU
+	warmup time.Duration
+	warnf  func(format string, args ...any)
+
+	mu    sync.Mutex // held while perf is switched on or off
+	timer *time.Timer
+	ended bool
+	err   error
+}
+
+// startServerCPU attaches perf to the server's processes. Where it cannot
+// (no perf, not permitted, a remote server, no server process), the run
+// records why and a one-line warning says so, and it goes on; nil then.
+func startServerCPU(ctx context.Context, warnf func(format string, args ...any), d db.DB, warmup time.Duration, run *results.Run) *serverCPU {
+	p := &collect.ServerCPU{DB: d}
+	if err := p.Start(ctx); err != nil {
+		run.ServerCPU = p.Result(oneLine(err.Error()))
+		warnf("%s: not profiled: %s", collect.KindServerCPU, run.ServerCPU.Unavailable)
+		return nil
+	}
+	return &serverCPU{prof: p, warmup: warmup, warnf: warnf}
+}
+
+// clockStarted switches sampling on when the measured phase starts: now,
+// or when the warm-up ends. It never blocks the engine's clock.
+func (s *serverCPU) clockStarted(t time.Time) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.timer = time.AfterFunc(max(0, time.Until(t.Add(s.warmup))), s.enable)
+}
+
+func (s *serverCPU) enable() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return
+	}
+	s.err = s.prof.Enable(context.Background())
+}
+
+// finish switches sampling off, ends perf and stores the profile in the
+// run. perf does not talk to the server: its end is bounded by its own
+// timeouts, not by the post-run budget.
+func (s *serverCPU) finish(ctx context.Context, run *results.Run) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.ended = true
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	s.mu.Unlock()
+	out := s.prof.Stop(context.WithoutCancel(ctx))
+	if s.err != nil {
+		out.Unavailable = "perf did not start sampling: " + oneLine(s.err.Error())
+	}
+	if out.Unavailable != "" {
+		s.warnf("%s: not profiled: %s", collect.KindServerCPU, out.Unavailable)
+	}
+	run.ServerCPU = out
+}
