@@ -197,7 +197,7 @@ func (p *procProfile) add(period float64, frames []frame) {
 	names := make([]string, len(frames))
 	for i, f := range frames {
 		n := f.sym
-		if n == "[unknown]" {
+		if n == "[unknown]" && !strings.HasPrefix(f.module, "[") {
 			n = "[" + f.module + "]"
 		}
 		names[len(frames)-1-i] = strings.ReplaceAll(n, ";", ":")
