@@ -7,11 +7,11 @@
 #   - the throughput cost: tps with the profile over tps without it (perf
 #     samples the server's processes at 199 Hz per busy CPU, and on the
 #     server's host competes with it for the cores);
-#   - perf record's own CPU while sampling (perf_cpu_s, from the OS), per
-#     second sampled;
+#   - perf record's own CPU (perf_cpu_s, from the OS, from before the
+#     clients connect to the end of the run), per second of measured phase;
 #   - the fixed cost per run: the extra wall time of the whole command
-#     (the trial attach before the clients start, the attach at the start
-#     of the measured phase, perf's end and perf script after the run).
+#     (perf's start before the clients connect, its end and perf script
+#     after the run).
 #
 #   bench/servercpu-overhead.sh               (SECS=10 PAIRS=5 CLIENTS=8)
 # Needs perf (Debian linux-perf) and root, like --collect server-cpu.
@@ -57,11 +57,11 @@ for i in range(1, n + 1):
     read.append(c["read_s"])
     server.append(c["cpu_s"] / c["seconds"])
     print(f"  pair {i}: none {a['summary']['tps']:.0f} tps, server-cpu {b['summary']['tps']:.0f} tps ({tps[-1]:.3f});"
-          f" perf {c['perf_cpu_s']:.2f} s CPU over {c['seconds']:.1f} s sampled; {c['samples']} samples ({c['cpu_s']:.1f} s server CPU);"
+          f" perf {c['perf_cpu_s']:.2f} s CPU over a {c['seconds']:.1f} s measured phase; {c['samples']} samples ({c['cpu_s']:.1f} s server CPU);"
           f" perf script {c['read_s']:.2f} s; command {wb - wa:+.2f} s wall")
 m = statistics.median
 print(f"  median over {n} pairs: tps ratio {m(tps):.3f} (range {min(tps):.3f}-{max(tps):.3f});"
-      f" perf record {100 * m(perf):.1f}% of a core while sampling {m(server):.2f} server CPUs;"
+      f" perf record {100 * m(perf):.1f}% of a core beside {m(server):.2f} server CPUs;"
       f" fixed cost {m(fixed):.2f} s per run, of which perf script {m(read):.2f} s")
 PY
 psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null

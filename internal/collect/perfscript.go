@@ -54,13 +54,24 @@ func (w *weight) merge(o *weight) {
 	w.period += o.period
 }
 
+// Window bounds the samples kept, by their time in seconds (perf script's
+// time field); the zero Window keeps every sample.
+type Window struct{ From, To float64 }
+
+func (w Window) holds(t float64, timed bool) bool {
+	if w == (Window{}) {
+		return true
+	}
+	return timed && t >= w.From && t <= w.To
+}
+
 // ParsePerfScript reads the output of `perf script -F
-// comm,pid,tid,period,ip,sym,dso --show-task-events` over a profile
-// recorded with call stacks (-g): for each sample a line "comm pid/tid
-// period" and then one line per frame, leaf first, "address symbol
-// (module)", and a blank line; and a line per task event, of which it
-// keeps the forks.
-func ParsePerfScript(r io.Reader) (*Profile, error) {
+// comm,pid,tid[,time],period,ip,sym,dso --show-task-events` over a
+// profile recorded with call stacks (-g): for each sample a line "comm
+// pid/tid [time:] period" and then one line per frame, leaf first,
+// "address symbol (module)", and a blank line; and a line per task event,
+// of which it keeps the forks. Samples outside w are left out.
+func ParsePerfScript(r io.Reader, w Window) (*Profile, error) {
 	p := &Profile{procs: map[int]*procProfile{}, parent: map[int]int{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
@@ -69,9 +80,10 @@ func ParsePerfScript(r io.Reader) (*Profile, error) {
 		pid    int
 		frames []frame
 		open   bool
+		keep   bool
 	)
 	flush := func() {
-		if open && len(frames) > 0 {
+		if open && len(frames) > 0 && keep {
 			p.proc(pid).add(period, frames)
 		}
 		open, frames = false, frames[:0]
@@ -108,11 +120,20 @@ func ParsePerfScript(r io.Reader) (*Profile, error) {
 				return nil, fmt.Errorf("line %d: cannot read the sample header %q", line, s)
 			}
 			// The command name may hold spaces: the period is last, the
-			// pid/tid before it.
+			// time ("seconds:") and pid/tid before it.
 			v, err := strconv.ParseFloat(f[len(f)-1], 64)
 			if err != nil || v < 0 || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("line %d: cannot read the sample's period in %q", line, s)
 			}
+			at, timed := 0.0, false
+			if ts, ok := strings.CutSuffix(f[len(f)-2], ":"); ok && len(f) >= 4 {
+				if at, err = strconv.ParseFloat(ts, 64); err != nil {
+					return nil, fmt.Errorf("line %d: cannot read the sample's time in %q", line, s)
+				}
+				timed = true
+				f = f[:len(f)-1]
+			}
+			keep = w.holds(at, timed)
 			id, _, _ := strings.Cut(f[len(f)-2], "/")
 			if pid, err = strconv.Atoi(id); err != nil {
 				return nil, fmt.Errorf("line %d: cannot read the sample's process in %q", line, s)

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/results"
 )
@@ -65,10 +67,10 @@ type ServerProcessFinder interface {
 
 // ServerCPU profiles the processes of a database server on this host with
 // perf record on the software cpu-clock event (hardware counters are not
-// available on every machine, virtual ones often lack them). Start
-// checks that perf may attach, Enable attaches it when the measured phase
-// starts, and Stop ends it and reads the profile. perf's data file lives
-// in a temporary directory that Stop removes.
+// available on every machine, virtual ones often lack them). Start starts
+// perf, Begin marks the start of the measured phase, and Stop ends perf
+// and reads the profile of the measured phase. perf's data file lives in
+// a temporary directory that Stop removes.
 type ServerCPU struct {
 	DB db.DB
 	// Perf is the perf command, "perf" (found on PATH) when empty.
@@ -78,7 +80,7 @@ type ServerCPU struct {
 
 	path   string
 	server ServerProcess
-	from   time.Time
+	from   float64 // the measured phase's start on CLOCK_MONOTONIC
 	what   string
 	dir    string
 	cmd    *exec.Cmd
@@ -101,9 +103,10 @@ func (p *ServerCPU) Method() string {
 	return fmt.Sprintf("perf record -a -e cpu-clock -F %d -g", p.hz())
 }
 
-// Start finds the server's processes and checks, with a trial attach,
-// that perf may profile them. Its error is one line saying why there will
-// be no profile; the run goes on without it.
+// Start finds the server's processes and starts perf, before the clients
+// connect: perf then sees every process the server forks for them. Its
+// error is one line saying why there will be no profile; the run goes on
+// without it.
 func (p *ServerCPU) Start(ctx context.Context) error {
 	f, ok := p.DB.(ServerProcessFinder)
 	if !ok {
@@ -126,22 +129,20 @@ func (p *ServerCPU) Start(ctx context.Context) error {
 		return errors.New(oneLine(err.Error()))
 	}
 	p.server = sp
-	if err := p.attach(ctx, false); err != nil {
-		return err
-	}
-	p.end()
-	return nil
+	return p.attach(ctx)
 }
 
-// attach starts perf, sampling or (trial) with its events off, on every
-// CPU: the samples of the server's processes are picked out after the run
-// (Profile.Under). perf attached to the processes themselves (-p) learns
-// too late of the children forked while its events are off to name their
-// code, and busy-loops on poll() once one of them ends (perf 6.1: 56% of
-// a core in one run of bench/servercpu-overhead.sh, as sessions of other
-// clients came and went); sampling every CPU does neither, and costs the
-// same per busy CPU.
-func (p *ServerCPU) attach(ctx context.Context, sample bool) error {
+// attach starts perf on every CPU, timestamping samples on
+// CLOCK_MONOTONIC: the samples of the server's processes in the measured
+// phase are picked out after the run (Profile.Under, the Window). perf
+// attached to the processes themselves (-p) busy-loops on poll() once one
+// of them ends (perf 6.1: 56% of a core in one run of
+// bench/servercpu-overhead.sh, as sessions of other clients came and
+// went), and started with its events off (-D -1) it loses the fork and
+// mmap records of the processes forked meanwhile, and so the names of
+// their code; sampling every CPU from the start does neither, and costs
+// the same per busy CPU.
+func (p *ServerCPU) attach(ctx context.Context) error {
 	pids, err := processTree(p.server)
 	if err != nil {
 		return err
@@ -152,13 +153,13 @@ func (p *ServerCPU) attach(ctx context.Context, sample bool) error {
 	} else {
 		p.what += " and its threads"
 	}
-	return p.startPerf(ctx, sample)
+	return p.startPerf(ctx)
 }
 
 // Processes says which processes are profiled (after Start).
 func (p *ServerCPU) Processes() string { return p.what }
 
-func (p *ServerCPU) startPerf(ctx context.Context, sample bool) error {
+func (p *ServerCPU) startPerf(ctx context.Context) error {
 	dir, err := os.MkdirTemp("", "dbharness-perf-")
 	if err != nil {
 		return err
@@ -182,12 +183,8 @@ func (p *ServerCPU) startPerf(ctx context.Context, sample bool) error {
 	// -B skips its pass over the samples for build ids at the end (perf
 	// script reads the binaries in place, right after the run): that pass
 	// was half of perf's own CPU in a short run.
-	args := []string{"record", "-a", "-e", "cpu-clock", "-F", strconv.Itoa(p.hz()), "-g", "-N", "-B", "--control", "fd:3,4",
-		"-o", filepath.Join(dir, "perf.data")}
-	if !sample {
-		args = append(args, "-D", "-1")
-	}
-	p.cmd = exec.Command(p.path, args...)
+	p.cmd = exec.Command(p.path, "record", "-a", "-k", "CLOCK_MONOTONIC", "-e", "cpu-clock", "-F", strconv.Itoa(p.hz()),
+		"-g", "-N", "-B", "--control", "fd:3,4", "-o", filepath.Join(dir, "perf.data"))
 	p.cmd.ExtraFiles = []*os.File{ctlR, ackW}
 	// perf must not outlive dbharness (killed, say): it would go on
 	// sampling the server.
@@ -309,24 +306,31 @@ func (p *ServerCPU) Result(why string) *results.ServerCPU {
 		Functions: []results.CPUShare{}, Modules: []results.CPUShare{}, Unavailable: why}
 }
 
-// Enable starts sampling: the measured phase begins.
-func (p *ServerCPU) Enable(ctx context.Context) error {
-	if err := p.attach(ctx, true); err != nil {
-		return err
+// Begin marks the start of the measured phase: samples taken before it
+// are left out.
+func (p *ServerCPU) Begin() { p.from = monotonic() }
+
+// monotonic reads CLOCK_MONOTONIC, perf's clock here (-k), in seconds.
+func monotonic() float64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		return 0
 	}
-	p.from = time.Now()
-	return nil
+	return float64(ts.Sec) + float64(ts.Nsec)/1e9
 }
 
 // Stop ends sampling and perf, reads the profile and removes perf's data.
 // The profile says why it is empty if something failed.
 func (p *ServerCPU) Stop(ctx context.Context) *results.ServerCPU {
 	out := p.Result("")
-	if p.from.IsZero() {
+	to := monotonic()
+	if p.from == 0 {
+		p.kill()
+		p.cleanup()
 		out.Unavailable = "the measured phase never started"
 		return out
 	}
-	out.Seconds = round3(time.Since(p.from).Seconds())
+	out.Seconds = round3(to - p.from)
 	data := filepath.Join(p.dir, "perf.data")
 	dir := p.dir
 	p.dir = "" // end leaves the data for perf script
@@ -342,7 +346,7 @@ func (p *ServerCPU) Stop(ctx context.Context) *results.ServerCPU {
 	defer func() { out.ReadSeconds = round3(time.Since(read).Seconds()) }()
 	sctx, cancel := context.WithTimeout(ctx, scriptTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(sctx, p.path, "script", "-i", data, "-F", "comm,pid,tid,period,ip,sym,dso", "--show-task-events")
+	cmd := exec.CommandContext(sctx, p.path, "script", "-i", data, "-F", "comm,pid,tid,time,period,ip,sym,dso", "--ns", "--show-task-events")
 	stderr := &capped{max: 4 << 10}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
@@ -353,7 +357,7 @@ func (p *ServerCPU) Stop(ctx context.Context) *results.ServerCPU {
 		out.Unavailable = "perf script: " + oneLine(err.Error())
 		return out
 	}
-	prof, perr := ParsePerfScript(stdout)
+	prof, perr := ParsePerfScript(stdout, Window{From: p.from, To: to})
 	if perr != nil {
 		_, _ = io.Copy(io.Discard, stdout)
 	}

@@ -34,7 +34,7 @@ postgres 11790/11790    5000000
 `
 
 func TestPerfScriptAddsUpSelfTimeByFunctionModuleAndStack(t *testing.T) {
-	p, err := collect.ParsePerfScript(strings.NewReader(perfScript))
+	p, err := collect.ParsePerfScript(strings.NewReader(perfScript), collect.Window{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ swapper 0/0    5000000
 	ffffffff815edbac default_idle ([kernel.kallsyms])
 
 `
-	p, err := collect.ParsePerfScript(strings.NewReader(in))
+	p, err := collect.ParsePerfScript(strings.NewReader(in), collect.Window{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,13 +112,41 @@ swapper 0/0    5000000
 	}
 }
 
+// With times (perf script's time field), only the samples inside the
+// window count: the measured phase's.
+func TestPerfScriptKeepsTheSamplesOfTheWindow(t *testing.T) {
+	in := `postgres 7/7 100.000000100:    5000000 
+	          4eb6f4 ExecScan (/usr/bin/postgres)
+
+postgres 7/7 101.500000000:    5000000 
+	          4eb6f4 XLogFlush (/usr/bin/postgres)
+
+postgres 7/7 103.000000001:    5000000 
+	          4eb6f4 ExecScan (/usr/bin/postgres)
+`
+	for _, c := range []struct {
+		w    collect.Window
+		want int64
+	}{{collect.Window{}, 3}, {collect.Window{From: 100.5, To: 103}, 1}, {collect.Window{From: 100, To: 104}, 3}} {
+		p, err := collect.ParsePerfScript(strings.NewReader(in), c.w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out results.ServerCPU
+		p.Fill(&out)
+		if out.Samples != c.want {
+			t.Errorf("window %+v: %d samples, want %d", c.w, out.Samples, c.want)
+		}
+	}
+}
+
 func TestPerfScriptRefusesWhatItCannotRead(t *testing.T) {
 	for _, in := range []string{
 		"\t4eb6f4 ExecScan (/usr/bin/postgres)\n",   // a frame before any sample
 		"postgres 1/1 many\n\t4eb6f4 x (/bin/y)\n",  // no period
 		"postgres 1/1 5\n\t4eb6f4 no module here\n", // no module
 	} {
-		if _, err := collect.ParsePerfScript(strings.NewReader(in)); err == nil {
+		if _, err := collect.ParsePerfScript(strings.NewReader(in), collect.Window{}); err == nil {
 			t.Errorf("%q was read without an error", in)
 		}
 	}
@@ -128,7 +156,7 @@ func FuzzParsePerfScript(f *testing.F) {
 	f.Add(perfScript)
 	f.Add("a b 1\n\tff (x)\n\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := collect.ParsePerfScript(strings.NewReader(s))
+		p, err := collect.ParsePerfScript(strings.NewReader(s), collect.Window{From: 1, To: 2})
 		if err != nil {
 			return
 		}

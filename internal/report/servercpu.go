@@ -95,9 +95,9 @@ func serverCPUSection(c *results.ServerCPU) (section, error) {
 		sec.Warnings = append(sec.Warnings, "Not profiled: "+c.Unavailable+".")
 		return sec, nil
 	}
-	sec.Facts = []kv{{"processes", c.Processes}, {"method", c.Method}, {"sampled", fmt.Sprintf("%.1f s", c.Seconds)},
+	sec.Facts = []kv{{"processes", c.Processes}, {"method", c.Method}, {"measured phase", fmt.Sprintf("%.1f s", c.Seconds)},
 		{"samples", fmt.Sprintf("%d (%.2f s of CPU)", c.Samples, c.CPUSeconds)},
-		{"perf's own cost", fmt.Sprintf("%.2f s of CPU while sampling; %.2f s to read the profile after the run", c.PerfCPUSeconds, c.ReadSeconds)}}
+		{"perf's own cost", fmt.Sprintf("%.2f s of CPU over the run; %.2f s to read the profile after it", c.PerfCPUSeconds, c.ReadSeconds)}}
 	mods := table{Caption: "By module (self time)", Head: []string{"module", "self %", "samples"}, Num: []bool{false, true, true}}
 	for _, m := range c.Modules {
 		mods.Rows = append(mods.Rows, []string{m.Module, fmt.Sprintf("%.1f", m.SelfPct), fmt.Sprint(m.Samples)})

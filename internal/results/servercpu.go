@@ -19,11 +19,12 @@ type ServerCPU struct {
 	// CPUSeconds the CPU time they stand for (the sum of their periods).
 	Samples    int64   `json:"samples"`
 	CPUSeconds float64 `json:"cpu_s"`
-	// Seconds is how long perf sampled: the measured phase, less the
-	// moment perf takes to attach.
+	// Seconds is the length of the measured phase the samples were kept
+	// from.
 	Seconds float64 `json:"seconds"`
-	// PerfCPUSeconds is the CPU perf record itself used while sampling
-	// (user and system, from the OS), and ReadSeconds how long perf script
+	// PerfCPUSeconds is the CPU perf record itself used (user and system,
+	// from the OS; it runs from before the clients connect to the end of
+	// the run), and ReadSeconds how long perf script
 	// took to read the profile after the run: the collector's own cost.
 	PerfCPUSeconds float64 `json:"perf_cpu_s"`
 	ReadSeconds    float64 `json:"read_s"`

@@ -11,18 +11,17 @@ import (
 )
 
 // serverCPU profiles the server's processes over the measured phase
-// (--collect server-cpu): perf is attached before the clients connect,
-// sampling from the end of the warm-up (or the start of the clock) to the
-// end of the run.
+// (--collect server-cpu): perf starts before the clients connect, and
+// the profile keeps its samples from the end of the warm-up (or the start
+// of the clock) to the end of the run.
 type serverCPU struct {
 	prof   *collect.ServerCPU
 	warmup time.Duration
 	warnf  func(format string, args ...any)
 
-	mu    sync.Mutex // held while perf is switched on or off
+	mu    sync.Mutex // held while the measured phase's start is marked
 	timer *time.Timer
 	ended bool
-	err   error
 }
 
 // startServerCPU attaches perf to the server's processes. Where it cannot
@@ -38,28 +37,26 @@ func startServerCPU(ctx context.Context, warnf func(format string, args ...any),
 	return &serverCPU{prof: p, warmup: warmup, warnf: warnf}
 }
 
-// clockStarted switches sampling on when the measured phase starts: now,
-// or when the warm-up ends. It never blocks the engine's clock.
+// clockStarted marks the start of the measured phase: now, or when the
+// warm-up ends. It never blocks the engine's clock.
 func (s *serverCPU) clockStarted(t time.Time) {
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.timer = time.AfterFunc(max(0, time.Until(t.Add(s.warmup))), s.enable)
+	s.timer = time.AfterFunc(max(0, time.Until(t.Add(s.warmup))), s.begin)
 }
 
-func (s *serverCPU) enable() {
+func (s *serverCPU) begin() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ended {
-		return
+	if !s.ended {
+		s.prof.Begin()
 	}
-	s.err = s.prof.Enable(context.Background())
 }
 
-// finish switches sampling off, ends perf and stores the profile in the
-// run. perf does not talk to the server: its end is bounded by its own
+// finish ends perf and stores the profile in the run. perf does not talk to the server: its end is bounded by its own
 // timeouts, not by the post-run budget.
 func (s *serverCPU) finish(ctx context.Context, run *results.Run) {
 	if s == nil {
@@ -72,9 +69,6 @@ func (s *serverCPU) finish(ctx context.Context, run *results.Run) {
 	}
 	s.mu.Unlock()
 	out := s.prof.Stop(context.WithoutCancel(ctx))
-	if s.err != nil {
-		out.Unavailable = "perf did not start sampling: " + oneLine(s.err.Error())
-	}
 	if out.Unavailable != "" {
 		s.warnf("%s: not profiled: %s", collect.KindServerCPU, out.Unavailable)
 	}
