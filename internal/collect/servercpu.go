@@ -2,6 +2,7 @@ package collect
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -155,9 +156,6 @@ func (p *ServerCPU) attach(ctx context.Context) error {
 	}
 	return p.startPerf(ctx)
 }
-
-// Processes says which processes are profiled (after Start).
-func (p *ServerCPU) Processes() string { return p.what }
 
 func (p *ServerCPU) startPerf(ctx context.Context) error {
 	dir, err := os.MkdirTemp("", "dbharness-perf-")
@@ -344,7 +342,7 @@ func (p *ServerCPU) Stop(ctx context.Context) *results.ServerCPU {
 	}
 	read := time.Now()
 	defer func() { out.ReadSeconds = round3(time.Since(read).Seconds()) }()
-	sctx, cancel := context.WithTimeout(ctx, scriptTimeout)
+	sctx, cancel := context.WithTimeout(ctx, scriptTimeout(to-p.from))
 	defer cancel()
 	cmd := exec.CommandContext(sctx, p.path, "script", "-i", data, "-F", "comm,pid,tid,time,period,ip,sym,dso", "--ns", "--show-task-events")
 	stderr := &capped{max: 4 << 10}
@@ -362,22 +360,19 @@ func (p *ServerCPU) Stop(ctx context.Context) *results.ServerCPU {
 		_, _ = io.Copy(io.Discard, stdout)
 	}
 	if err := cmd.Wait(); err != nil || perr != nil {
-		out.Unavailable = "perf script: " + oneLine(cmpErr(perr, err).Error()+" "+stderr.String())
+		out.Unavailable = "perf script: " + oneLine(cmp.Or(perr, err).Error()+" "+stderr.String())
 		return out
 	}
 	prof.Under(p.server.PID).Fill(out)
 	return out
 }
 
-// scriptTimeout bounds perf script's reading of the profile: about a
-// minute per hour of two busy CPUs sampled.
-const scriptTimeout = 5 * time.Minute
-
-func cmpErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
+// scriptTimeout bounds perf script's reading of the profile of a run of
+// secs seconds: it took 0.03 to 0.13 s per second of run on two busy CPUs
+// (bench/servercpu-overhead.sh), so a quarter of the run's length, and
+// two minutes more, leave room for more CPUs.
+func scriptTimeout(secs float64) time.Duration {
+	return 2*time.Minute + time.Duration(secs/4*float64(time.Second))
 }
 
 func (p *ServerCPU) kill() {
