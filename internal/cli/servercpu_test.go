@@ -3,8 +3,10 @@ package cli_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -98,6 +100,36 @@ func TestServerCPUProfileNamesPostgresFunctionsOrSaysWhyNot(t *testing.T) {
 		}
 		if len(lines) != 2 || lines[0] != "dbharness: warning: server-cpu: not profiled: "+why || lines[1] != "  server cpu: not profiled ("+why+")" {
 			t.Errorf("want one warning and the summary's line about perf, got %q\n%s", lines, r.stderr)
+		}
+	})
+
+	t.Run("with a perf that may not profile, one line says so and the run completes", func(t *testing.T) {
+		// The real perf, run as nobody (its data to /dev/null, which
+		// nobody may write): the kernel refuses to sample every CPU for
+		// a user without CAP_PERFMON while perf_event_paranoid is above 0.
+		b, err := os.ReadFile("/proc/sys/kernel/perf_event_paranoid")
+		if n, _ := strconv.Atoi(strings.TrimSpace(string(b))); err != nil || n <= 0 {
+			t.Fatalf("this test needs /proc/sys/kernel/perf_event_paranoid above 0 (it is %q, %v)", b, err)
+		}
+		perf, err := exec.LookPath("perf")
+		if err != nil {
+			t.Fatal("perf is not installed: apt-get install -y linux-perf (scripts/test.sh installs it)")
+		}
+		dir := t.TempDir()
+		script := "#!/bin/bash\na=()\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -o ]; then a+=(-o /dev/null); shift 2; else a+=(\"$1\"); shift; fi; done\n" +
+			"exec setpriv --reuid=65534 --regid=65534 --clear-groups " + perf + " \"${a[@]}\"\n"
+		if err := os.WriteFile(filepath.Join(dir, "perf"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("PATH", dir+":"+os.Getenv("PATH"))
+		r := dbh(t, home, "run", "tpcb", "--db", url, "-c", "1", "-T", "1", "--collect", "server-cpu", "--json", "-")
+		c := parse(r)
+		const why = "perf is not permitted to profile the server's processes"
+		if !strings.HasPrefix(c.Unavailable, why) || strings.Contains(c.Unavailable, "\n") || c.Samples != 0 {
+			t.Errorf("server_cpu = %+v, want unavailable %q...", c, why)
+		}
+		if n := strings.Count(r.stderr, "dbharness: warning: server-cpu: not profiled: "+why); n != 1 {
+			t.Errorf("%d warnings about perf, want one:\n%s", n, r.stderr)
 		}
 	})
 }
