@@ -304,9 +304,9 @@ func (p *ServerCPU) Result(why string) *results.ServerCPU {
 		Functions: []results.CPUShare{}, Modules: []results.CPUShare{}, Unavailable: why}
 }
 
-// Begin marks the start of the measured phase: samples taken before it
-// are left out.
-func (p *ServerCPU) Begin() { p.from = monotonic() }
+// Begin marks the start of the measured phase, at (which may be to come,
+// at the end of a warm-up): samples taken before it are left out.
+func (p *ServerCPU) Begin(at time.Time) { p.from = monotonic() + time.Until(at).Seconds() }
 
 // monotonic reads CLOCK_MONOTONIC, perf's clock here (-k), in seconds.
 func monotonic() float64 {
@@ -322,7 +322,7 @@ func monotonic() float64 {
 func (p *ServerCPU) Stop(ctx context.Context) *results.ServerCPU {
 	out := p.Result("")
 	to := monotonic()
-	if p.from == 0 {
+	if p.from == 0 || p.from >= to {
 		p.kill()
 		p.cleanup()
 		out.Unavailable = "the measured phase never started"

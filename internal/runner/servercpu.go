@@ -18,15 +18,12 @@ type serverCPU struct {
 	prof   *collect.ServerCPU
 	warmup time.Duration
 	warnf  func(format string, args ...any)
-
-	mu    sync.Mutex // held while the measured phase's start is marked
-	timer *time.Timer
-	ended bool
+	mu     sync.Mutex // the engine's clock starts on its own goroutine
 }
 
-// startServerCPU attaches perf to the server's processes. Where it cannot
-// (no perf, not permitted, a remote server, no server process), the run
-// records why and a one-line warning says so, and it goes on; nil then.
+// startServerCPU starts perf. Where it cannot (no perf, not permitted, a
+// remote server, no server process), the run records why and a one-line
+// warning says so, and it goes on; nil then.
 func startServerCPU(ctx context.Context, warnf func(format string, args ...any), d db.DB, warmup time.Duration, run *results.Run) *serverCPU {
 	p := &collect.ServerCPU{DB: d}
 	if err := p.Start(ctx); err != nil {
@@ -37,37 +34,26 @@ func startServerCPU(ctx context.Context, warnf func(format string, args ...any),
 	return &serverCPU{prof: p, warmup: warmup, warnf: warnf}
 }
 
-// clockStarted marks the start of the measured phase: now, or when the
-// warm-up ends. It never blocks the engine's clock.
+// clockStarted marks the start of the measured phase: the start of the
+// clock, or the end of the warm-up that follows it.
 func (s *serverCPU) clockStarted(t time.Time) {
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.timer = time.AfterFunc(max(0, time.Until(t.Add(s.warmup))), s.begin)
+	s.prof.Begin(t.Add(s.warmup))
 }
 
-func (s *serverCPU) begin() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.ended {
-		s.prof.Begin()
-	}
-}
-
-// finish ends perf and stores the profile in the run. perf does not talk to the server: its end is bounded by its own
-// timeouts, not by the post-run budget.
+// finish ends perf and stores the profile in the run. perf does not talk
+// to the server: its end is bounded by its own timeouts, not by the
+// post-run budget.
 func (s *serverCPU) finish(ctx context.Context, run *results.Run) {
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
-	s.ended = true
-	if s.timer != nil {
-		s.timer.Stop()
-	}
-	s.mu.Unlock()
+	defer s.mu.Unlock()
 	out := s.prof.Stop(context.WithoutCancel(ctx))
 	if out.Unavailable != "" {
 		s.warnf("%s: not profiled: %s", collect.KindServerCPU, out.Unavailable)
