@@ -46,7 +46,7 @@ func TestARegisteredCollectorIsParsedDescribedAndRun(t *testing.T) {
 	if h := Help(); !strings.Contains(h, "loadavg (a test counter; needs nothing real)") || !strings.Contains(h, "plans (") {
 		t.Errorf("help: %s", h)
 	}
-	if _, err := ParseKinds("loadavg,nope"); err == nil || !strings.Contains(err.Error(), "use os, server, loadavg, waits, plans, all or none") {
+	if _, err := ParseKinds("loadavg,nope"); err == nil || !strings.Contains(err.Error(), "use os, server, loadavg, waits, plans, server-cpu, all or none") {
 		t.Errorf("an unknown collector: %v", err)
 	}
 

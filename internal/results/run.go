@@ -68,6 +68,9 @@ type Run struct {
 	Collect *Collect         `json:"collect,omitempty"`
 	Waits   *Waits           `json:"waits,omitempty"`
 	Plans   []StatementPlans `json:"plans,omitempty"`
+	// ServerCPU is the server's CPU profile of the measured phase
+	// (--collect server-cpu).
+	ServerCPU *ServerCPU `json:"server_cpu,omitempty"`
 	// IO is the storage figures of a `dbharness io` or `scan` run.
 	IO *IO `json:"io,omitempty"`
 }

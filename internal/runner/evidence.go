@@ -20,6 +20,7 @@ type evidence struct {
 	d     db.DB
 	col   *collect.Collector
 	plans *collect.PlanCheck
+	cpu   *serverCPU
 }
 
 // startEvidence tags the harness's sessions, checks the plans of the
@@ -73,6 +74,9 @@ func startEvidence(ctx context.Context, warnf func(format string, args ...any), 
 			}
 		}
 	}
+	if kinds[collect.KindServerCPU] {
+		ev.cpu = startServerCPU(ctx, warnf, d, time.Duration(run.Config.WarmupSeconds*float64(time.Second)), run)
+	}
 	if onIntervals(kinds) {
 		ev.col = collect.For(d, kinds, appName)
 		ev.col.OnPoint = onPoint
@@ -99,21 +103,29 @@ func onIntervals(kinds map[string]bool) bool {
 // observer wraps the run's tick observer so that the collectors sample at
 // the start of the clock and at the end of every interval.
 func (ev *evidence) observer(obs engine.ObserverFunc) engine.Observer {
-	if ev == nil || ev.col == nil {
+	if ev == nil || ev.col == nil && ev.cpu == nil {
 		return obs
 	}
-	return &evidenceObserver{f: obs, col: ev.col}
+	return &evidenceObserver{f: obs, col: ev.col, cpu: ev.cpu}
 }
 
 type evidenceObserver struct {
 	f   engine.ObserverFunc
 	col *collect.Collector
+	cpu *serverCPU
 }
 
-func (o *evidenceObserver) OnStart(t time.Time) { o.col.Begin(t) }
+func (o *evidenceObserver) OnStart(t time.Time) {
+	if o.col != nil {
+		o.col.Begin(t)
+	}
+	o.cpu.clockStarted(t)
+}
 
 func (o *evidenceObserver) OnTick(tk *engine.Tick) {
-	o.col.Boundary(tk.Seq, tk.Phase, tk.End)
+	if o.col != nil {
+		o.col.Boundary(tk.Seq, tk.Phase, tk.End)
+	}
 	o.f(tk)
 }
 
@@ -123,6 +135,9 @@ func (ev *evidence) finish(ctx context.Context, run *results.Run) {
 	if ev == nil {
 		return
 	}
+	// The profile ends first, as close to the end of the measured phase
+	// as it can.
+	ev.cpu.finish(ctx, run)
 	if ev.col != nil {
 		// The collectors' last samples share the time after the run.
 		if dl, ok := ctx.Deadline(); ok {
