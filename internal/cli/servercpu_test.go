@@ -19,13 +19,22 @@ import (
 // PostgreSQL's own code; without perf, the run says so in one line and
 // completes.
 func TestServerCPUProfileNamesPostgresFunctionsOrSaysWhyNot(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	url := testdb.Postgres(t, "dbh_servercpu")
 	if r := dbh(t, home, "init", "tpcb", "--db", url); r.code != 0 {
 		t.Fatalf("init: %s", r.all())
 	}
 	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
+	// run is dbh with perf's data in tmp and PATH as given ("": the test's).
+	run := func(path string, args ...string) result {
+		t.Helper()
+		env := []string{"TMPDIR=" + tmp}
+		if path != "" {
+			env = append(env, "PATH="+path)
+		}
+		return dbhEnv(t, bin, env, home, args...)
+	}
 	parse := func(r result) *results.ServerCPU {
 		t.Helper()
 		if r.code != 0 {
@@ -42,7 +51,7 @@ func TestServerCPUProfileNamesPostgresFunctionsOrSaysWhyNot(t *testing.T) {
 	}
 
 	t.Run("with perf, PostgreSQL's functions appear, and perf's data is not left behind", func(t *testing.T) {
-		r := dbh(t, home, "run", "tpcb", "--db", url, "-c", "2", "-T", "2", "--collect", "server-cpu", "--json", "-")
+		r := run("", "run", "tpcb", "--db", url, "-c", "2", "-T", "2", "--collect", "server-cpu", "--json", "-")
 		c := parse(r)
 		if c.Unavailable != "" || c.Samples == 0 || c.CPUSeconds <= 0 {
 			t.Fatalf("no profile: %+v\n%s", c, r.stderr)
@@ -85,8 +94,7 @@ func TestServerCPUProfileNamesPostgresFunctionsOrSaysWhyNot(t *testing.T) {
 	})
 
 	t.Run("without perf, one line says so and the run completes", func(t *testing.T) {
-		t.Setenv("PATH", t.TempDir())
-		r := dbh(t, home, "run", "tpcb", "--db", url, "-c", "1", "-T", "1", "--collect", "server-cpu", "--json", "-")
+		r := run(t.TempDir(), "run", "tpcb", "--db", url, "-c", "1", "-T", "1", "--collect", "server-cpu", "--json", "-")
 		c := parse(r)
 		const why = "perf is not installed (Debian package linux-perf)"
 		if c.Unavailable != why || c.Samples != 0 {
@@ -121,8 +129,7 @@ func TestServerCPUProfileNamesPostgresFunctionsOrSaysWhyNot(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "perf"), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		t.Setenv("PATH", dir+":"+os.Getenv("PATH"))
-		r := dbh(t, home, "run", "tpcb", "--db", url, "-c", "1", "-T", "1", "--collect", "server-cpu", "--json", "-")
+		r := run(dir+":"+os.Getenv("PATH"), "run", "tpcb", "--db", url, "-c", "1", "-T", "1", "--collect", "server-cpu", "--json", "-")
 		c := parse(r)
 		const why = "perf is not permitted to profile the server's processes"
 		if !strings.HasPrefix(c.Unavailable, why) || strings.Contains(c.Unavailable, "\n") || c.Samples != 0 {
