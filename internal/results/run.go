@@ -68,6 +68,9 @@ type Run struct {
 	Collect *Collect         `json:"collect,omitempty"`
 	Waits   *Waits           `json:"waits,omitempty"`
 	Plans   []StatementPlans `json:"plans,omitempty"`
+	// Physical is the storage of the workload's tables and indexes before
+	// and after the measured phase (--collect physical).
+	Physical *Physical `json:"physical,omitempty"`
 	// IO is the storage figures of a `dbharness io` or `scan` run.
 	IO *IO `json:"io,omitempty"`
 }
