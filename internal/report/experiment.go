@@ -158,7 +158,8 @@ func ComparisonTable(w io.Writer, c *results.Comparison) {
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-	defer planDiffLines(w, c.PlanDifferences)
+	defer diffLines(w, "physical (after each run)", c.PhysicalDifferences)
+	defer diffLines(w, "plan differences", c.PlanDifferences)
 	if len(c.ConfigDifferences) == 0 {
 		fmt.Fprintln(w, "\nconfiguration: no differences")
 		return
@@ -211,12 +212,16 @@ func diffGroups(ds []results.ConfigDiff) []diffGroup {
 	return out
 }
 
-// planDiffLines prints the statements whose plans differ between the runs.
-func planDiffLines(w io.Writer, ds []results.PlanDiff) {
+// liner is a difference between two runs that writes itself as lines.
+type liner interface{ Lines() []string }
+
+// diffLines prints a titled list of differences between the runs: the
+// statements whose plans differ, the tables and indexes.
+func diffLines[T liner](w io.Writer, title string, ds []T) {
 	if len(ds) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\nplan differences:")
+	fmt.Fprintf(w, "\n%s:\n", title)
 	for _, d := range ds {
 		for _, l := range d.Lines() {
 			fmt.Fprintf(w, "  %s\n", clip(l, 160))

@@ -180,17 +180,25 @@ func CompareMarkdown(w io.Writer, c *results.Comparison) error {
 			}
 		}
 	}
-	if len(c.PlanDifferences) > 0 {
-		b.WriteString("\nPlan differences:\n")
-		for _, d := range c.PlanDifferences {
-			for _, l := range d.Lines() {
-				fmt.Fprintf(&b, "- %s\n", mdText(l))
-			}
-		}
-	}
+	mdDiffLines(&b, "Plan differences", c.PlanDifferences)
+	mdDiffLines(&b, "Physical differences (after each run)", c.PhysicalDifferences)
 	for _, n := range c.Notes {
 		fmt.Fprintf(&b, "\nNote: %s\n", mdText(n))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// mdDiffLines writes a titled Markdown list of differences between the
+// runs.
+func mdDiffLines[T liner](b *strings.Builder, title string, ds []T) {
+	if len(ds) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s:\n", title)
+	for _, d := range ds {
+		for _, l := range d.Lines() {
+			fmt.Fprintf(b, "- %s\n", mdText(l))
+		}
+	}
 }

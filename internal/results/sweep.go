@@ -201,6 +201,9 @@ type Comparison struct {
 	// PlanDifferences lists the statements whose plans differ between the
 	// two runs (two runs with plan checks only).
 	PlanDifferences []PlanDiff `json:"plan_differences,omitempty"`
+	// PhysicalDifferences pairs the tables and indexes of two runs that
+	// measured them (--collect physical), after each run.
+	PhysicalDifferences []PhysicalDiff `json:"physical_differences,omitempty"`
 	// Notes explain limits, e.g. points present on one side only.
 	Notes []string `json:"notes,omitempty"`
 }
