@@ -85,6 +85,17 @@ func SweepTable(w io.Writer, sw *results.Sweep) {
 				fmtMs(o.P50Ms), fmtMs(o.P99Ms), optCell(o.InflationP50, "%.2fx"), optCell(o.InflationP99, "%.2fx"))
 		}
 	}
+	if rows := sweepPhysicalRows(seriesOf(sw)); len(rows) > 0 {
+		sw, iw := len("series"), len("item")
+		for _, r := range rows {
+			sw, iw = max(sw, len(r[0])), max(iw, len(r[2]))
+		}
+		fmt.Fprintln(w, "\nphysical storage after the runs (median over runs)")
+		fmt.Fprintf(w, "%-*s %7s %-*s %-12s %10s %12s %10s\n", sw, "series", "clients", iw, "item", "kind", "size", "leaf density", "leaf frag.")
+		for _, r := range rows {
+			fmt.Fprintf(w, "%-*s %7s %-*s %-12s %10s %12s %10s\n", sw, r[0], r[1], iw, r[2], r[3], r[4], r[5], r[6])
+		}
+	}
 	fmt.Fprintln(w)
 	if hasVary {
 		for _, f := range sw.Fits {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/dbharness/dbharness/internal/results"
@@ -215,3 +216,25 @@ func physicalDiffSection(ds []results.PhysicalDiff) section {
 	sec.Tables = append(sec.Tables, t)
 	return sec
 }
+
+// sweepPhysicalHead heads the table of a sweep's physical medians.
+var sweepPhysicalHead = []string{"series", "clients", "item", "kind", "size", "leaf density", "leaf frag."}
+
+// sweepPhysicalRows is a row per point and index of a sweep whose runs
+// measured their tables: the medians of the index's size, leaf density and
+// fragmentation after the runs. It is empty when no run measured any.
+func sweepPhysicalRows(series []sweepSeries) [][]string {
+	var rows [][]string
+	for _, s := range series {
+		for _, p := range s.points {
+			for _, x := range p.Physical {
+				rows = append(rows, []string{orDash(s.label), strconv.Itoa(p.Clients), x.Key, x.Kind, results.BytesText(x.SizeBytes),
+					results.PctText(x.LeafDensityPct), results.PctText(x.LeafFragmentationPct)})
+			}
+		}
+	}
+	return rows
+}
+
+// sweepPhysicalNote says what the sweep's physical table holds.
+const sweepPhysicalNote = "Each index after the runs (--collect physical; on SQLite the table's own b-tree where it is ordered by the primary key): medians over the point's runs. A dash is a figure the engine or the mode cannot give."

@@ -82,3 +82,27 @@ func TestCompareListsThePhysicalDifferencesOfTwoRuns(t *testing.T) {
 		t.Errorf("row %s", row)
 	}
 }
+
+func TestASweepOverKeysShowsEachPointsIndexAfterItsRuns(t *testing.T) {
+	sw := &results.Sweep{SweepID: "sw-1", Workload: "inserts", Clients: []int{1}, Vary: []results.VaryFlag{{Flag: "key", Values: []string{"serial", "uuid-random"}}}}
+	for _, k := range []struct {
+		key        string
+		dens, frag float64
+	}{{"serial", 90.2, 0}, {"uuid-random", 64.7, 50}} {
+		sw.Points = append(sw.Points, results.SweepPoint{Clients: 1, Vary: map[string]string{"key": k.key}, Runs: []string{"r"},
+			Physical: []results.SweepPhysical{{Key: "inserts.inserts_pkey", Kind: "primary key", SizeBytes: i64(592 * 1024), LeafDensityPct: f64(k.dens), LeafFragmentationPct: f64(k.frag)}}})
+	}
+	var b bytes.Buffer
+	SweepTable(&b, sw)
+	if !strings.Contains(b.String(), "physical storage after the runs (median over runs)") ||
+		!strings.Contains(b.String(), "key=uuid-random       1 inserts.inserts_pkey primary key     592 KiB        64.7%      50.0%") {
+		t.Errorf("text:\n%s", b.String())
+	}
+	b.Reset()
+	if err := SweepMarkdown(&b, sw); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| key=serial | 1 | inserts.inserts_pkey | primary key | 592 KiB | 90.2% | 0.0% |") {
+		t.Errorf("markdown:\n%s", b.String())
+	}
+}

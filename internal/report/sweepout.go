@@ -122,6 +122,16 @@ func SweepMarkdown(w io.Writer, sw *results.Sweep) error {
 		}
 	}
 	b.WriteString("\n")
+	if rows := sweepPhysicalRows(series); len(rows) > 0 {
+		b.WriteString("| " + strings.Join(sweepPhysicalHead, " | ") + " |\n|---|--:|---|---|--:|--:|--:|\n")
+		for _, r := range rows {
+			for i := range r {
+				r[i] = mdText(r[i])
+			}
+			b.WriteString("| " + strings.Join(r, " | ") + " |\n")
+		}
+		b.WriteString("\n")
+	}
 	for _, s := range series {
 		name := ""
 		if s.label != "" {

@@ -204,3 +204,14 @@ func (it *PhysicalItem) Compared() (size, density, frag string) {
 	}
 	return BytesText(it.SizeBytes), PctText(it.LeafDensityPct), PctText(it.LeafFragmentationPct)
 }
+
+// SweepPhysical is one index (or a table whose b-tree is its primary
+// key's) at one sweep point: the medians over the point's runs of its
+// figures after each run, null where no run had one.
+type SweepPhysical struct {
+	Key                  string   `json:"key"`
+	Kind                 string   `json:"kind"`
+	SizeBytes            *int64   `json:"size_bytes"`
+	LeafDensityPct       *float64 `json:"leaf_density_pct"`
+	LeafFragmentationPct *float64 `json:"leaf_fragmentation_pct"`
+}

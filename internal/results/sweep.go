@@ -143,6 +143,9 @@ type SweepPoint struct {
 	// Errors are the failed transactions summed over the point's runs.
 	Errors int64         `json:"errors"`
 	Ops    []SweepOpStat `json:"ops"`
+	// Physical is each index (and b-tree table) of the point's runs after
+	// each run (--collect physical), as medians over the runs.
+	Physical []SweepPhysical `json:"physical,omitempty"`
 }
 
 // SweepOpStat is one transaction type at one sweep point. Latencies are
