@@ -21,6 +21,9 @@ type evidence struct {
 	col   *collect.Collector
 	plans *collect.PlanCheck
 	phys  *collect.Physical
+	// unhealthy is set when the server did not answer at the end of the
+	// run: the measurement after it then keeps to the short time left.
+	unhealthy bool
 }
 
 // startEvidence tags the harness's sessions, checks the plans of the
@@ -204,19 +207,24 @@ func (ev *evidence) startPhysical(ctx context.Context, flag string, run *results
 	ev.phys = p
 }
 
-// finishPhysical measures the tables again after the run. The
-// measurement may take as long as the one before it did (the mode's cost
-// is the user's choice), however short the time left after the run.
+// finishPhysical measures the tables again after the run. After a
+// healthy run the measurement may take as long as the one before it did
+// (the mode's cost is the user's choice), however short the time left;
+// after a run whose server did not answer at its end, it keeps to the time
+// left.
 func (ev *evidence) finishPhysical(ctx context.Context, run *results.Run) {
 	if ev.phys == nil {
 		return
 	}
-	budget := 2*ev.phys.Took() + physicalAfterMin
-	if dl, ok := ctx.Deadline(); ok {
-		budget = max(budget, time.Until(dl))
+	if !ev.unhealthy {
+		budget := 2*ev.phys.Took() + physicalAfterMin
+		if dl, ok := ctx.Deadline(); ok {
+			budget = max(budget, time.Until(dl))
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), budget)
+		defer cancel()
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), budget)
-	defer cancel()
 	conn, err := connect(ctx, ev.d)
 	if err != nil {
 		ev.warnf("physical measurement after the run: %v", err)

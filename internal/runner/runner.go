@@ -323,6 +323,9 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 	if res != nil && (res.Abandoned > 0 || res.DownAtEnd > 0 || res.ErrorClasses[engine.ClassCancelled] > 0) {
 		budget = postRunBudgetUnhealthy
 	}
+	if ev != nil {
+		ev.unhealthy = budget != postRunBudget
+	}
 	post, endPost := context.WithTimeout(context.WithoutCancel(ctx), budget)
 	defer endPost()
 	ev.finish(post, run)
