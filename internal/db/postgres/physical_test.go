@@ -3,6 +3,9 @@ package postgres_test
 import (
 	"context"
 	"math"
+	neturl "net/url"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/dbharness/dbharness/internal/collect"
@@ -112,5 +115,43 @@ func TestThePhysicalModesAgreeOnOneIndexAndLimitedReadsFewerPages(t *testing.T) 
 	}
 	if leaves != *dt.LeafPages || density != *dt.LeafDensityPct || frag != *dt.LeafFragmentationPct {
 		t.Errorf("detailed %d/%.2f/%.2f; pgstatindex says %d/%.2f/%.2f", *dt.LeafPages, *dt.LeafDensityPct, *dt.LeafFragmentationPct, leaves, density, frag)
+	}
+}
+
+func TestAUserWhoMayNotCreateTheExtensionsGetsSizesAndOneLineEach(t *testing.T) {
+	url := testdb.Postgres(t, "dbh_phys_nopriv")
+	_, admin := testdb.Connect(t, url)
+	role := os.Getenv("DBHARNESS_TEST_DB_PREFIX") + "dbh_phys_user"
+	testdb.Exec(t, admin, "DROP ROLE IF EXISTS "+role, "CREATE ROLE "+role+" LOGIN",
+		"CREATE TABLE t (id bigint PRIMARY KEY)", "INSERT INTO t SELECT generate_series(1, 1000)", "GRANT SELECT ON t TO "+role)
+	t.Cleanup(func() { testdb.Exec(t, admin, "DROP OWNED BY "+role, "DROP ROLE IF EXISTS "+role) })
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = neturl.User(role)
+	d, c := testdb.Connect(t, u.String())
+	ctx := context.Background()
+	pr := d.(collect.PhysicalReader)
+	source, notes := pr.PreparePhysical(ctx, c)
+	if source != "pg_class" || len(notes) != 2 {
+		t.Fatalf("source %q, notes %q", source, notes)
+	}
+	for i, ext := range []string{"pgstattuple", "pageinspect"} {
+		if !strings.HasPrefix(notes[i], "the "+ext+" extension could not be created (") || !strings.Contains(notes[i], "CREATE EXTENSION "+ext) || strings.Contains(notes[i], "\n") {
+			t.Errorf("note %q", notes[i])
+		}
+	}
+	items, err := pr.Physical(ctx, c, "t", results.PhysicalDetailed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 2 {
+		t.Fatalf("%+v", items)
+	}
+	for _, it := range items {
+		if it.Error != "" || it.SizeBytes == nil || *it.SizeBytes == 0 || it.LeafPages != nil || it.LeafDensityPct != nil || it.Depth != nil {
+			t.Errorf("without the extensions, %s should have its size and no leaf figure: %+v", it.Name(), it)
+		}
 	}
 }
