@@ -34,8 +34,10 @@ type runOpts struct {
 	// collect is --collect as given; collectKinds the parsed set.
 	collect      string
 	collectKinds map[string]bool
-	stmtTimeout  time.Duration
-	live         liveOpts
+	// physical is --physical.
+	physical    string
+	stmtTimeout time.Duration
+	live        liveOpts
 	// hdrLog is --hdr-log.
 	hdrLog string
 }
@@ -68,6 +70,7 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.noSave, "no-save", false, "do not save the run in the results store")
 	o.outs.flags(fs)
 	fs.StringVar(&o.collect, "collect", "all", collect.Help())
+	fs.StringVar(&o.physical, "physical", "auto", "with --collect physical: limited (no leaf page read: catalog and b-tree metapage), sampled (a sample of the leaf pages of an index above 10000 pages, all below), detailed (every page), or auto: detailed when the workload's tables and indexes are below 64 MiB, else limited (limited on MySQL/MariaDB, where the leaf modes run ANALYZE TABLE)")
 	fs.StringVar(&o.cfg.Driver, "driver", "", "how clients run: loop (event loops that own every connection, as pgbench's threads do) or goroutine (one goroutine per client); default loop where the engine has it (PostgreSQL, MySQL/MariaDB) and no --terminals")
 	fs.IntVar(&o.cfg.Loops, "loops", 0, "event loops (OS threads) that share the clients with the loop driver (default 1)")
 	fs.StringVar(&o.live.addr, "metrics-addr", "", "serve the run's live figures to Prometheus at http://HOST:PORT/metrics (off by default); the address is bound before the run starts")
@@ -146,6 +149,12 @@ func (o *runOpts) validate(fs *pflag.FlagSet) error {
 		return usageError{err.Error()}
 	}
 	o.collectKinds = kinds
+	if _, _, err := collect.PhysicalMode(o.physical, 0, ""); err != nil {
+		return usageError{err.Error()}
+	}
+	if fs.Changed("physical") && !kinds[collect.KindPhysical] {
+		return usagef("--physical %s is for --collect physical (or all), which this run leaves out", o.physical)
+	}
 	if o.cfg.ThinkTimes && o.cfg.Terminals == 0 {
 		return usagef("--keying-think needs --terminals N: keying and think times belong to emulated terminals")
 	}
@@ -239,6 +248,7 @@ func (sp *runSpec) config(out, warn io.Writer) runner.Config {
 		Progress:         o.progress,
 		Percentiles:      o.percentiles,
 		Collect:          o.collectKinds,
+		Physical:         o.physical,
 		Results:          o.results,
 		NoSave:           o.noSave,
 		Out:              out,

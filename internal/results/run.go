@@ -71,6 +71,9 @@ type Run struct {
 	// ServerCPU is the server's CPU profile of the measured phase
 	// (--collect server-cpu).
 	ServerCPU *ServerCPU `json:"server_cpu,omitempty"`
+	// Physical is the storage of the workload's tables and indexes before
+	// and after the measured phase (--collect physical).
+	Physical *Physical `json:"physical,omitempty"`
 	// IO is the storage figures of a `dbharness io` or `scan` run.
 	IO *IO `json:"io,omitempty"`
 }

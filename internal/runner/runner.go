@@ -52,6 +52,9 @@ type Config struct {
 	// Collect is the set of evidence kinds to gather (collect.ParseKinds);
 	// empty gathers none.
 	Collect map[string]bool
+	// Physical is --physical: the mode of the physical collector
+	// (collect.PhysicalMode; "" is auto).
+	Physical string
 	// Results is the results store file ("" is results.DefaultPath());
 	// NoSave keeps the run out of it.
 	Results string
@@ -281,7 +284,7 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 			}
 		}
 	}
-	ev := startEvidence(ctx, warnf, c.Collect, d, runner, run, onPoint)
+	ev := startEvidence(ctx, warnf, c.Collect, c.Physical, d, runner, run, onPoint)
 	if store != nil && ev != nil {
 		store.save(run) // the evidence headers and plans, before the clients start
 	}
@@ -320,6 +323,9 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 	budget := postRunBudget
 	if res != nil && (res.Abandoned > 0 || res.DownAtEnd > 0 || res.ErrorClasses[engine.ClassCancelled] > 0) {
 		budget = postRunBudgetUnhealthy
+	}
+	if ev != nil {
+		ev.unhealthy = budget != postRunBudget
 	}
 	post, endPost := context.WithTimeout(context.WithoutCancel(ctx), budget)
 	defer endPost()
