@@ -63,7 +63,7 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.percentileList, "percentiles", "50,90,95,99,99.9", "latency percentiles to report (50, 90, 95 and 99 are always included)")
 	fs.Uint64Var(&o.cfg.Seed, "seed", 0, "random seed for transaction parameters (default: a random seed, recorded with the run)")
 	fs.StringVar(&o.json, "json", "", "write the run as JSON to FILE (- for standard output)")
-	fs.StringVar(&o.results, "results", "", "results store file (default $DBHARNESS_RESULTS or "+results.DefaultPath()+")")
+	resultsFlag(fs, &o.results)
 	fs.BoolVar(&o.noSave, "no-save", false, "do not save the run in the results store")
 	o.outs.flags(fs)
 	fs.StringVar(&o.collect, "collect", "all", collect.Help())

@@ -19,8 +19,15 @@ type storeOpts struct {
 	limit   int
 }
 
+// resultsFlag adds --results to a command that opens the results store.
+// The default is shown without the secrets a URL in $DBHARNESS_RESULTS may
+// hold.
+func resultsFlag(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "results", "", "results store: an SQLite file or a postgres:// URL (default $DBHARNESS_RESULTS or "+results.Describe(results.DefaultPath())+")")
+}
+
 func (o *storeOpts) flags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.results, "results", "", "results store file (default $DBHARNESS_RESULTS or "+results.DefaultPath()+")")
+	resultsFlag(fs, &o.results)
 	fs.BoolVar(&o.json, "json", false, "print JSON")
 }
 
@@ -40,11 +47,7 @@ func (o *storeOpts) open() (*results.Store, error) {
 			return nil, err
 		}
 	}
-	p := o.results
-	if p == "" {
-		p = results.DefaultPath()
-	}
-	return results.Open(p)
+	return results.Open(o.results)
 }
 
 // parseSimple parses the flags of a command that takes no workload; with

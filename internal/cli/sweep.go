@@ -380,7 +380,7 @@ func (a *app) resumeSweep(o *sweepOpts, fs *pflag.FlagSet, rest []string) error 
 	if len(extra) > 0 {
 		return usagef("--resume continues the saved plan; besides it give only --db, --results, --json, --html, --csv, --markdown or --verbose (got %s)", strings.Join(extra, " "))
 	}
-	store, err := openResults(o.results)
+	store, err := results.Open(o.results)
 	if err != nil {
 		return err
 	}
@@ -447,13 +447,6 @@ func withoutFlag(args []string, name string) []string {
 		out = append(out, args[i])
 	}
 	return out
-}
-
-func openResults(path string) (*results.Store, error) {
-	if path == "" {
-		path = results.DefaultPath()
-	}
-	return results.Open(path)
 }
 
 // execSweep makes the sweep's runs not completed yet (points[i] is the

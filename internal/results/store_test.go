@@ -17,7 +17,13 @@ import (
 // would.
 func execSQL(t *testing.T, path string, stmts ...string) {
 	t.Helper()
-	d, err := sql.Open("sqlite", "file:"+path)
+	execOn(t, "sqlite", "file:"+path, stmts...)
+}
+
+// execOn runs statements on the database of a driver's data source.
+func execOn(t *testing.T, driver, dsn string, stmts ...string) {
+	t.Helper()
+	d, err := sql.Open(driver, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

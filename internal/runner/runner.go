@@ -259,7 +259,9 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 		Intervals:    []results.Interval{},
 	}
 	if store != nil {
-		store.save(run)
+		// The run's id is its own in the store, which other harnesses
+		// may write to at once, before it is printed.
+		store.fail(store.Create(run))
 	}
 	fmt.Fprintf(out, "run %s: %s on %s %s (%s), %d clients, %s\n", run.RunID, wl.Name(), info.Engine, info.Version,
 		d.Target(), cfg.Clients, DescribeEnd(&cfg))
@@ -460,13 +462,9 @@ func openStore(c Config, warn io.Writer) (*runStore, error) {
 	if c.NoSave {
 		return nil, nil
 	}
-	path := c.Results
-	if path == "" {
-		path = results.DefaultPath()
-	}
-	s, err := results.Open(path)
+	s, err := results.Open(c.Results)
 	if err != nil {
-		return nil, fmt.Errorf("%w; give another file with --results, or run with --no-save", err)
+		return nil, fmt.Errorf("%w; %s, or run with --no-save", err, results.OtherStore)
 	}
 	return &runStore{Store: s, warn: warn}, nil
 }
