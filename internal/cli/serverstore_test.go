@@ -161,9 +161,25 @@ func TestAStoreServerThatRefusesStopsEveryCommandInOneSentence(t *testing.T) {
 	}
 }
 
-func TestARunWhoseStoreServerGoesAwayKeepsItsMeasurement(t *testing.T) {
+func TestARunWhoseStoreServerGoesAwayOrStallsKeepsItsMeasurement(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		fault func(*testdb.PrivatePG)
+	}{
+		{"goes away", (*testdb.PrivatePG).Stop},
+		{"stalls", (*testdb.PrivatePG).Freeze},
+	} {
+		t.Run(c.name, func(t *testing.T) { storeFaultMidRun(t, c.fault) })
+	}
+}
+
+// storeFaultMidRun has a run's store server fail once it has saved a few
+// intervals: the run goes on, its every interval is measured and written
+// to its --json, and it ends saying it was not saved. A write waits at
+// most 3 s (connect_timeout=1), and none holds the run's interval tick.
+func storeFaultMidRun(t *testing.T, fault func(*testdb.PrivatePG)) {
 	pg := testdb.PrivatePostgres(t)
-	store := withPassword(pg.URL())
+	store := withPassword(pg.URL()) + "&connect_timeout=1"
 	home := t.TempDir()
 	jsonPath := filepath.Join(home, "run.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -176,7 +192,7 @@ func TestARunWhoseStoreServerGoesAwayKeepsItsMeasurement(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// The server goes away once the run has saved a few intervals in it.
+	// The fault comes once the run has saved a few intervals.
 	d, err := sql.Open("pgx", pg.URL())
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +205,7 @@ func TestARunWhoseStoreServerGoesAwayKeepsItsMeasurement(t *testing.T) {
 	if saved < 3 {
 		t.Fatalf("the run saved %d intervals in a minute:\n%s%s", saved, out.String(), errb.String())
 	}
-	pg.Stop()
+	fault(pg)
 	err = cmd.Wait()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {

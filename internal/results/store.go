@@ -50,6 +50,8 @@ type Store struct {
 	// path is the location as printed (a URL without its secrets); loc as
 	// given.
 	path, loc string
+	// timeout bounds each write.
+	timeout time.Duration
 }
 
 // storeKind is what differs between an SQLite store and a PostgreSQL one.
@@ -67,10 +69,14 @@ type storeKind interface {
 	cause(err error) error
 }
 
-// storeTimeout bounds each write and read of the store, so that a store
-// server that stops answering cannot hold a run: the write fails and the
-// run reports that it was not saved.
-const storeTimeout = 30 * time.Second
+// storeTimeout bounds each write of an SQLite store (whose own busy
+// timeout is shorter); a server's store waits writeTimeouts times its
+// connect timeout, so that a store server that stops answering cannot hold
+// a run: the write fails and the run reports that it was not saved.
+const (
+	storeTimeout  = 30 * time.Second
+	writeTimeouts = 3
+)
 
 const storeSchema = `
 CREATE TABLE IF NOT EXISTS runs (
@@ -145,10 +151,10 @@ func notAFileURL(loc string) error {
 // for printing.
 func (s *Store) Location() string { return s.loc }
 
-// exec runs a statement, bound for the store's driver, within
-// storeTimeout.
+// exec runs a statement, bound for the store's driver, within the store's
+// timeout.
 func (s *Store) exec(q string, args ...any) (sql.Result, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
 	return s.db.ExecContext(ctx, s.kind.bind(q), args...)
 }
@@ -402,7 +408,7 @@ func (s *Store) SaveSweep(sw *Sweep) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {

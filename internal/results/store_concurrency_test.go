@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -232,4 +233,49 @@ func TestARunNeverTakesTheRowOfAnotherUnderTheSameID(t *testing.T) {
 			}
 		}
 	})
+}
+
+// BenchmarkStoreWrites is what one interval costs a run in each kind of
+// store: its row with a realistic histogram, written as the run's writer
+// goroutine writes it; "parallel" has GOMAXPROCS writers of their own runs
+// share the store (bench/store-writes.sh).
+func BenchmarkStoreWrites(b *testing.B) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		for _, parallel := range []bool{false, true} {
+			name := kind
+			if parallel {
+				name += "/parallel"
+			}
+			b.Run(name, func(b *testing.B) {
+				loc := filepath.Join(b.TempDir(), "r.db")
+				if kind == "postgres" {
+					loc = postgresStore(b)
+				}
+				s := openStoreT(b, loc)
+				write := func(pb func() bool) {
+					r := sampleRun()
+					if err := s.Create(r); err != nil {
+						b.Error(err)
+						return
+					}
+					iv := r.Intervals[0]
+					hists := map[string]string{"tpcb_like": r.Ops[0].Histogram}
+					for i := 0; pb(); i++ {
+						iv.Seq = i
+						if err := s.AddInterval(r.RunID, &iv, hists); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				}
+				b.ResetTimer()
+				if parallel {
+					b.RunParallel(func(pb *testing.PB) { write(pb.Next) })
+					return
+				}
+				n := 0
+				write(func() bool { n++; return n <= b.N })
+			})
+		}
+	}
 }

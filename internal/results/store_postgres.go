@@ -35,7 +35,7 @@ const (
 	// writers are the run's interval tick and its collectors.
 	serverConns = 4
 	// serverConnectTimeout bounds a connection to the store when the URL
-	// gives no connect_timeout.
+	// gives no connect_timeout; a write waits writeTimeouts times as long.
 	serverConnectTimeout = 10 * time.Second
 )
 
@@ -69,11 +69,11 @@ func openServer(loc string, readOnly bool) (*Store, error) {
 	d := stdlib.OpenDB(*cfg)
 	d.SetMaxOpenConns(serverConns)
 	d.SetMaxIdleConns(serverConns)
-	s := &Store{db: d, kind: pgStore{}, path: shown, loc: loc}
+	s := &Store{db: d, kind: pgStore{}, path: shown, loc: loc, timeout: writeTimeouts * cfg.ConnectTimeout}
 	if readOnly {
 		return s, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
 	if err := s.kind.setUp(ctx, s); err != nil {
 		d.Close()

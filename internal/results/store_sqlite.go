@@ -232,5 +232,5 @@ func openStore(path string, q url.Values) (*Store, error) {
 		return nil, fmt.Errorf("results store %s: %v", path, err)
 	}
 	d.SetMaxOpenConns(1)
-	return &Store{db: d, kind: sqliteStore{}, path: path, loc: path}, nil
+	return &Store{db: d, kind: sqliteStore{}, path: path, loc: path, timeout: storeTimeout}, nil
 }
