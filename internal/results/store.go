@@ -111,10 +111,11 @@ var storeTables = map[string]bool{"runs": true, "intervals": true, "sweeps": tru
 const OtherStore = "give another store (a file or a postgres:// URL) with --results"
 
 // Open opens the results store at loc (DefaultPath when loc is "") for
-// writing, creating it if needed: an SQLite file (openFile), or, for a
-// postgres:// URL, the schema dbharness in that database (openServer). It
-// refuses in one sentence a store it cannot use or that is not a dbharness
-// store of a version it knows.
+// writing, creating it if needed: an SQLite file (openFile; a path, or
+// sqlite://PATH as --db takes it), or, for a postgres:// URL, the schema
+// dbharness in that database (openServer). It refuses in one sentence a
+// store it cannot use or that is not a dbharness store of a version it
+// knows.
 func Open(loc string) (*Store, error) {
 	if loc == "" {
 		loc = DefaultPath()
@@ -122,10 +123,11 @@ func Open(loc string) (*Store, error) {
 	if IsServer(loc) {
 		return openServer(loc, false)
 	}
-	if err := notAFileURL(loc); err != nil {
+	path, err := filePath(loc)
+	if err != nil {
 		return nil, err
 	}
-	return openFile(loc)
+	return openFile(path)
 }
 
 // OpenReadOnly opens an existing store for reading: it creates nothing,
@@ -134,16 +136,24 @@ func OpenReadOnly(loc string) (*Store, error) {
 	if IsServer(loc) {
 		return openServer(loc, true)
 	}
-	return openFileReadOnly(loc)
+	path, err := filePath(loc)
+	if err != nil {
+		return nil, err
+	}
+	return openFileReadOnly(path)
 }
 
-// notAFileURL refuses a URL of another scheme than postgres: it would
-// otherwise name a file in a directory called "mysql:".
-func notAFileURL(loc string) error {
-	if scheme, _, ok := strings.Cut(loc, "://"); ok && scheme != "" && !strings.ContainsAny(scheme, "/.") {
-		return fmt.Errorf("results store %s: a store is an SQLite file or a postgres:// URL, not a %s:// URL", redact.String(loc), scheme)
+// filePath is the SQLite file a store's location names: the path, or
+// the PATH of sqlite://PATH. It refuses a URL of another scheme, which
+// would otherwise name a file in a directory called "mysql:".
+func filePath(loc string) (string, error) {
+	if p, ok := strings.CutPrefix(loc, "sqlite://"); ok && p != "" {
+		return p, nil
 	}
-	return nil
+	if scheme, _, ok := strings.Cut(loc, "://"); ok && scheme != "" && !strings.ContainsAny(scheme, "/.") {
+		return "", fmt.Errorf("results store %s: a store is an SQLite file (a path, or sqlite://PATH) or a postgres:// URL, not a %s:// URL", redact.String(loc), scheme)
+	}
+	return loc, nil
 }
 
 // Location is the store's location as it was given, with any password:

@@ -66,7 +66,7 @@ func TestOpenRefusesWhatIsNotAServerStore(t *testing.T) {
 		{"a store of a newer dbharness", loc, "DROP SCHEMA IF EXISTS dbharness CASCADE; CREATE SCHEMA dbharness; COMMENT ON SCHEMA dbharness IS 'dbharness results store, version 99'",
 			"was made by a newer dbharness (store version 99; this one knows up to 1)"},
 		{"a URL that does not parse", "postgres://dbh:sekret@127.0.0.1:notaport/x", "", "is not a valid URL"},
-		{"a URL of another database", "mysql://root:sekret@127.0.0.1:3306/test", "", "a store is an SQLite file or a postgres:// URL, not a mysql:// URL"},
+		{"a URL of another database", "mysql://root:sekret@127.0.0.1:3306/test", "", "a store is an SQLite file (a path, or sqlite://PATH) or a postgres:// URL, not a mysql:// URL"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.setUp != "" {

@@ -155,6 +155,17 @@ func TestOpenRefusesWhatIsNotAWritableStore(t *testing.T) {
 	}
 }
 
+func TestASQLiteURLNamesTheStoresFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.db")
+	s := openStoreT(t, "sqlite://"+path)
+	if err := s.Save(sampleRun()); err != nil {
+		t.Fatal(err)
+	}
+	if s.Path() != path || !strings.Contains(schemaOf(t, path), "table runs") {
+		t.Errorf("the store is %s, with %q in %s", s.Path(), schemaOf(t, path), path)
+	}
+}
+
 func TestOpenNeverAddsTablesToAnotherSQLiteFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "app.db")
 	execSQL(t, path, "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)", "INSERT INTO customers VALUES (1, 'a')")
