@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 )
@@ -106,5 +107,49 @@ func TestAServerStoreOpenedReadOnlyCreatesNothing(t *testing.T) {
 	}
 	if got := serverTables(t, loc); got != "" {
 		t.Errorf("tables %s in a database opened read-only", got)
+	}
+}
+
+func TestAUserWhoMayOnlyWriteRowsUsesAStoreSetUpByAnother(t *testing.T) {
+	loc := postgresStore(t)
+	s := openStoreT(t, loc)
+	if err := s.Save(sampleRun()); err != nil {
+		t.Fatal(err)
+	}
+	// Roles belong to the whole server: this one carries the checkout's
+	// prefix, as the test's database does.
+	u, err := url.Parse(loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbName := strings.TrimPrefix(u.Path, "/")
+	role := os.Getenv("DBHARNESS_TEST_DB_PREFIX") + "results_writer"
+	serverSQL(t, loc, "DROP ROLE IF EXISTS "+role, "CREATE ROLE "+role+" LOGIN",
+		"REVOKE CREATE ON DATABASE "+dbName+" FROM PUBLIC", "REVOKE CREATE ON SCHEMA public FROM PUBLIC",
+		"GRANT USAGE ON SCHEMA dbharness TO "+role,
+		"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA dbharness TO "+role)
+	t.Cleanup(func() {
+		serverSQL(t, loc, "DROP OWNED BY "+role)
+		serverSQL(t, strings.Replace(loc, "/"+dbName, "/postgres", 1), "DROP ROLE IF EXISTS "+role)
+	})
+	w := *u
+	w.User = url.User(role)
+	ws := openStoreT(t, w.String())
+	r := sampleRun()
+	if err := ws.Create(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.AddInterval(r.RunID, &r.Intervals[0], nil); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ws.List(context.Background(), 0)
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("runs %+v, %v", rows, err)
+	}
+	// On a database without a store, the same user is told it may not
+	// make one.
+	serverSQL(t, loc, "DROP SCHEMA dbharness CASCADE")
+	if _, err := Open(w.String()); err == nil || !strings.Contains(err.Error(), "is not writable: permission denied") {
+		t.Errorf("opening a store the user cannot create: %v", err)
 	}
 }
