@@ -204,6 +204,11 @@ func (a *app) cmdSweep(args []string) error {
 	if o.resume != "" {
 		return a.resumeSweep(&o, fs, rest)
 	}
+	for _, a := range rest {
+		if name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); a != name && (name == "shard" || name == "group" || name == "group-timeout") {
+			return usagef("--%s is for `run`: a sweep's runs are not shards", name)
+		}
+	}
 	// Name the sweep, not each run, when the workload is missing.
 	wl, err := workloadFor("sweep", rest, (&runOpts{}).flags)
 	if err != nil {

@@ -67,6 +67,8 @@ type storeKind interface {
 	// cause is the part of a driver's error that says why a read or a
 	// write failed, on one line and without secrets.
 	cause(err error) error
+	// nowQuery reads the store's clock, as RFC 3339 text in UTC.
+	nowQuery() string
 }
 
 // storeTimeout bounds each write of an SQLite store (whose own busy
@@ -105,7 +107,11 @@ CREATE INDEX IF NOT EXISTS runs_started ON runs (started);
 const storeVersion = 1
 
 // storeTables are the tables a results store may hold.
-var storeTables = map[string]bool{"runs": true, "intervals": true, "sweeps": true, "sweep_runs": true, "evidence": true}
+var storeTables = map[string]bool{"runs": true, "intervals": true, "sweeps": true, "sweep_runs": true, "evidence": true,
+	"run_groups": true, "run_group_shards": true}
+
+// allSchema is every table of a store.
+const allSchema = storeSchema + sweepSchema + evidenceSchema + groupSchema
 
 // OtherStore is what a user can do about a store that cannot be opened.
 const OtherStore = "give another store (a file or a postgres:// URL) with --results"

@@ -122,7 +122,7 @@ func (k pgStore) setUp(ctx context.Context, s *Store) error {
 		}
 	}
 	ddl := "CREATE SCHEMA IF NOT EXISTS " + serverSchema + "; SET LOCAL search_path = " + serverSchema + ";" +
-		storeSchema + sweepSchema + evidenceSchema +
+		allSchema +
 		"COMMENT ON SCHEMA " + serverSchema + " IS '" + serverMark + strconv.Itoa(storeVersion) + "';"
 	if _, err := tx.ExecContext(ctx, ddl); err != nil {
 		return k.explain(s, err)
@@ -141,6 +141,11 @@ func markVersion(comment string) (int, bool) {
 	}
 	n, err := strconv.Atoi(v)
 	return n, err == nil
+}
+
+// nowQuery reads the server's clock, to the microsecond.
+func (pgStore) nowQuery() string {
+	return `SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 }
 
 // bind numbers the statement's ? placeholders $1, $2, ... (the store's

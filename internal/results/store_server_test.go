@@ -39,7 +39,7 @@ func TestAServerStoreKeepsItsTablesInASchemaOfItsOwn(t *testing.T) {
 	if err := s.Save(sampleRun()); err != nil {
 		t.Fatal(err)
 	}
-	want := "dbharness.evidence, dbharness.intervals, dbharness.runs, dbharness.sweep_runs, dbharness.sweeps, public.runs"
+	want := "dbharness.evidence, dbharness.intervals, dbharness.run_group_shards, dbharness.run_groups, dbharness.runs, dbharness.sweep_runs, dbharness.sweeps, public.runs"
 	if got := serverTables(t, loc); got != want {
 		t.Errorf("tables %s, want %s", got, want)
 	}

@@ -108,7 +108,7 @@ func (k sqliteStore) setUp(ctx context.Context, s *Store) error {
 		return err
 	}
 	stamp := fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d;", storeApplicationID, storeVersion)
-	if _, err := conn.ExecContext(ctx, storeSchema+sweepSchema+evidenceSchema+stamp); err != nil {
+	if _, err := conn.ExecContext(ctx, allSchema+stamp); err != nil {
 		return k.explain(s, err)
 	}
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
@@ -192,6 +192,9 @@ func (k sqliteStore) checkKind(ctx context.Context, s *Store, conn *sql.Conn) er
 	}
 	return nil
 }
+
+// nowQuery reads this host's clock, to the millisecond.
+func (sqliteStore) nowQuery() string { return `SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` }
 
 // bind leaves the statement as it is: SQLite reads ? placeholders.
 func (sqliteStore) bind(q string) string { return q }

@@ -57,6 +57,13 @@ type Config struct {
 	// NoSave keeps the run out of it.
 	Results string
 	NoSave  bool
+	// Shard, when set, makes the run one shard of a group (--shard I/N
+	// --group NAME): it runs its share of Engine.Clients and
+	// Engine.Terminals under global ids, and its share of Engine.Rate,
+	// and starts with the group's other shards at one instant chosen
+	// through the results store, waiting at most GroupTimeout for them.
+	Shard        *results.Shard
+	GroupTimeout time.Duration
 	// Metrics, when set, serves the run's figures to Prometheus as the
 	// intervals come (--metrics-addr); the caller closes it.
 	Metrics *metrics.Server
@@ -175,6 +182,13 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Second // as run without --progress
 	}
+	var shard *results.Shard
+	if c.Shard != nil {
+		if c.NoSave {
+			return nil, &UsageError{"a shard needs the results store, where the shards of its group meet"}
+		}
+		shard = shareOf(c.Shard, &cfg)
+	}
 	// The store is checked before anything connects.
 	store, err := openStore(c, warn)
 	if err != nil {
@@ -263,6 +277,12 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 		// The run's id is its own in the store, which other harnesses
 		// may write to at once, before it is printed.
 		store.fail(store.Create(run))
+	}
+	if shard != nil {
+		run.Shard = shard
+		cfg.Begin = func(ctx context.Context) (time.Time, error) {
+			return startShard(ctx, store.Store, shard, run, c.GroupTimeout, out)
+		}
 	}
 	fmt.Fprintf(out, "run %s: %s on %s %s (%s), %d clients, %s\n", run.RunID, wl.Name(), info.Engine, info.Version,
 		d.Target(), cfg.Clients, DescribeEnd(&cfg))
