@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/dbharness/dbharness/internal/histogram"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/testdb"
 )
@@ -26,7 +28,13 @@ type shardRun struct {
 		Transactions int64 `json:"transactions"`
 		Errors       int64 `json:"errors"`
 	} `json:"summary"`
-	Shard *results.Shard `json:"shard"`
+	Ops []struct {
+		Histogram string `json:"histogram"`
+	} `json:"ops"`
+	Error  string                `json:"error"`
+	Shard  *results.Shard        `json:"shard"`
+	Group  *results.Group        `json:"group"`
+	Shards []results.ShardResult `json:"shards"`
 }
 
 // runShards runs the binary once per argument list, all at once, each
@@ -108,6 +116,41 @@ func TestThreeShardsRunTheirShareOfTheClientsUnderGlobalIDsAndStartTogether(t *t
 	if n != clients*rows {
 		t.Errorf("%d rows inserted, want %d", n, clients*rows)
 	}
+
+	// The group reads back as one run: its transactions the shards', its
+	// histogram the exact merge of theirs.
+	show := dbh(t, home, "show", "g1", "--json", "--results", store)
+	var g shardRun
+	if err := json.Unmarshal([]byte(show.stdout), &g); err != nil || show.code != 0 {
+		t.Fatalf("show g1: exit %d, %v\n%s", show.code, err, show.all())
+	}
+	merged := histogram.New()
+	var sum int64
+	for _, run := range runs {
+		sum += run.Summary.Transactions
+		h, err := results.DecodeHist(run.Ops[0].Histogram)
+		if err != nil {
+			t.Fatal(err)
+		}
+		merged.Merge(h)
+	}
+	gh, err := results.DecodeHist(g.Ops[0].Histogram)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Status != "completed" || len(g.Shards) != 3 || g.Group == nil || g.Summary.Transactions != sum || g.Config.Clients != clients ||
+		!reflect.DeepEqual(gh.Distribution(), merged.Distribution()) {
+		t.Errorf("show g1: status %s, %d shards, %d transactions (the shards' %d), %d clients; histograms equal: %v\n%s", g.Status, len(g.Shards),
+			g.Summary.Transactions, sum, g.Config.Clients, reflect.DeepEqual(gh.Distribution(), merged.Distribution()), show.stdout)
+	}
+	if text := dbh(t, home, "show", "g1", "--results", store); text.code != 0 || !strings.Contains(text.stdout, "group g1: 3 of 3 shards") {
+		t.Errorf("show g1: exit %d\n%s", text.code, text.all())
+	}
+	for _, args := range [][]string{{"compare", "g1", "g1"}, {"report", "g1", "--html", filepath.Join(home, "g1.html")}} {
+		if r := dbh(t, home, append(args, "--results", store)...); r.code != 0 {
+			t.Errorf("%v: exit %d\n%s", args, r.code, r.all())
+		}
+	}
 }
 
 func TestShardsWhoseGroupIsIncompleteTimeOutNamingTheMissingShard(t *testing.T) {
@@ -129,6 +172,14 @@ func TestShardsWhoseGroupIsIncompleteTimeOutNamingTheMissingShard(t *testing.T) 
 		if runs[i].Status != "failed" {
 			t.Errorf("shard %d's run is %q, want failed", i, runs[i].Status)
 		}
+	}
+	show := dbh(t, home, "show", "g2", "--json", "--results", store)
+	var g shardRun
+	if err := json.Unmarshal([]byte(show.stdout), &g); err != nil || show.code != 0 {
+		t.Fatalf("show g2: exit %d, %v\n%s", show.code, err, show.all())
+	}
+	if g.Status != "partial" || !strings.HasPrefix(g.Error, "shard 1 never started") || len(g.Shards) != 2 {
+		t.Errorf("show g2: status %s, error %q, %d shards", g.Status, g.Error, len(g.Shards))
 	}
 }
 

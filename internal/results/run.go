@@ -52,7 +52,11 @@ type Run struct {
 	Host    hostinfo.Host `json:"host"`
 	// Shard is the run's part of a group run by several processes
 	// (--shard I/N --group NAME); nil for a run of one process.
-	Shard        *Shard           `json:"shard,omitempty"`
+	Shard *Shard `json:"shard,omitempty"`
+	// Group and Shards are set in a run merged from a group's shards
+	// (Store.GetGroup): the group, and a line per shard.
+	Group        *Group           `json:"group,omitempty"`
+	Shards       []ShardResult    `json:"shards,omitempty"`
 	StartTime    time.Time        `json:"start_time"`
 	EndTime      time.Time        `json:"end_time"`
 	Summary      Summary          `json:"summary"`
