@@ -1,10 +1,13 @@
 package cli_test
 
 import (
+	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -208,5 +211,65 @@ func TestBadShardFlagsGetOneClearSentence(t *testing.T) {
 	r := dbh(t, home, "sweep", "null", "--clients", "1,2", "-t", "1", "--db", target, "--shard", "0/2", "--group", "g")
 	if r.code != 2 || !strings.Contains(r.stderr, "--shard is for `run`") {
 		t.Errorf("sweep --shard: exit %d\n%s", r.code, r.all())
+	}
+}
+
+func TestAShardKilledMidRunLeavesAPartialGroupWithTheOthersComplete(t *testing.T) {
+	home := t.TempDir()
+	store := testdb.Postgres(t, "cli_shards_killed")
+	target := testdb.SQLite(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var cmds []*exec.Cmd
+	outs := make([]bytes.Buffer, 3)
+	for i := range 3 {
+		cmd := exec.CommandContext(ctx, bin, "run", "null", "--db", target, "-c", "3", "-T", "3s", "-P", "100ms", "--collect", "none",
+			"--shard", fmt.Sprintf("%d/3", i), "--group", "g3", "--results", store)
+		cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home)
+		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	// Shard 2 is killed once it has saved a few measured intervals.
+	d, err := sql.Open("pgx", store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	saved := 0
+	for deadline := time.Now().Add(time.Minute); saved < 3 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		_ = d.QueryRow(`SELECT count(*) FROM dbharness.intervals i JOIN dbharness.run_group_shards s ON s.run_id = i.run_id
+			WHERE s.group_name = 'g3' AND s.shard = 2`).Scan(&saved)
+	}
+	if saved < 3 {
+		t.Fatalf("shard 2 saved %d intervals in a minute:\n%s", saved, outs[2].String())
+	}
+	if err := cmds[2].Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmds[2].Wait()
+	for i := range 2 {
+		if err := cmds[i].Wait(); err != nil {
+			t.Fatalf("shard %d: %v\n%s", i, err, outs[i].String())
+		}
+	}
+	show := dbh(t, home, "show", "g3", "--json", "--results", store)
+	var g shardRun
+	if err := json.Unmarshal([]byte(show.stdout), &g); err != nil || show.code != 0 {
+		t.Fatalf("show g3: exit %d, %v\n%s", show.code, err, show.all())
+	}
+	var sum int64
+	for _, sh := range g.Shards {
+		sum += sh.Transactions
+		if want := map[bool]string{true: "failed", false: "completed"}[sh.Index == 2]; sh.Status != want {
+			t.Errorf("shard %d is %s, want %s", sh.Index, sh.Status, want)
+		}
+	}
+	if g.Status != "partial" || !strings.Contains(g.Error, "shard 2 (run ") || !strings.Contains(g.Error, ") failed") || len(g.Shards) != 3 ||
+		g.Summary.Transactions != sum || g.Shards[2].Transactions == 0 {
+		t.Errorf("show g3: status %s, error %q, %d shards, %d transactions (the shards' %d)\n%s", g.Status, g.Error, len(g.Shards),
+			g.Summary.Transactions, sum, show.stdout)
 	}
 }

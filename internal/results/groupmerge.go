@@ -75,18 +75,20 @@ func (s *Store) GetGroup(ctx context.Context, name string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read group %s from %s: %v", name, s.path, s.kind.cause(err))
 	}
-	rows, err := s.query(ctx, `SELECT run_id FROM run_group_shards WHERE group_name = ? ORDER BY shard`, name)
+	rows, err := s.query(ctx, `SELECT shard, run_id FROM run_group_shards WHERE group_name = ? ORDER BY shard`, name)
 	if err != nil {
 		return nil, err
 	}
 	var ids []string
+	var index []int
 	for rows.Next() {
 		var id string
-		if err := rows.Scan(&id); err != nil {
+		var i int
+		if err := rows.Scan(&i, &id); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		ids = append(ids, id)
+		ids, index = append(ids, id), append(index, i)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -94,10 +96,15 @@ func (s *Store) GetGroup(ctx context.Context, name string) (*Run, error) {
 	}
 	var runs []*Run
 	var hists []map[int]map[string]string
-	for _, id := range ids {
+	for k, id := range ids {
 		r, err := s.Get(ctx, id)
 		if err != nil {
 			return nil, err
+		}
+		if r.Shard == nil {
+			// A run saved only before it joined (its harness killed
+			// then) is the shard it registered as.
+			r.Shard = &Shard{Group: name, Index: index[k], Count: count}
 		}
 		h, err := s.IntervalHists(ctx, id)
 		if err != nil {

@@ -273,15 +273,19 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 		ErrorClasses: map[string]int64{},
 		Intervals:    []results.Interval{},
 	}
+	run.Shard = shard
 	if store != nil {
 		// The run's id is its own in the store, which other harnesses
 		// may write to at once, before it is printed.
 		store.fail(store.Create(run))
 	}
 	if shard != nil {
-		run.Shard = shard
 		cfg.Begin = func(ctx context.Context) (time.Time, error) {
-			return startShard(ctx, store.Store, shard, run, c.GroupTimeout, out)
+			at, err := startShard(ctx, store.Store, shard, run, c.GroupTimeout, out)
+			if err == nil {
+				store.save(run) // with the group's start, should the shard be killed
+			}
+			return at, err
 		}
 	}
 	fmt.Fprintf(out, "run %s: %s on %s %s (%s), %d clients, %s\n", run.RunID, wl.Name(), info.Engine, info.Version,
