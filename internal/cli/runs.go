@@ -101,7 +101,10 @@ func (a *app) cmdRuns(args []string) error {
 	fmt.Fprintf(a.stdout, "%-21s %-19s %-10s %-10s %7s %-11s %10s  %s\n", "run", "started", "workload", "engine", "clients", "status", "tps", "sweep")
 	for _, r := range rows {
 		sweep := r.Sweep
-		if sweep == "" {
+		switch {
+		case r.Shards > 0:
+			sweep = fmt.Sprintf("group of %d shards", r.Shards)
+		case sweep == "":
 			sweep = "-"
 		}
 		fmt.Fprintf(a.stdout, "%-21s %-19s %-10s %-10s %7d %-11s %10.1f  %s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"),

@@ -28,8 +28,9 @@ type shardRun struct {
 	} `json:"config"`
 	StartTime time.Time `json:"start_time"`
 	Summary   struct {
-		Transactions int64 `json:"transactions"`
-		Errors       int64 `json:"errors"`
+		Transactions int64   `json:"transactions"`
+		Errors       int64   `json:"errors"`
+		TPS          float64 `json:"tps"`
 	} `json:"summary"`
 	Ops []struct {
 		Histogram string `json:"histogram"`
@@ -145,6 +146,12 @@ func TestThreeShardsRunTheirShareOfTheClientsUnderGlobalIDsAndStartTogether(t *t
 		!reflect.DeepEqual(gh.Distribution(), merged.Distribution()) {
 		t.Errorf("show g1: status %s, %d shards, %d transactions (the shards' %d), %d clients; histograms equal: %v\n%s", g.Status, len(g.Shards),
 			g.Summary.Transactions, sum, g.Config.Clients, reflect.DeepEqual(gh.Distribution(), merged.Distribution()), show.stdout)
+	}
+	list := dbh(t, home, "runs", "--json", "--results", store)
+	var rowsOut []results.RunRow
+	if err := json.Unmarshal([]byte(list.stdout), &rowsOut); err != nil || len(rowsOut) != 1 || rowsOut[0].ID != "g1" || rowsOut[0].Shards != 3 ||
+		rowsOut[0].Clients != clients || rowsOut[0].Status != "completed" || rowsOut[0].TPS != g.Summary.TPS {
+		t.Errorf("runs lists %+v (%v), want the group g1 as one line\n%s", rowsOut, err, list.all())
 	}
 	if text := dbh(t, home, "show", "g1", "--results", store); text.code != 0 || !strings.Contains(text.stdout, "group g1: 3 of 3 shards") {
 		t.Errorf("show g1: exit %d\n%s", text.code, text.all())

@@ -359,12 +359,17 @@ type RunRow struct {
 	TPS      float64   `json:"tps"`
 	// Sweep is the sweep the run belongs to, if any.
 	Sweep string `json:"sweep_id,omitempty"`
+	// Shards is set on a group's line, which stands for its shards' runs:
+	// the shards that registered. The line's id is the group's name, its
+	// figures the merged run's (GetGroup).
+	Shards int `json:"shards,omitempty"`
 }
 
 // List returns the runs, newest first, at most limit (0 = all).
 func (s *Store) List(ctx context.Context, limit int) ([]RunRow, error) {
 	q := `SELECT id, started, workload, engine, clients, status, tps,
-		COALESCE((SELECT sweep_id FROM sweep_runs s WHERE s.run_id = runs.id LIMIT 1), '')
+		COALESCE((SELECT sweep_id FROM sweep_runs s WHERE s.run_id = runs.id LIMIT 1), ''),
+		COALESCE((SELECT group_name FROM run_group_shards g WHERE g.run_id = runs.id LIMIT 1), '')
 		FROM runs ORDER BY started DESC`
 	if limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", limit)
@@ -375,14 +380,24 @@ func (s *Store) List(ctx context.Context, limit int) ([]RunRow, error) {
 	}
 	defer rows.Close()
 	var out []RunRow
+	groups := map[string]bool{}
+	groupAt := map[int]string{} // the lines that stand for a group
 	for rows.Next() {
 		var r RunRow
-		var started string
-		if err := rows.Scan(&r.ID, &started, &r.Workload, &r.Engine, &r.Clients, &r.Status, &r.TPS, &r.Sweep); err != nil {
+		var started, group string
+		if err := rows.Scan(&r.ID, &started, &r.Workload, &r.Engine, &r.Clients, &r.Status, &r.TPS, &r.Sweep, &group); err != nil {
 			return nil, err
 		}
 		r.Started, _ = time.Parse(time.RFC3339Nano, started)
 		r.Status = strings.TrimSpace(r.Status)
+		// A group's shards are one line, where its newest shard is.
+		if group != "" {
+			if groups[group] {
+				continue
+			}
+			groups[group] = true
+			groupAt[len(out)] = group
+		}
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
@@ -390,8 +405,19 @@ func (s *Store) List(ctx context.Context, limit int) ([]RunRow, error) {
 	}
 	rows.Close()
 	// A run saved as running may have been abandoned by a killed harness:
-	// list it as Get reads it.
+	// list it as Get reads it. A group is listed as its merged run.
 	for i := range out {
+		if name, ok := groupAt[i]; ok {
+			// A group that cannot be merged is listed as the shard's run.
+			if g, err := s.GetGroup(ctx, name); err == nil {
+				out[i] = RunRow{ID: name, Started: out[i].Started, Workload: g.Workload, Engine: g.Engine.Engine, Clients: g.Config.Clients,
+					Status: g.Status, TPS: g.Summary.TPS, Shards: len(g.Shards)}
+				if !g.Group.Start.IsZero() {
+					out[i].Started = g.Group.Start
+				}
+				continue
+			}
+		}
 		if out[i].Status == StatusRunning {
 			if full, err := s.Get(ctx, out[i].ID); err == nil {
 				out[i].Status, out[i].TPS = full.Status, full.Summary.TPS
