@@ -28,27 +28,11 @@ func withPassword(url string) string {
 	return strings.Replace(url, "postgres://postgres@", "postgres://postgres:"+storePassword+"@", 1)
 }
 
-// dbhEnv runs the binary as dbh does, with $DBHARNESS_RESULTS set to
+// dbhStore runs the binary as dbh does, with $DBHARNESS_RESULTS set to
 // results.
-func dbhEnv(t *testing.T, home, results string, args ...string) result {
+func dbhStore(t *testing.T, home, results string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home, "DBHARNESS_RESULTS="+results)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String()}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	if stackTrace.MatchString(r.all()) {
-		t.Fatalf("output has a stack trace:\n%s", r.all())
-	}
-	return r
+	return dbhEnv(t, bin, []string{"DBHARNESS_RESULTS=" + results}, home, args...)
 }
 
 // storeRows is every run and sweep document of the store in the database
@@ -72,6 +56,7 @@ func storeRows(t *testing.T, url string) string {
 var runIDLine = regexp.MustCompile(`(?m)^run (\d{8}-\d{6}-[0-9a-f]{4}):`)
 
 func TestAResultsStoreOnPostgreSQLServesEveryCommand(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	store := withPassword(testdb.Postgres(t, "cli_store"))
 	target := testdb.SQLite(t)
@@ -92,7 +77,7 @@ func TestAResultsStoreOnPostgreSQLServesEveryCommand(t *testing.T) {
 		t.Fatalf("sweep: exit %d\n%s", sw.code, sw.all())
 	}
 	// $DBHARNESS_RESULTS names the store as --results does.
-	runs := dbhEnv(t, home, store, "runs", "--json")
+	runs := dbhStore(t, home, store, "runs", "--json")
 	all.WriteString(runs.all())
 	var rows []struct {
 		ID    string `json:"run_id"`
@@ -123,7 +108,7 @@ func TestAResultsStoreOnPostgreSQLServesEveryCommand(t *testing.T) {
 			t.Errorf("%v: exit %d\n%s", args, r.code, r.all())
 		}
 	}
-	help := dbhEnv(t, home, store, "run", "null", "--help")
+	help := dbhStore(t, home, store, "run", "null", "--help")
 	all.WriteString(help.all())
 	if !strings.Contains(help.stdout, "postgres://postgres:xxxxx@") {
 		t.Errorf("run --help does not show the store of $DBHARNESS_RESULTS:\n%s", help.stdout)
@@ -141,6 +126,7 @@ func TestAResultsStoreOnPostgreSQLServesEveryCommand(t *testing.T) {
 }
 
 func TestAStoreServerThatRefusesStopsEveryCommandInOneSentence(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	store := "postgres://postgres:" + storePassword + "@127.0.0.1:1/none"
 	want := "results store postgres://postgres:xxxxx@127.0.0.1:1/none cannot be reached: connection refused"
@@ -162,6 +148,7 @@ func TestAStoreServerThatRefusesStopsEveryCommandInOneSentence(t *testing.T) {
 }
 
 func TestARunWhoseStoreServerGoesAwayOrStallsKeepsItsMeasurement(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		fault func(*testdb.PrivatePG)

@@ -65,6 +65,7 @@ func runShards(t *testing.T, home string, args ...[]string) ([]result, []shardRu
 }
 
 func TestThreeShardsRunTheirShareOfTheClientsUnderGlobalIDsAndStartTogether(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	target := testdb.Postgres(t, "cli_shards")
 	store := testdb.Postgres(t, "cli_shards_store")
@@ -164,6 +165,7 @@ func TestThreeShardsRunTheirShareOfTheClientsUnderGlobalIDsAndStartTogether(t *t
 }
 
 func TestShardsWhoseGroupIsIncompleteTimeOutNamingTheMissingShard(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	store := testdb.Postgres(t, "cli_shards_missing")
 	target := testdb.SQLite(t)
@@ -194,6 +196,7 @@ func TestShardsWhoseGroupIsIncompleteTimeOutNamingTheMissingShard(t *testing.T) 
 }
 
 func TestBadShardFlagsGetOneClearSentence(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	target := testdb.SQLite(t)
 	base := []string{"run", "null", "--db", target, "-t", "1", "-c", "3"}
@@ -222,6 +225,7 @@ func TestBadShardFlagsGetOneClearSentence(t *testing.T) {
 }
 
 func TestAShardKilledMidRunLeavesAPartialGroupWithTheOthersComplete(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	store := testdb.Postgres(t, "cli_shards_killed")
 	target := testdb.SQLite(t)
