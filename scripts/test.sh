@@ -45,6 +45,8 @@ need pgbench postgresql-client "the pgbench script tests"
 # The live-metrics tests start their own Prometheus (2.42 on bookworm): only
 # the binary is used, with the tests' own configuration, storage and port.
 need prometheus prometheus "the live-metrics tests" --no-install-recommends
+# The server-CPU test profiles the shared PostgreSQL with Linux perf.
+need perf linux-perf "the server-CPU profile test"
 
 unformatted=$(gofmt -l cmd internal)
 if [ -n "$unformatted" ]; then

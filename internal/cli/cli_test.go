@@ -62,6 +62,14 @@ func dbh(t *testing.T, home string, args ...string) result {
 // dbhBin is dbh with the binary at path.
 func dbhBin(t *testing.T, path, home string, args ...string) result {
 	t.Helper()
+	return dbhEnv(t, path, nil, home, args...)
+}
+
+// dbhEnv is dbhBin with env (NAME=VALUE) added to the command's
+// environment, overriding the test's: tests that run in parallel cannot
+// set their own.
+func dbhEnv(t *testing.T, path string, env []string, home string, args ...string) result {
+	t.Helper()
 	// A command that hangs is stopped with SIGQUIT after 5 minutes, which
 	// makes Go print every goroutine's stack for the failure.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -69,7 +77,7 @@ func dbhBin(t *testing.T, path, home string, args ...string) result {
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGQUIT) }
 	cmd.WaitDelay = 10 * time.Second
-	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home, "DBHARNESS_RESULTS="+filepath.Join(home, "results.db"))
+	cmd.Env = append(append(os.Environ(), "XDG_DATA_HOME="+home, "DBHARNESS_RESULTS="+filepath.Join(home, "results.db")), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()

@@ -17,7 +17,7 @@ func commandsDoc() string {
 	var b strings.Builder
 	b.WriteString("# dbharness commands\n\n")
 	b.WriteString("Generated from the code by `go test ./internal/cli -run TestCommandsDoc -update`; do not edit.\n")
-	b.WriteString("`dbharness COMMAND --help` prints the same flags, and `dbharness run WORKLOAD --help` those of one workload. The results store is $DBHARNESS_RESULTS, else results.db in $XDG_DATA_HOME/dbharness, by default ~/.local/share/dbharness.\n")
+	b.WriteString("`dbharness COMMAND --help` prints the same flags, and `dbharness run WORKLOAD --help` those of one workload. The results store (an SQLite file, or a postgres:// URL for a store shared by several harnesses) is $DBHARNESS_RESULTS, else results.db in $XDG_DATA_HOME/dbharness, by default ~/.local/share/dbharness.\n")
 	for _, c := range commands() {
 		fmt.Fprintf(&b, "\n## %s\n\n```\ndbharness %s\n```\n\n%s.\n", c.name, c.usage, upperFirst(c.summary))
 		if c.flags == nil {

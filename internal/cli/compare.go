@@ -64,7 +64,7 @@ func loadSide(ctx context.Context, s *results.Store, id string) (loaded, error) 
 		sw, err := s.GetSweep(ctx, id)
 		return loaded{sweep: sw}, notFound(err)
 	}
-	r, err := s.Get(ctx, id)
+	r, err := s.GetRunOrGroup(ctx, id)
 	if errors.Is(err, results.ErrNotFound) {
 		if sw, serr := s.GetSweep(ctx, id); serr == nil {
 			return loaded{sweep: sw}, nil

@@ -47,7 +47,7 @@ func (o *ioOpts) flags(fs *pflag.FlagSet) {
 	durationVarP(fs, &o.interval, "progress", "P", 250*time.Millisecond, "interval of the saved series (the charts over time)")
 	fs.StringVar(&o.keepFree, "keep-free", "", "free space to leave on the filesystem (default 5% of it, at least 1GiB)")
 	fs.StringVar(&o.percentiles, "percentiles", "50,90,95,99,99.9", "latency percentiles to report (50, 90, 95 and 99 are always included)")
-	fs.StringVar(&o.results, "results", "", "results store (default $DBHARNESS_RESULTS or "+results.DefaultPath()+")")
+	resultsFlag(fs, &o.results)
 	fs.BoolVar(&o.noSave, "no-save", false, "do not save the runs")
 	fs.StringVar(&o.json, "json", "", "write the runs as a JSON array (- = standard output)")
 }
@@ -278,12 +278,9 @@ func (a *app) probeOutputs(json string, noSave bool, path string) (stdio.Writer,
 	if noSave {
 		return out, nil, func() {}, nil
 	}
-	if path == "" {
-		path = results.DefaultPath()
-	}
 	s, err := results.Open(path)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%w; give another file with --results, or run with --no-save", err)
+		return nil, nil, nil, fmt.Errorf("%w; %s, or run with --no-save", err, results.OtherStore)
 	}
 	return out, s, func() { s.Close() }, nil
 }
@@ -305,9 +302,10 @@ func (a *app) interruptible(msg string) (context.Context, context.CancelFunc) {
 	return ctx, func() { cancel(); release() }
 }
 
-// saveWhole saves a finished run with its intervals.
+// saveWhole saves a finished run with its intervals, under an id of its
+// own in the store.
 func saveWhole(s *results.Store, r *results.Run) error {
-	if err := s.Save(r); err != nil {
+	if err := s.Create(r); err != nil {
 		return err
 	}
 	for i := range r.Intervals {

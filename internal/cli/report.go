@@ -52,7 +52,7 @@ func (a *app) writeRun(o reportOuts, r *results.Run, msg io.Writer) error {
 
 func reportFlags(so *storeOpts, o *reportOuts, hdrLog *string) func(fs *pflag.FlagSet) {
 	return func(fs *pflag.FlagSet) {
-		fs.StringVar(&so.results, "results", "", "results store file (default $DBHARNESS_RESULTS or "+results.DefaultPath()+")")
+		resultsFlag(fs, &so.results)
 		o.flags(fs)
 		fs.StringVar(hdrLog, "hdr-log", "", "write a saved run's per-interval latency histograms to FILE (- for standard output) in HdrHistogram's interval log format, as run --hdr-log does")
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -34,10 +36,18 @@ type runOpts struct {
 	// collect is --collect as given; collectKinds the parsed set.
 	collect      string
 	collectKinds map[string]bool
-	stmtTimeout  time.Duration
-	live         liveOpts
+	// physical is --physical.
+	physical    string
+	stmtTimeout time.Duration
+	live        liveOpts
 	// hdrLog is --hdr-log.
 	hdrLog string
+	// shard, group and groupTimeout are --shard, --group and
+	// --group-timeout; shardOf the parsed shard, nil for a run of one
+	// process.
+	shard, group string
+	groupTimeout time.Duration
+	shardOf      *results.Shard
 }
 
 // liveOpts are --metrics-addr and --metrics-linger.
@@ -64,15 +74,19 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.percentileList, "percentiles", "50,90,95,99,99.9", "latency percentiles to report (50, 90, 95 and 99 are always included)")
 	fs.Uint64Var(&o.cfg.Seed, "seed", 0, "random seed for transaction parameters (default: a random seed, recorded with the run)")
 	fs.StringVar(&o.json, "json", "", "write the run as JSON to FILE (- for standard output)")
-	fs.StringVar(&o.results, "results", "", "results store file (default $DBHARNESS_RESULTS or "+results.DefaultPath()+")")
+	resultsFlag(fs, &o.results)
 	fs.BoolVar(&o.noSave, "no-save", false, "do not save the run in the results store")
 	o.outs.flags(fs)
 	fs.StringVar(&o.collect, "collect", "all", collect.Help())
+	fs.StringVar(&o.physical, "physical", "auto", "with --collect physical: limited (no leaf page read: catalog and b-tree metapage), sampled (a sample of the leaf pages of an index above 10000 pages, all below), detailed (every page), or auto: detailed when the workload's tables and indexes are below 64 MiB, else limited (limited on MySQL/MariaDB, where the leaf modes run ANALYZE TABLE)")
 	fs.StringVar(&o.cfg.Driver, "driver", "", "how clients run: loop (event loops that own every connection, as pgbench's threads do) or goroutine (one goroutine per client); default loop where the engine has it (PostgreSQL, MySQL/MariaDB) and no --terminals")
 	fs.IntVar(&o.cfg.Loops, "loops", 0, "event loops (OS threads) that share the clients with the loop driver (default 1)")
 	fs.StringVar(&o.live.addr, "metrics-addr", "", "serve the run's live figures to Prometheus at http://HOST:PORT/metrics (off by default); the address is bound before the run starts")
 	durationVarP(fs, &o.live.linger, "metrics-linger", "", 0, "with --metrics-addr: keep /metrics up this long after the run is saved, so that a last scrape sees the final counts")
 	fs.StringVar(&o.hdrLog, "hdr-log", "", "write the run's per-interval latency histograms to FILE in HdrHistogram's interval log format, one tag per transaction type")
+	fs.StringVar(&o.shard, "shard", "", "run as shard I/N (I from 0 to N-1) of a group of N processes, with --group: its share of --clients (and --terminals) under global client ids, and --rate/N; auto/N takes I from $JOB_COMPLETION_INDEX (a Kubernetes indexed Job)")
+	fs.StringVar(&o.group, "group", "", "with --shard: the group's name, the same for its every shard and new for each group run; the shards meet in the results store and start at one instant")
+	durationVarP(fs, &o.groupTimeout, "group-timeout", "", time.Minute, "with --shard: how long a shard waits for the group's other shards")
 }
 
 // minProgress is the shortest --progress interval: every interval is a
@@ -146,12 +160,59 @@ func (o *runOpts) validate(fs *pflag.FlagSet) error {
 		return usageError{err.Error()}
 	}
 	o.collectKinds = kinds
+	if _, _, err := collect.PhysicalMode(o.physical, 0, ""); err != nil {
+		return usageError{err.Error()}
+	}
+	if fs.Changed("physical") && !kinds[collect.KindPhysical] {
+		return usagef("--physical %s is for --collect physical (or all), which this run leaves out", o.physical)
+	}
 	if o.cfg.ThinkTimes && o.cfg.Terminals == 0 {
 		return usagef("--keying-think needs --terminals N: keying and think times belong to emulated terminals")
 	}
 	if err := o.cfg.Validate(); err != nil {
 		return usageError{err.Error()}
 	}
+	return o.parseShard(fs)
+}
+
+// parseShard reads --shard, --group and --group-timeout.
+func (o *runOpts) parseShard(fs *pflag.FlagSet) error {
+	if o.shard == "" {
+		if o.group != "" || fs.Changed("group-timeout") {
+			return usagef("--group and --group-timeout are for a run of shards: give --shard I/N")
+		}
+		return nil
+	}
+	is, ns, ok := strings.Cut(o.shard, "/")
+	n, err := strconv.Atoi(ns)
+	if !ok || err != nil || n < 1 {
+		return usagef("--shard %q: give I/N, e.g. 0/3 for the first of 3 shards, or auto/N", o.shard)
+	}
+	if is == "auto" {
+		env := os.Getenv("JOB_COMPLETION_INDEX")
+		if env == "" {
+			return usagef("--shard auto/%d takes the index from $JOB_COMPLETION_INDEX, which is not set (it is, in a Kubernetes Job with completionMode Indexed)", n)
+		}
+		is = env
+	}
+	i, err := strconv.Atoi(is)
+	switch {
+	case err != nil:
+		return usagef("--shard %q: the index %q is not a number", o.shard, is)
+	case i < 0 || i >= n:
+		return usagef("--shard %d/%d: the index runs from 0 to %d", i, n, n-1)
+	case o.group == "":
+		return usagef("--shard needs --group NAME: the shards of a run meet under it in the results store")
+	case o.noSave:
+		return usagef("--shard needs the results store, where the shards meet; drop --no-save")
+	case o.cfg.Clients < n:
+		return usagef("--shard %d/%d: --clients %d is fewer than the shards; each shard runs at least one client", i, n, o.cfg.Clients)
+	case o.cfg.Terminals > 0 && o.cfg.Terminals < n:
+		return usagef("--shard %d/%d: --terminals %d is fewer than the shards; each shard runs at least one terminal", i, n, o.cfg.Terminals)
+	case o.groupTimeout <= 0:
+		return usagef("--group-timeout %s: give a positive duration, e.g. 60s", o.groupTimeout)
+	}
+	o.shardOf = &results.Shard{Group: o.group, Index: i, Count: n}
 	return nil
 }
 
@@ -239,8 +300,11 @@ func (sp *runSpec) config(out, warn io.Writer) runner.Config {
 		Progress:         o.progress,
 		Percentiles:      o.percentiles,
 		Collect:          o.collectKinds,
+		Physical:         o.physical,
 		Results:          o.results,
 		NoSave:           o.noSave,
+		Shard:            o.shardOf,
+		GroupTimeout:     o.groupTimeout,
 		Out:              out,
 		Warn:             warn,
 	}

@@ -19,8 +19,15 @@ type storeOpts struct {
 	limit   int
 }
 
+// resultsFlag adds --results to a command that opens the results store.
+// The default is shown without the secrets a URL in $DBHARNESS_RESULTS may
+// hold.
+func resultsFlag(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "results", "", "results store: an SQLite file or a postgres:// URL (default $DBHARNESS_RESULTS or "+results.Describe(results.DefaultPath())+")")
+}
+
 func (o *storeOpts) flags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.results, "results", "", "results store file (default $DBHARNESS_RESULTS or "+results.DefaultPath()+")")
+	resultsFlag(fs, &o.results)
 	fs.BoolVar(&o.json, "json", false, "print JSON")
 }
 
@@ -40,11 +47,7 @@ func (o *storeOpts) open() (*results.Store, error) {
 			return nil, err
 		}
 	}
-	p := o.results
-	if p == "" {
-		p = results.DefaultPath()
-	}
-	return results.Open(p)
+	return results.Open(o.results)
 }
 
 // parseSimple parses the flags of a command that takes no workload; with
@@ -98,7 +101,10 @@ func (a *app) cmdRuns(args []string) error {
 	fmt.Fprintf(a.stdout, "%-21s %-19s %-10s %-10s %7s %-11s %10s  %s\n", "run", "started", "workload", "engine", "clients", "status", "tps", "sweep")
 	for _, r := range rows {
 		sweep := r.Sweep
-		if sweep == "" {
+		switch {
+		case r.Shards > 0:
+			sweep = fmt.Sprintf("group of %d shards", r.Shards)
+		case sweep == "":
 			sweep = "-"
 		}
 		fmt.Fprintf(a.stdout, "%-21s %-19s %-10s %-10s %7d %-11s %10.1f  %s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"),
@@ -132,7 +138,7 @@ func (a *app) cmdShow(args []string) error {
 		report.SweepTable(a.stdout, sw)
 		return nil
 	}
-	r, err := s.Get(context.Background(), fs.Arg(0))
+	r, err := s.GetRunOrGroup(context.Background(), fs.Arg(0))
 	if err != nil {
 		return notFound(err)
 	}
@@ -140,10 +146,29 @@ func (a *app) cmdShow(args []string) error {
 		return report.WriteJSON("-", r)
 	}
 	report.Summary(a.stdout, r)
+	a.shardTable(r)
 	if sw, err := s.SweepOf(context.Background(), r.RunID); err == nil && sw != "" {
 		fmt.Fprintf(a.stdout, "part of sweep %s (`dbharness show %s`)\n", sw, sw)
 	}
 	return nil
+}
+
+// shardTable prints the shards of a group's merged run, a line each, so
+// that a slow load generator shows.
+func (a *app) shardTable(r *results.Run) {
+	if r.Group == nil {
+		return
+	}
+	fmt.Fprintf(a.stdout, "group %s: %d of %d shards, largest clock offset %.3f ms\n", r.Group.Name, len(r.Shards), r.Group.Shards, r.Group.MaxClockOffsetMs)
+	fmt.Fprintf(a.stdout, "%5s  %-21s %-20s %7s %12s %10s %9s %9s %10s\n", "shard", "run", "host", "clients", "transactions", "tps", "p99_ms", "errors", "offset_ms")
+	for _, sh := range r.Shards {
+		p99 := "-"
+		if v, ok := sh.LatencyMs["p99"]; ok {
+			p99 = fmt.Sprintf("%.3f", v)
+		}
+		fmt.Fprintf(a.stdout, "%5d  %-21s %-20s %7d %12d %10.1f %9s %9d %10.3f  %s\n", sh.Index, sh.RunID, sh.Host, sh.Clients, sh.Transactions, sh.TPS,
+			p99, sh.Errors, sh.ClockOffsetMs, sh.Status)
+	}
 }
 
 // notFound turns an unknown id into a usage error that says where to look.

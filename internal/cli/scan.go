@@ -22,7 +22,7 @@ func (o *scanOpts) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.parallel, "parallel", "1", "processes per scan to step through, e.g. 1,2,4 (PostgreSQL's parallel workers plus the leader)")
 	fs.IntVar(&o.repeat, "repeat", 3, "timed scans per step, after one untimed scan that warms the caches")
 	fs.StringVar(&o.percentiles, "percentiles", "50,90,95,99,99.9", "latency percentiles to report (50, 90, 95 and 99 are always included)")
-	fs.StringVar(&o.results, "results", "", "results store (default $DBHARNESS_RESULTS or "+results.DefaultPath()+")")
+	resultsFlag(fs, &o.results)
 	fs.BoolVar(&o.noSave, "no-save", false, "do not save the run")
 	fs.StringVar(&o.json, "json", "", "write the run as JSON (- = standard output)")
 }

@@ -213,6 +213,11 @@ func (a *app) cmdSweep(args []string) error {
 	if o.resume != "" {
 		return a.resumeSweep(&o, fs, rest)
 	}
+	for _, a := range rest {
+		if name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); a != name && (name == "shard" || name == "group" || name == "group-timeout") {
+			return usagef("--%s is for `run`: a sweep's runs are not shards", name)
+		}
+	}
 	// Name the sweep, not each run, when the workload is missing.
 	wl, err := workloadFor("sweep", rest, (&runOpts{}).flags)
 	if err != nil {
@@ -389,7 +394,7 @@ func (a *app) resumeSweep(o *sweepOpts, fs *pflag.FlagSet, rest []string) error 
 	if len(extra) > 0 {
 		return usagef("--resume continues the saved plan; besides it give only --db, --results, --json, --html, --csv, --markdown or --verbose (got %s)", strings.Join(extra, " "))
 	}
-	store, err := openResults(o.results)
+	store, err := results.Open(o.results)
 	if err != nil {
 		return err
 	}
@@ -456,13 +461,6 @@ func withoutFlag(args []string, name string) []string {
 		out = append(out, args[i])
 	}
 	return out
-}
-
-func openResults(path string) (*results.Store, error) {
-	if path == "" {
-		path = results.DefaultPath()
-	}
-	return results.Open(path)
 }
 
 // execSweep makes the sweep's runs not completed yet (points[i] is the

@@ -40,13 +40,13 @@ func TestARegisteredCollectorIsParsedDescribedAndRun(t *testing.T) {
 	if got := Enabled(m); strings.Join(got, ",") != "os,loadavg" {
 		t.Errorf("Enabled orders %v; want os, then loadavg (order 25)", got)
 	}
-	if all := AllKinds(); strings.Contains(strings.Join(all, ","), "loadavg") || strings.Join(all, ",") != "os,server,waits,plans" {
+	if all := AllKinds(); strings.Contains(strings.Join(all, ","), "loadavg") || strings.Join(all, ",") != "os,server,waits,plans,physical" {
 		t.Errorf("--collect all is %v; a kind not InAll stays out", all)
 	}
 	if h := Help(); !strings.Contains(h, "loadavg (a test counter; needs nothing real)") || !strings.Contains(h, "plans (") {
 		t.Errorf("help: %s", h)
 	}
-	if _, err := ParseKinds("loadavg,nope"); err == nil || !strings.Contains(err.Error(), "use os, server, loadavg, waits, plans, all or none") {
+	if _, err := ParseKinds("loadavg,nope"); err == nil || !strings.Contains(err.Error(), "use os, server, loadavg, waits, plans, physical, server-cpu, all or none") {
 		t.Errorf("an unknown collector: %v", err)
 	}
 

@@ -73,6 +73,17 @@ type Config struct {
 	// Loops is the number of event loops, each on its own OS thread, that
 	// share the clients in loop mode; 0 means 1.
 	Loops int
+	// ClientBase and TerminalBase are the ids of this process's first
+	// client and terminal among those of a sharded run's every process:
+	// a workload keys its per-client data (home warehouses, key ranges) by
+	// them, so shards never collide; 0 for a run of one process. The
+	// open-loop schedule's stream is drawn from the seed and ClientBase,
+	// so that each shard's is its own.
+	ClientBase, TerminalBase int
+	// Begin, when set, is called once every client has connected; the run
+	// starts at the instant it returns (by this host's clock), waiting for
+	// it, so that the shards of a run start together.
+	Begin func(ctx context.Context) (time.Time, error)
 }
 
 // DefaultStopGrace is how long transactions in flight at the end of a run
@@ -301,7 +312,14 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 		case <-cctx.Done():
 		}
 	}()
-	err = connectAll(cctx, connect, r, conns, workers)
+	err = connectAll(cctx, connect, r, conns, workers, cfg.ClientBase)
+	if err == nil && cfg.Begin != nil {
+		if err = begin(cctx, cfg.Begin); err != nil {
+			for _, c := range conns {
+				c.Close()
+			}
+		}
+	}
 	ccancel()
 	if err != nil {
 		for _, l := range loops {
@@ -336,7 +354,7 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 	}
 	var sched *schedule
 	if cfg.Rate > 0 {
-		sched = newSchedule(start, cfg.Rate, cfg.Seed)
+		sched = newSchedule(start, cfg.Rate, scheduleSeed(&cfg))
 	}
 	var stopping, hardStop atomic.Bool
 	stopC := make(chan struct{})
@@ -566,7 +584,25 @@ func connector(d db.DB, cfg *Config) (func(context.Context) (db.Conn, error), er
 // set its worker up (prepare its statements).
 const clientSetupTimeout = 10 * time.Second
 
-func connectAll(ctx context.Context, connect func(context.Context) (db.Conn, error), r workload.Runner, conns []db.Conn, workers []workload.Worker) error {
+// begin asks f for the run's starting instant and waits for it (the run's
+// clock then starts, as late as the timer wakes it); an interrupt (ctx)
+// ends the wait. An instant already past starts the run at once.
+func begin(ctx context.Context, f func(context.Context) (time.Time, error)) error {
+	at, err := f(ctx)
+	if err != nil {
+		return err
+	}
+	t := time.NewTimer(time.Until(at))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func connectAll(ctx context.Context, connect func(context.Context) (db.Conn, error), r workload.Runner, conns []db.Conn, workers []workload.Worker, base int) error {
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
@@ -583,7 +619,7 @@ func connectAll(ctx context.Context, connect func(context.Context) (db.Conn, err
 			defer cancel()
 			c, err := connect(cctx)
 			if err == nil {
-				workers[i], err = r.NewWorker(cctx, c, i)
+				workers[i], err = r.NewWorker(cctx, c, base+i)
 				if err != nil {
 					c.Close()
 				}
@@ -617,6 +653,14 @@ type schedule struct {
 	next time.Time
 	mean float64 // ns
 	rng  *rand.Rand
+}
+
+// scheduleSeed is the seed of the open-loop arrivals: the run's, mixed with
+// the id of its first client, so that the shards of a group (each its own
+// first client) draw independent streams, and a run of one process the
+// same as before shards.
+func scheduleSeed(cfg *Config) uint64 {
+	return cfg.Seed ^ uint64(cfg.ClientBase)*0x9e3779b97f4a7c15
 }
 
 func newSchedule(start time.Time, rate float64, seed uint64) *schedule {
@@ -883,7 +927,7 @@ func (c *client) open(ctx context.Context) (db.Conn, workload.Worker, error) {
 			conn = nil
 			return
 		}
-		if w, err = c.r.NewWorker(cctx, conn, c.id); err != nil {
+		if w, err = c.r.NewWorker(cctx, conn, c.cfg.ClientBase+c.id); err != nil {
 			conn.Close()
 			conn = nil
 		}

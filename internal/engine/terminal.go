@@ -28,7 +28,8 @@ func runTerminals(ctx context.Context, tr workload.TerminalRunner, cfg *Config, 
 		go func() {
 			defer wg.Done()
 			defer func() { ends[term].Store(time.Now().UnixNano()) }()
-			rng := rand.New(rand.NewPCG(cfg.Seed, uint64(term)+1<<32))
+			id := cfg.TerminalBase + term // the terminal's id among every shard's
+			rng := rand.New(rand.NewPCG(cfg.Seed, uint64(id)+1<<32))
 			nap := &client{stopping: stopping, stopC: stopC}
 			var measured int64
 			for !stopping.Load() {
@@ -52,7 +53,7 @@ func runTerminals(ctx context.Context, tr workload.TerminalRunner, cfg *Config, 
 				}
 				if ok {
 					if tw, isTW := c.w.(workload.TerminalWorker); isTW {
-						tw.Prepare(term, op)
+						tw.Prepare(id, op)
 					} else {
 						op = c.w.Next()
 					}

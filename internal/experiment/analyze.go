@@ -232,6 +232,7 @@ func Analyze(sw *results.Sweep, runs map[string]*results.Run) {
 					}
 				}
 			}
+			pt.Physical = physicalMedians(rs)
 			for _, name := range opNames {
 				var tps, p50, p99 []float64
 				st := results.SweepOpStat{Name: name}

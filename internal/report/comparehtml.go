@@ -140,6 +140,10 @@ func comparePage(c *results.Comparison, opt HTMLOptions) (*page, error) {
 		p.Sections = append(p.Sections, pd)
 	}
 
+	if len(c.PhysicalDifferences) > 0 {
+		p.Sections = append(p.Sections, physicalDiffSection(c.PhysicalDifferences))
+	}
+
 	ids := section{ID: "sides", Title: "Compared runs"}
 	st := table{Head: []string{"side", "kind", "id", "workload", "runs"}}
 	for _, s := range []struct {

@@ -40,6 +40,8 @@ func Evidence(w io.Writer, r *results.Run) {
 		}
 		fmt.Fprintf(&b, "  plans: not checked (%s)\n", why)
 	}
+	physicalLines(&b, r.Physical)
+	serverCPULines(&b, r.ServerCPU)
 	if b.Len() > 0 {
 		fmt.Fprint(w, "evidence:\n", b.String())
 	}

@@ -53,6 +53,16 @@ func evidenceSections(r *results.Run, bands []svg.Band, markers []svg.Marker) ([
 	if len(r.Plans) > 0 {
 		out = append(out, plansSection(r.Plans))
 	}
+	if r.Physical != nil {
+		out = append(out, physicalSection(r.Physical))
+	}
+	if r.ServerCPU != nil {
+		sec, err := serverCPUSection(r.ServerCPU)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sec)
+	}
 	return out, nil
 }
 
@@ -602,9 +612,13 @@ func evidenceSummary(r *results.Run) []string {
 	} else if len(r.Plans) > 0 && results.PlansAfterFailed(r.Plans) == "" {
 		out = append(out, fmt.Sprintf("Plans: %d statements checked, none flagged", len(r.Plans)))
 	}
+	if l := serverCPUSummary(r.ServerCPU); l != "" {
+		out = append(out, l)
+	}
 	if after := results.PlansAfterFailed(r.Plans); after != "" {
 		out = append(out, "Plans after the run: not checked ("+after+"): whether a plan changed during the run is unknown")
 	}
+	out = append(out, physicalSummary(r.Physical)...)
 	for _, n := range r.Collect.Names() {
 		if s := r.Collect.Get(n); len(s.Intervals) > 0 || len(s.Gaps) > 0 {
 			if c := r.SeriesCoverage(s); !c.Complete() {

@@ -85,6 +85,17 @@ func SweepTable(w io.Writer, sw *results.Sweep) {
 				fmtMs(o.P50Ms), fmtMs(o.P99Ms), optCell(o.InflationP50, "%.2fx"), optCell(o.InflationP99, "%.2fx"))
 		}
 	}
+	if rows := sweepPhysicalRows(seriesOf(sw)); len(rows) > 0 {
+		sw, iw := len("series"), len("item")
+		for _, r := range rows {
+			sw, iw = max(sw, len(r[0])), max(iw, len(r[2]))
+		}
+		fmt.Fprintln(w, "\nphysical storage after the runs (median over runs)")
+		fmt.Fprintf(w, "%-*s %7s %-*s %-12s %10s %12s %10s\n", sw, "series", "clients", iw, "item", "kind", "size", "leaf density", "leaf frag.")
+		for _, r := range rows {
+			fmt.Fprintf(w, "%-*s %7s %-*s %-12s %10s %12s %10s\n", sw, r[0], r[1], iw, r[2], r[3], r[4], r[5], r[6])
+		}
+	}
 	fmt.Fprintln(w)
 	if hasVary {
 		for _, f := range sw.Fits {
@@ -158,7 +169,8 @@ func ComparisonTable(w io.Writer, c *results.Comparison) {
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-	defer planDiffLines(w, c.PlanDifferences)
+	defer diffLines(w, "physical (after each run)", c.PhysicalDifferences)
+	defer diffLines(w, "plan differences", c.PlanDifferences)
 	if len(c.ConfigDifferences) == 0 {
 		fmt.Fprintln(w, "\nconfiguration: no differences")
 		return
@@ -211,12 +223,16 @@ func diffGroups(ds []results.ConfigDiff) []diffGroup {
 	return out
 }
 
-// planDiffLines prints the statements whose plans differ between the runs.
-func planDiffLines(w io.Writer, ds []results.PlanDiff) {
+// liner is a difference between two runs that writes itself as lines.
+type liner interface{ Lines() []string }
+
+// diffLines prints a titled list of differences between the runs: the
+// statements whose plans differ, the tables and indexes.
+func diffLines[T liner](w io.Writer, title string, ds []T) {
 	if len(ds) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\nplan differences:")
+	fmt.Fprintf(w, "\n%s:\n", title)
 	for _, d := range ds {
 		for _, l := range d.Lines() {
 			fmt.Fprintf(w, "  %s\n", clip(l, 160))

@@ -95,6 +95,7 @@ func RunMarkdown(w io.Writer, r *results.Run) error {
 		}
 		b.WriteString("\n")
 	}
+	serverCPUMarkdown(&b, r.ServerCPU)
 	h := r.Host
 	fmt.Fprintf(&b, "Host: %s, %d cores, %d MB · target `%s`\n\n", mdText(h.CPUModel), h.Cores, h.MemoryMB, mdCode(redact.String(r.Target)))
 	if len(r.Command) > 0 {

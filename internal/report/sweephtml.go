@@ -143,6 +143,10 @@ func sweepPage(sw *results.Sweep, opt HTMLOptions) (*page, error) {
 		sec.Intro = "No run of the sweep completed yet: nothing to chart."
 	}
 	sec.Tables = append(sec.Tables, scalingTable(series))
+	if rows := sweepPhysicalRows(series); len(rows) > 0 {
+		sec.Tables = append(sec.Tables, table{Caption: "Physical storage after the runs", Head: sweepPhysicalHead,
+			Num: []bool{false, true, false, false, true, true, true}, Rows: rows, Note: sweepPhysicalNote})
+	}
 	if usl := uslTable(series); len(usl.Rows) > 0 {
 		sec.Tables = append(sec.Tables, usl)
 	}

@@ -122,6 +122,16 @@ func SweepMarkdown(w io.Writer, sw *results.Sweep) error {
 		}
 	}
 	b.WriteString("\n")
+	if rows := sweepPhysicalRows(series); len(rows) > 0 {
+		b.WriteString("| " + strings.Join(sweepPhysicalHead, " | ") + " |\n|---|--:|---|---|--:|--:|--:|\n")
+		for _, r := range rows {
+			for i := range r {
+				r[i] = mdText(r[i])
+			}
+			b.WriteString("| " + strings.Join(r, " | ") + " |\n")
+		}
+		b.WriteString("\n")
+	}
 	for _, s := range series {
 		name := ""
 		if s.label != "" {
@@ -180,17 +190,25 @@ func CompareMarkdown(w io.Writer, c *results.Comparison) error {
 			}
 		}
 	}
-	if len(c.PlanDifferences) > 0 {
-		b.WriteString("\nPlan differences:\n")
-		for _, d := range c.PlanDifferences {
-			for _, l := range d.Lines() {
-				fmt.Fprintf(&b, "- %s\n", mdText(l))
-			}
-		}
-	}
+	mdDiffLines(&b, "Plan differences", c.PlanDifferences)
+	mdDiffLines(&b, "Physical differences (after each run)", c.PhysicalDifferences)
 	for _, n := range c.Notes {
 		fmt.Fprintf(&b, "\nNote: %s\n", mdText(n))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// mdDiffLines writes a titled Markdown list of differences between the
+// runs.
+func mdDiffLines[T liner](b *strings.Builder, title string, ds []T) {
+	if len(ds) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s:\n", title)
+	for _, d := range ds {
+		for _, l := range d.Lines() {
+			fmt.Fprintf(b, "- %s\n", mdText(l))
+		}
+	}
 }

@@ -40,8 +40,12 @@ func (s *Store) AddEvidence(runID, kind string, seq int, v any) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.db.Exec(`INSERT OR REPLACE INTO evidence (run_id, kind, seq, point) VALUES (?, ?, ?, ?)`, runID, kind, seq, string(b))
-	return err
+	_, err = s.exec(`INSERT INTO evidence (run_id, kind, seq, point) VALUES (?, ?, ?, ?)
+		ON CONFLICT (run_id, kind, seq) DO UPDATE SET point = excluded.point`, runID, kind, seq, string(b))
+	if err != nil {
+		return s.writeError(fmt.Sprintf("save %s evidence %d of run %s", kind, seq, runID), err)
+	}
+	return nil
 }
 
 // abandoned says whether a run saved as running was left by a process that
@@ -77,7 +81,7 @@ func (s *Store) recoverRun(ctx context.Context, r *Run, pid int) error {
 // intervals, encoded (EncodeHist), by seq and then operation name. An
 // interval or operation that recorded nothing has none.
 func (s *Store) IntervalHists(ctx context.Context, runID string) (map[int]map[string]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, hists FROM intervals WHERE run_id = ? ORDER BY seq`, runID)
+	rows, err := s.query(ctx, `SELECT seq, hists FROM intervals WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +170,7 @@ func summarizeIntervals(r *Run, hists map[int]map[string]string) {
 // fillEvidence puts the evidence rows of a run that has not been saved
 // finished (running, or abandoned) into its collector series.
 func (s *Store) fillEvidence(ctx context.Context, r *Run) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT kind, point FROM evidence WHERE run_id = ? ORDER BY kind, seq`, r.RunID)
+	rows, err := s.query(ctx, `SELECT kind, point FROM evidence WHERE run_id = ? ORDER BY kind, seq`, r.RunID)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -20,11 +19,11 @@ func deadPID(t *testing.T) int {
 }
 
 func TestARunLeftRunningByAKilledHarnessIsRecoveredFromItsRows(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "r.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	eachStore(t, testRecover)
+}
+
+func testRecover(t *testing.T, loc string) {
+	s := openStoreT(t, loc)
 	ctx := context.Background()
 	done := sampleRun()
 	r := sampleRun()
@@ -70,7 +69,7 @@ func TestARunLeftRunningByAKilledHarnessIsRecoveredFromItsRows(t *testing.T) {
 	// The harness is gone: the run reads as failed, summarized from what
 	// it saved.
 	pid := deadPID(t)
-	if _, err := s.db.Exec(`UPDATE runs SET pid = ? WHERE id = ?`, pid, r.RunID); err != nil {
+	if _, err := s.exec(`UPDATE runs SET pid = ? WHERE id = ?`, pid, r.RunID); err != nil {
 		t.Fatal(err)
 	}
 	got, err = s.Get(ctx, r.RunID)
@@ -103,7 +102,7 @@ func TestARunLeftRunningByAKilledHarnessIsRecoveredFromItsRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n int
-	if err := s.db.QueryRow(`SELECT count(*) FROM evidence WHERE run_id = ?`, r.RunID).Scan(&n); err != nil || n != 0 {
+	if err := s.queryRow(ctx, `SELECT count(*) FROM evidence WHERE run_id = ?`, r.RunID).Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d evidence rows left after the finished run was saved (%v)", n, err)
 	}
 }

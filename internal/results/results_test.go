@@ -136,11 +136,11 @@ func TestSummaryMetricsRoundTrip(t *testing.T) {
 }
 
 func TestStoreKeepsRunsAndIntervalsAsTheyArrive(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "r.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	eachStore(t, testStoreKeepsRunsAndIntervals)
+}
+
+func testStoreKeepsRunsAndIntervals(t *testing.T, loc string) {
+	s := openStoreT(t, loc)
 	r := sampleRun()
 	ivs := r.Intervals
 	r.Status = StatusRunning

@@ -48,8 +48,15 @@ type Run struct {
 	Engine        EngineInfo `json:"engine"`
 	// Dataset is the data the run ran on, read as it started; nil for runs
 	// saved before it was recorded, and for workloads with no data.
-	Dataset      *Dataset         `json:"dataset,omitempty"`
-	Host         hostinfo.Host    `json:"host"`
+	Dataset *Dataset      `json:"dataset,omitempty"`
+	Host    hostinfo.Host `json:"host"`
+	// Shard is the run's part of a group run by several processes
+	// (--shard I/N --group NAME); nil for a run of one process.
+	Shard *Shard `json:"shard,omitempty"`
+	// Group and Shards are set in a run merged from a group's shards
+	// (Store.GetGroup): the group, and a line per shard.
+	Group        *Group           `json:"group,omitempty"`
+	Shards       []ShardResult    `json:"shards,omitempty"`
 	StartTime    time.Time        `json:"start_time"`
 	EndTime      time.Time        `json:"end_time"`
 	Summary      Summary          `json:"summary"`
@@ -68,6 +75,12 @@ type Run struct {
 	Collect *Collect         `json:"collect,omitempty"`
 	Waits   *Waits           `json:"waits,omitempty"`
 	Plans   []StatementPlans `json:"plans,omitempty"`
+	// ServerCPU is the server's CPU profile of the measured phase
+	// (--collect server-cpu).
+	ServerCPU *ServerCPU `json:"server_cpu,omitempty"`
+	// Physical is the storage of the workload's tables and indexes before
+	// and after the measured phase (--collect physical).
+	Physical *Physical `json:"physical,omitempty"`
 	// IO is the storage figures of a `dbharness io` or `scan` run.
 	IO *IO `json:"io,omitempty"`
 }

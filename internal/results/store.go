@@ -6,17 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"modernc.org/sqlite" // the store is an embedded SQLite file
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/dbharness/dbharness/internal/datadir"
+	"github.com/dbharness/dbharness/internal/redact"
 )
 
 // DefaultPath is the results store used unless --results or
@@ -28,12 +24,61 @@ func DefaultPath() string {
 	return filepath.Join(datadir.Default(), "results.db")
 }
 
+// Describe is a store's location as it may be printed: a server's URL
+// without its secrets.
+func Describe(loc string) string {
+	if IsServer(loc) {
+		return redact.String(loc)
+	}
+	return loc
+}
+
+// IsServer says whether a store's location is a server's URL (postgres://
+// or postgresql://) rather than an SQLite file.
+func IsServer(loc string) bool {
+	l := strings.ToLower(loc)
+	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
+}
+
 // Store keeps every run: a row per run (its JSON without intervals) and a
-// row per interval, written as the run goes.
+// row per interval, written as the run goes. The same tables and
+// statements serve both kinds of store, an SQLite file and a PostgreSQL
+// database; the kind says only how they are opened, bound and explained.
 type Store struct {
 	db   *sql.DB
-	path string
+	kind storeKind
+	// path is the location as printed (a URL without its secrets); loc as
+	// given.
+	path, loc string
+	// timeout bounds each write.
+	timeout time.Duration
 }
+
+// storeKind is what differs between an SQLite store and a PostgreSQL one.
+type storeKind interface {
+	// setUp checks, under a lock that other harnesses opening the store
+	// wait for, that the store is a dbharness store of a known version (or
+	// empty), creates the tables it lacks and stamps it.
+	setUp(ctx context.Context, s *Store) error
+	// bind rewrites a statement's ? placeholders for the driver.
+	bind(q string) string
+	// explain says in one sentence why the store could not be opened.
+	explain(s *Store, err error) error
+	// cause is the part of a driver's error that says why a read or a
+	// write failed, on one line and without secrets.
+	cause(err error) error
+	// nowQuery reads the store's clock, as RFC 3339 text in UTC.
+	nowQuery() string
+}
+
+// storeTimeout bounds each write of an SQLite store (whose own busy
+// timeout is shorter); a server's store waits writeTimeouts times its
+// connect timeout, so that a store server that stops answering cannot hold
+// a run: the write fails and the run reports that it was not saved.
+const (
+	storeTimeout  = 30 * time.Second
+	writeTimeouts = 3
+)
 
 const storeSchema = `
 CREATE TABLE IF NOT EXISTS runs (
@@ -43,7 +88,7 @@ CREATE TABLE IF NOT EXISTS runs (
 	engine   TEXT NOT NULL,
 	clients  INTEGER NOT NULL,
 	status   TEXT NOT NULL,
-	tps      REAL NOT NULL DEFAULT 0,
+	tps      DOUBLE PRECISION NOT NULL DEFAULT 0,
 	pid      INTEGER NOT NULL DEFAULT 0,
 	run      TEXT NOT NULL
 );
@@ -57,252 +102,158 @@ CREATE TABLE IF NOT EXISTS intervals (
 CREATE INDEX IF NOT EXISTS runs_started ON runs (started);
 `
 
-// The results store is marked as dbharness's in its SQLite header: PRAGMA
-// application_id holds storeApplicationID ("dbhr") and PRAGMA user_version
-// the store's schema version. A store made before the mark (version 0) is
-// recognised by its tables and stamped when it is opened.
-const (
-	storeApplicationID = 0x64626872
-	storeVersion       = 1
-)
+// storeVersion is the version of the store's tables, stamped in every
+// store (store_sqlite.go, store_postgres.go).
+const storeVersion = 1
 
 // storeTables are the tables a results store may hold.
-var storeTables = map[string]bool{"runs": true, "intervals": true, "sweeps": true, "sweep_runs": true, "evidence": true}
+var storeTables = map[string]bool{"runs": true, "intervals": true, "sweeps": true, "sweep_runs": true, "evidence": true,
+	"run_groups": true, "run_group_shards": true}
 
-// Open opens the results store at path for writing, creating it if needed:
-// the file 0600 and the directories it creates 0700, for it keeps host
-// names, settings and plans. It refuses, in one sentence, a directory, a
-// file it cannot create or write, and a file that is not a dbharness store
-// of a version it knows; it never adds its tables to another SQLite file.
-func Open(path string) (*Store, error) {
-	created, err := createStoreFile(path)
+// allSchema is every table of a store.
+const allSchema = storeSchema + sweepSchema + evidenceSchema + groupSchema
+
+// OtherStore is what a user can do about a store that cannot be opened.
+const OtherStore = "give another store (a file or a postgres:// URL) with --results"
+
+// Open opens the results store at loc (DefaultPath when loc is "") for
+// writing, creating it if needed: an SQLite file (openFile; a path, or
+// sqlite://PATH as --db takes it), or, for a postgres:// URL, the schema
+// dbharness in that database (openServer). It refuses in one sentence a
+// store it cannot use or that is not a dbharness store of a version it
+// knows.
+func Open(loc string) (*Store, error) {
+	if loc == "" {
+		loc = DefaultPath()
+	}
+	if IsServer(loc) {
+		return openServer(loc, false)
+	}
+	path, err := filePath(loc)
 	if err != nil {
 		return nil, err
 	}
-	// journal_mode(WAL) is set once the file is known to be a store: it
-	// rewrites the file's header.
-	s, err := openStore(path, url.Values{"_pragma": {"busy_timeout(10000)", "synchronous(NORMAL)"}})
-	if err == nil {
-		if err = s.setUp(context.Background()); err != nil {
-			s.Close()
-		}
-	}
-	if err != nil {
-		if created {
-			for _, f := range []string{path, path + "-wal", path + "-shm"} {
-				os.Remove(f)
-			}
-		}
-		return nil, err
-	}
-	return s, nil
-}
-
-// createStoreFile creates the store's file, and the directories above it,
-// when it does not exist, and says whether it did.
-func createStoreFile(path string) (bool, error) {
-	fi, err := os.Stat(path)
-	switch {
-	case err == nil && fi.IsDir():
-		return false, fmt.Errorf("results store %s is a directory", path)
-	case err == nil:
-		return false, nil
-	case !errors.Is(err, fs.ErrNotExist):
-		return false, fmt.Errorf("results store %s cannot be opened: %v", path, pathCause(err))
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return false, fmt.Errorf("results store %s cannot be created: %v", path, pathCause(err))
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return false, nil // another dbharness created it meanwhile
-	}
-	if err != nil {
-		return false, fmt.Errorf("results store %s cannot be created: %v", path, pathCause(err))
-	}
-	return true, f.Close()
-}
-
-// pathCause is an error without the path that the message names already.
-func pathCause(err error) error {
-	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
-// setUp checks, under the write lock, that the store's file is writable
-// and is a dbharness store of a known version (or an empty file), creates
-// the tables it lacks and stamps it.
-func (s *Store) setUp(ctx context.Context) error {
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return s.sqlError(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return s.sqlError(err)
-	}
-	done := false
-	defer func() {
-		if !done {
-			_, _ = conn.ExecContext(ctx, "ROLLBACK")
-		}
-	}()
-	if err := s.checkKind(ctx, conn); err != nil {
-		return err
-	}
-	stamp := fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d;", storeApplicationID, storeVersion)
-	if _, err := conn.ExecContext(ctx, storeSchema+sweepSchema+evidenceSchema+stamp); err != nil {
-		return s.sqlError(err)
-	}
-	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
-		return s.sqlError(err)
-	}
-	done = true
-	if _, err := conn.ExecContext(ctx, "PRAGMA journal_mode = WAL"); err != nil {
-		return s.sqlError(err)
-	}
-	return nil
-}
-
-// checkKind says whether the open file is a dbharness store of a known
-// version, an old one without the mark, or an empty database; otherwise
-// it says what the file is.
-func (s *Store) checkKind(ctx context.Context, conn *sql.Conn) error {
-	var app, version int64
-	if err := conn.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app); err != nil {
-		return s.sqlError(err)
-	}
-	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return s.sqlError(err)
-	}
-	switch {
-	case app == storeApplicationID && version > storeVersion:
-		return fmt.Errorf("results store %s was made by a newer dbharness (store version %d; this one knows up to %d)", s.path, version, storeVersion)
-	case app == storeApplicationID:
-		return nil
-	case app != 0:
-		return fmt.Errorf("%s is not a dbharness results store: it is another application's SQLite database (application_id %#x)", s.path, app)
-	}
-	rows, err := conn.QueryContext(ctx, "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name")
-	if err != nil {
-		return s.sqlError(err)
-	}
-	var foreign []string
-	objects, hasRuns := 0, false
-	for rows.Next() {
-		var typ, name string
-		if err := rows.Scan(&typ, &name); err != nil {
-			rows.Close()
-			return s.sqlError(err)
-		}
-		objects++
-		if typ == "table" && !storeTables[name] {
-			foreign = append(foreign, name)
-		}
-		hasRuns = hasRuns || (typ == "table" && name == "runs")
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return s.sqlError(err)
-	}
-	if objects == 0 {
-		return nil // a new store
-	}
-	if len(foreign) > 0 {
-		return fmt.Errorf("%s is not a dbharness results store: it is an SQLite database with other tables (%s)", s.path, strings.Join(foreign, ", "))
-	}
-	// A store made before the mark has the runs table with its columns.
-	cols := map[string]bool{}
-	if hasRuns {
-		rows, err := conn.QueryContext(ctx, "SELECT name FROM pragma_table_info('runs')")
-		if err != nil {
-			return s.sqlError(err)
-		}
-		for rows.Next() {
-			var c string
-			if err := rows.Scan(&c); err != nil {
-				rows.Close()
-				return s.sqlError(err)
-			}
-			cols[c] = true
-		}
-		rows.Close()
-	}
-	for _, c := range []string{"id", "started", "workload", "status", "run"} {
-		if !cols[c] {
-			return fmt.Errorf("%s is not a dbharness results store: it is an SQLite database whose tables are not a store's", s.path)
-		}
-	}
-	return nil
-}
-
-// sqlError says in one sentence why SQLite refused the store's file.
-func (s *Store) sqlError(err error) error {
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() & 0xff {
-		case sqlite3.SQLITE_NOTADB:
-			return fmt.Errorf("%s is not a dbharness results store: it is not an SQLite database", s.path)
-		case sqlite3.SQLITE_CORRUPT:
-			return fmt.Errorf("results store %s is damaged: %v", s.path, err)
-		case sqlite3.SQLITE_READONLY:
-			return fmt.Errorf("results store %s is not writable: %v", s.path, err)
-		}
-	}
-	return fmt.Errorf("results store %s cannot be opened: %v", s.path, err)
+	return openFile(path)
 }
 
 // OpenReadOnly opens an existing store for reading: it creates nothing,
 // neither the file nor its tables (shell completion looks for ids).
-func OpenReadOnly(path string) (*Store, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("results store %s: %v", path, err)
+func OpenReadOnly(loc string) (*Store, error) {
+	if IsServer(loc) {
+		return openServer(loc, true)
 	}
-	return openStore(path, url.Values{"mode": {"ro"}, "_pragma": {"busy_timeout(1000)"}})
-}
-
-// openStore opens the SQLite file at path, with the URI parameters q, on
-// one connection.
-func openStore(path string, q url.Values) (*Store, error) {
-	d, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	path, err := filePath(loc)
 	if err != nil {
-		return nil, fmt.Errorf("results store %s: %v", path, err)
+		return nil, err
 	}
-	d.SetMaxOpenConns(1)
-	return &Store{db: d, path: path}, nil
+	return openFileReadOnly(path)
 }
 
-// Path is the store's file.
+// filePath is the SQLite file a store's location names: the path, or
+// the PATH of sqlite://PATH. It refuses a URL of another scheme, which
+// would otherwise name a file in a directory called "mysql:".
+func filePath(loc string) (string, error) {
+	if p, ok := strings.CutPrefix(loc, "sqlite://"); ok && p != "" {
+		return p, nil
+	}
+	if scheme, _, ok := strings.Cut(loc, "://"); ok && scheme != "" && !strings.ContainsAny(scheme, "/.") {
+		return "", fmt.Errorf("results store %s: a store is an SQLite file (a path, or sqlite://PATH) or a postgres:// URL, not a %s:// URL", redact.String(loc), scheme)
+	}
+	return loc, nil
+}
+
+// Location is the store's location as it was given, with any password:
+// for a harness that opens the same store again (a sweep's runs), never
+// for printing.
+func (s *Store) Location() string { return s.loc }
+
+// exec runs a statement, bound for the store's driver, within the store's
+// timeout.
+func (s *Store) exec(q string, args ...any) (sql.Result, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	return s.db.ExecContext(ctx, s.kind.bind(q), args...)
+}
+
+// query runs a query, bound for the store's driver.
+func (s *Store) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	rows, err := s.db.QueryContext(ctx, s.kind.bind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("read results store %s: %v", s.path, s.kind.cause(err))
+	}
+	return rows, nil
+}
+
+// queryRow runs a query of one row, bound for the store's driver.
+func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return s.db.QueryRowContext(ctx, s.kind.bind(q), args...)
+}
+
+// Path is the store's file, or its server's URL without secrets, for
+// printing.
 func (s *Store) Path() string { return s.path }
 
 // Close closes the store.
 func (s *Store) Close() error { return s.db.Close() }
 
-// Save inserts or replaces the run's row (everything but its intervals).
+// Create saves a new run's first row under an id no other run of the
+// store has: when r's id is taken (another harness started a run in the
+// same second and drew the same suffix), it draws another and sets it in
+// r. Runs saved at once by several harnesses so never share an id.
+func (s *Store) Create(r *Run) error {
+	for range 20 {
+		ok, err := s.upsert(r, true)
+		if err != nil || ok {
+			return err
+		}
+		r.RunID = NewRunID(time.Now())
+	}
+	return fmt.Errorf("save run %s to %s: no free run id after 20 draws", r.RunID, s.path)
+}
+
+// Save inserts or replaces the run's row (everything but its intervals):
+// a run's first row is Create's, which gives it an id of its own.
 func (s *Store) Save(r *Run) error {
+	if _, err := s.upsert(r, false); err != nil || r.Status == StatusRunning {
+		return err
+	}
+	// The finished run holds its whole evidence series.
+	if _, err := s.exec(`DELETE FROM evidence WHERE run_id = ?`, r.RunID); err != nil {
+		return s.writeError("save run "+r.RunID, err)
+	}
+	return nil
+}
+
+// upsert writes the run's row, a new one only when onlyNew, and says
+// whether it wrote it.
+func (s *Store) upsert(r *Run, onlyNew bool) (bool, error) {
 	cp := *r
 	cp.Intervals = nil
 	b, err := json.Marshal(&cp)
 	if err != nil {
-		return err
+		return false, err
 	}
-	_, err = s.db.Exec(`INSERT INTO runs (id, started, workload, engine, clients, status, tps, pid, run)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET status = excluded.status, tps = excluded.tps, run = excluded.run, engine = excluded.engine`,
+	conflict := `DO UPDATE SET status = excluded.status, tps = excluded.tps, run = excluded.run, engine = excluded.engine`
+	if onlyNew {
+		conflict = `DO NOTHING`
+	}
+	res, err := s.exec(`INSERT INTO runs (id, started, workload, engine, clients, status, tps, pid, run)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) `+conflict,
 		r.RunID, r.StartTime.UTC().Format(time.RFC3339Nano), r.Workload, r.Engine.Engine, r.Config.Clients, r.Status,
 		r.Summary.TPS, os.Getpid(), string(b))
 	if err != nil {
-		return fmt.Errorf("save run %s to %s: %v", r.RunID, s.path, err)
+		return false, s.writeError("save run "+r.RunID, err)
 	}
-	if r.Status != StatusRunning {
-		// The finished run holds its whole evidence series.
-		if _, err := s.db.Exec(`DELETE FROM evidence WHERE run_id = ?`, r.RunID); err != nil {
-			return fmt.Errorf("save run %s to %s: %v", r.RunID, s.path, err)
-		}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, s.writeError("save run "+r.RunID, err)
 	}
-	return nil
+	return n > 0, nil
+}
+
+// writeError says which write failed, to which store, and why.
+func (s *Store) writeError(what string, err error) error {
+	return fmt.Errorf("%s to %s: %v", what, s.path, s.kind.cause(err))
 }
 
 // AddInterval appends one interval of a run, with its per-operation
@@ -316,9 +267,13 @@ func (s *Store) AddInterval(runID string, iv *Interval, hists map[string]string)
 	if len(hists) > 0 {
 		hb, _ = json.Marshal(hists)
 	}
-	_, err = s.db.Exec(`INSERT OR REPLACE INTO intervals (run_id, seq, interval, hists) VALUES (?, ?, ?, ?)`,
+	_, err = s.exec(`INSERT INTO intervals (run_id, seq, interval, hists) VALUES (?, ?, ?, ?)
+		ON CONFLICT (run_id, seq) DO UPDATE SET interval = excluded.interval, hists = excluded.hists`,
 		runID, iv.Seq, string(b), string(hb))
-	return err
+	if err != nil {
+		return s.writeError(fmt.Sprintf("save interval %d of run %s", iv.Seq, runID), err)
+	}
+	return nil
 }
 
 // ErrNotFound is returned for an unknown run id.
@@ -326,7 +281,7 @@ var ErrNotFound = errors.New("not found")
 
 // Get loads a run with its intervals. id may be a unique prefix.
 func (s *Store) Get(ctx context.Context, id string) (*Run, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, status, pid, run FROM runs WHERE id = ? OR id LIKE ? ORDER BY id LIMIT 2`, id, id+"%")
+	rows, err := s.query(ctx, `SELECT id, status, pid, run FROM runs WHERE id = ? OR id LIKE ? ORDER BY id LIMIT 2`, id, id+"%")
 	if err != nil {
 		return nil, err
 	}
@@ -354,7 +309,7 @@ func (s *Store) Get(ctx context.Context, id string) (*Run, error) {
 	if err := json.Unmarshal([]byte(hits[0].js), &r); err != nil {
 		return nil, fmt.Errorf("run %s is damaged in %s: %v", hits[0].id, s.path, err)
 	}
-	ivs, err := s.db.QueryContext(ctx, `SELECT interval FROM intervals WHERE run_id = ? ORDER BY seq`, r.RunID)
+	ivs, err := s.query(ctx, `SELECT interval FROM intervals WHERE run_id = ? ORDER BY seq`, r.RunID)
 	if err != nil {
 		return nil, err
 	}
@@ -404,30 +359,45 @@ type RunRow struct {
 	TPS      float64   `json:"tps"`
 	// Sweep is the sweep the run belongs to, if any.
 	Sweep string `json:"sweep_id,omitempty"`
+	// Shards is set on a group's line, which stands for its shards' runs:
+	// the shards that registered. The line's id is the group's name, its
+	// figures the merged run's (GetGroup).
+	Shards int `json:"shards,omitempty"`
 }
 
 // List returns the runs, newest first, at most limit (0 = all).
 func (s *Store) List(ctx context.Context, limit int) ([]RunRow, error) {
 	q := `SELECT id, started, workload, engine, clients, status, tps,
-		COALESCE((SELECT sweep_id FROM sweep_runs s WHERE s.run_id = runs.id LIMIT 1), '')
+		COALESCE((SELECT sweep_id FROM sweep_runs s WHERE s.run_id = runs.id LIMIT 1), ''),
+		COALESCE((SELECT group_name FROM run_group_shards g WHERE g.run_id = runs.id LIMIT 1), '')
 		FROM runs ORDER BY started DESC`
 	if limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", limit)
 	}
-	rows, err := s.db.QueryContext(ctx, q)
+	rows, err := s.query(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []RunRow
+	groups := map[string]bool{}
+	groupAt := map[int]string{} // the lines that stand for a group
 	for rows.Next() {
 		var r RunRow
-		var started string
-		if err := rows.Scan(&r.ID, &started, &r.Workload, &r.Engine, &r.Clients, &r.Status, &r.TPS, &r.Sweep); err != nil {
+		var started, group string
+		if err := rows.Scan(&r.ID, &started, &r.Workload, &r.Engine, &r.Clients, &r.Status, &r.TPS, &r.Sweep, &group); err != nil {
 			return nil, err
 		}
 		r.Started, _ = time.Parse(time.RFC3339Nano, started)
 		r.Status = strings.TrimSpace(r.Status)
+		// A group's shards are one line, where its newest shard is.
+		if group != "" {
+			if groups[group] {
+				continue
+			}
+			groups[group] = true
+			groupAt[len(out)] = group
+		}
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
@@ -435,8 +405,19 @@ func (s *Store) List(ctx context.Context, limit int) ([]RunRow, error) {
 	}
 	rows.Close()
 	// A run saved as running may have been abandoned by a killed harness:
-	// list it as Get reads it.
+	// list it as Get reads it. A group is listed as its merged run.
 	for i := range out {
+		if name, ok := groupAt[i]; ok {
+			// A group that cannot be merged is listed as the shard's run.
+			if g, err := s.GetGroup(ctx, name); err == nil {
+				out[i] = RunRow{ID: name, Started: out[i].Started, Workload: g.Workload, Engine: g.Engine.Engine, Clients: g.Config.Clients,
+					Status: g.Status, TPS: g.Summary.TPS, Shards: len(g.Shards)}
+				if !g.Group.Start.IsZero() {
+					out[i].Started = g.Group.Start
+				}
+				continue
+			}
+		}
 		if out[i].Status == StatusRunning {
 			if full, err := s.Get(ctx, out[i].ID); err == nil {
 				out[i].Status, out[i].TPS = full.Status, full.Summary.TPS
@@ -469,30 +450,33 @@ func (s *Store) SaveSweep(sw *Sweep) error {
 	if err != nil {
 		return err
 	}
-	tx, err := s.db.Begin()
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("save sweep %s to %s: %v", sw.SweepID, s.path, err)
+		return s.writeError("save sweep "+sw.SweepID, err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.Exec(`INSERT INTO sweeps (id, started, workload, status, sweep) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET status = excluded.status, sweep = excluded.sweep`,
+	if _, err := tx.ExecContext(ctx, s.kind.bind(`INSERT INTO sweeps (id, started, workload, status, sweep) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET status = excluded.status, sweep = excluded.sweep`),
 		sw.SweepID, sw.StartTime.UTC().Format(time.RFC3339Nano), sw.Workload, sw.Status, string(b)); err != nil {
-		return fmt.Errorf("save sweep %s to %s: %v", sw.SweepID, s.path, err)
+		return s.writeError("save sweep "+sw.SweepID, err)
 	}
 	for i, id := range sw.RunIDs {
-		if _, err := tx.Exec(`INSERT OR REPLACE INTO sweep_runs (sweep_id, run_id, seq) VALUES (?, ?, ?)`, sw.SweepID, id, i); err != nil {
-			return fmt.Errorf("save sweep %s to %s: %v", sw.SweepID, s.path, err)
+		if _, err := tx.ExecContext(ctx, s.kind.bind(`INSERT INTO sweep_runs (sweep_id, run_id, seq) VALUES (?, ?, ?)
+			ON CONFLICT (sweep_id, run_id) DO UPDATE SET seq = excluded.seq`), sw.SweepID, id, i); err != nil {
+			return s.writeError("save sweep "+sw.SweepID, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("save sweep %s to %s: %v", sw.SweepID, s.path, err)
+		return s.writeError("save sweep "+sw.SweepID, err)
 	}
 	return nil
 }
 
 // GetSweep loads a sweep. id may be a unique prefix.
 func (s *Store) GetSweep(ctx context.Context, id string) (*Sweep, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, sweep FROM sweeps WHERE id = ? OR id LIKE ? ORDER BY id LIMIT 2`, id, id+"%")
+	rows, err := s.query(ctx, `SELECT id, sweep FROM sweeps WHERE id = ? OR id LIKE ? ORDER BY id LIMIT 2`, id, id+"%")
 	if err != nil {
 		return nil, err
 	}
@@ -538,7 +522,7 @@ func (s *Store) ListSweeps(ctx context.Context, limit int) ([]SweepRow, error) {
 	if limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", limit)
 	}
-	rows, err := s.db.QueryContext(ctx, q)
+	rows, err := s.query(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -559,7 +543,7 @@ func (s *Store) ListSweeps(ctx context.Context, limit int) ([]SweepRow, error) {
 // SweepOf returns the id of the sweep a run belongs to, or "".
 func (s *Store) SweepOf(ctx context.Context, runID string) (string, error) {
 	var id string
-	err := s.db.QueryRowContext(ctx, `SELECT sweep_id FROM sweep_runs WHERE run_id = ? LIMIT 1`, runID).Scan(&id)
+	err := s.queryRow(ctx, `SELECT sweep_id FROM sweep_runs WHERE run_id = ? LIMIT 1`, runID).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

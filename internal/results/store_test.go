@@ -17,7 +17,13 @@ import (
 // would.
 func execSQL(t *testing.T, path string, stmts ...string) {
 	t.Helper()
-	d, err := sql.Open("sqlite", "file:"+path)
+	execOn(t, "sqlite", "file:"+path, stmts...)
+}
+
+// execOn runs statements on the database of a driver's data source.
+func execOn(t *testing.T, driver, dsn string, stmts ...string) {
+	t.Helper()
+	d, err := sql.Open(driver, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,6 +152,17 @@ func TestOpenRefusesWhatIsNotAWritableStore(t *testing.T) {
 				t.Error("the file was changed")
 			}
 		})
+	}
+}
+
+func TestASQLiteURLNamesTheStoresFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.db")
+	s := openStoreT(t, "sqlite://"+path)
+	if err := s.Save(sampleRun()); err != nil {
+		t.Fatal(err)
+	}
+	if s.Path() != path || !strings.Contains(schemaOf(t, path), "table runs") {
+		t.Errorf("the store is %s, with %q in %s", s.Path(), schemaOf(t, path), path)
 	}
 }
 

@@ -143,6 +143,9 @@ type SweepPoint struct {
 	// Errors are the failed transactions summed over the point's runs.
 	Errors int64         `json:"errors"`
 	Ops    []SweepOpStat `json:"ops"`
+	// Physical is each index (and b-tree table) of the point's runs after
+	// each run (--collect physical), as medians over the runs.
+	Physical []SweepPhysical `json:"physical,omitempty"`
 }
 
 // SweepOpStat is one transaction type at one sweep point. Latencies are
@@ -201,6 +204,9 @@ type Comparison struct {
 	// PlanDifferences lists the statements whose plans differ between the
 	// two runs (two runs with plan checks only).
 	PlanDifferences []PlanDiff `json:"plan_differences,omitempty"`
+	// PhysicalDifferences pairs the tables and indexes of two runs that
+	// measured them (--collect physical), after each run.
+	PhysicalDifferences []PhysicalDiff `json:"physical_differences,omitempty"`
 	// Notes explain limits, e.g. points present on one side only.
 	Notes []string `json:"notes,omitempty"`
 }

@@ -4,18 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
 func TestStoreKeepsSweepsAndLinksTheirRuns(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "r.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	eachStore(t, testStoreKeepsSweeps)
+}
+
+func testStoreKeepsSweeps(t *testing.T, loc string) {
+	s := openStoreT(t, loc)
 	ctx := context.Background()
 	r := sampleRun()
 	if err := s.Save(r); err != nil {

@@ -7,6 +7,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -52,10 +53,20 @@ type Config struct {
 	// Collect is the set of evidence kinds to gather (collect.ParseKinds);
 	// empty gathers none.
 	Collect map[string]bool
+	// Physical is --physical: the mode of the physical collector
+	// (collect.PhysicalMode; "" is auto).
+	Physical string
 	// Results is the results store file ("" is results.DefaultPath());
 	// NoSave keeps the run out of it.
 	Results string
 	NoSave  bool
+	// Shard, when set, makes the run one shard of a group (--shard I/N
+	// --group NAME): it runs its share of Engine.Clients and
+	// Engine.Terminals under global ids, and its share of Engine.Rate,
+	// and starts with the group's other shards at one instant chosen
+	// through the results store, waiting at most GroupTimeout for them.
+	Shard        *results.Shard
+	GroupTimeout time.Duration
 	// Metrics, when set, serves the run's figures to Prometheus as the
 	// intervals come (--metrics-addr); the caller closes it.
 	Metrics *metrics.Server
@@ -174,6 +185,13 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Second // as run without --progress
 	}
+	var shard *results.Shard
+	if c.Shard != nil {
+		if c.NoSave {
+			return nil, &UsageError{"a shard needs the results store, where the shards of its group meet"}
+		}
+		shard = shareOf(c.Shard, &cfg)
+	}
 	// The store is checked before anything connects.
 	store, err := openStore(c, warn)
 	if err != nil {
@@ -259,8 +277,20 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 		ErrorClasses: map[string]int64{},
 		Intervals:    []results.Interval{},
 	}
+	run.Shard = shard
 	if store != nil {
-		store.save(run)
+		// The run's id is its own in the store, which other harnesses
+		// may write to at once, before it is printed.
+		store.fail(store.Create(run))
+	}
+	if shard != nil {
+		cfg.Begin = func(ctx context.Context) (time.Time, error) {
+			at, err := startShard(ctx, store.Store, shard, run, c.GroupTimeout, out)
+			if err == nil {
+				store.save(run) // with the group's start, should the shard be killed
+			}
+			return at, err
+		}
 	}
 	fmt.Fprintf(out, "run %s: %s on %s %s (%s), %d clients, %s\n", run.RunID, wl.Name(), info.Engine, info.Version,
 		d.Target(), cfg.Clients, DescribeEnd(&cfg))
@@ -277,11 +307,11 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 		onPoint = func(kind string, seq int, v any) {
 			live.OnPoint(kind, seq, v)
 			if store != nil {
-				store.fail(store.AddEvidence(run.RunID, kind, seq, v))
+				store.addEvidence(run.RunID, kind, seq, v)
 			}
 		}
 	}
-	ev := startEvidence(ctx, warnf, c.Collect, d, runner, run, onPoint)
+	ev := startEvidence(ctx, warnf, c.Collect, c.Physical, d, runner, run, onPoint)
 	if store != nil && ev != nil {
 		store.save(run) // the evidence headers and plans, before the clients start
 	}
@@ -320,6 +350,9 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 	budget := postRunBudget
 	if res != nil && (res.Abandoned > 0 || res.DownAtEnd > 0 || res.ErrorClasses[engine.ClassCancelled] > 0) {
 		budget = postRunBudgetUnhealthy
+	}
+	if ev != nil {
+		ev.unhealthy = budget != postRunBudget
 	}
 	post, endPost := context.WithTimeout(context.WithoutCancel(ctx), budget)
 	defer endPost()
@@ -374,8 +407,7 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 	}
 	var saveErr error
 	if store != nil {
-		saveErr = store.Save(run)
-		store.fail(saveErr)
+		saveErr = store.save(run)
 	}
 	report.Summary(out, run)
 	if err := hl.close(); err != nil && failed == nil {
@@ -447,12 +479,24 @@ func (e *NotSavedError) Error() string {
 func (e *NotSavedError) Unwrap() error { return e.Err }
 
 // runStore wraps the results store so that a failing write warns once and
-// never stops a run; the run reports it at its end.
+// never stops a run; the run reports it at its end. The intervals and the
+// evidence points are written in order by a goroutine of their own, so that
+// a slow or stalled store never holds the engine's tick or a collector;
+// after a write has failed the rest of them are not tried (each could wait
+// the store's timeout), and the run's final record is.
 type runStore struct {
 	*results.Store
 	warn io.Writer
 	mu   sync.Mutex // the collector's goroutine writes evidence too
 	err  error      // the first write that failed
+	// pending are the writes queued for the writer goroutine, which wake
+	// wakes; queued counts those not done yet, closed ends the goroutine
+	// and done says it ended.
+	pending []func() error
+	queued  sync.WaitGroup
+	wake    chan struct{}
+	closed  bool
+	done    chan struct{}
 }
 
 // openStore opens the results store unless the run is not saved; a store
@@ -461,15 +505,67 @@ func openStore(c Config, warn io.Writer) (*runStore, error) {
 	if c.NoSave {
 		return nil, nil
 	}
-	path := c.Results
-	if path == "" {
-		path = results.DefaultPath()
-	}
-	s, err := results.Open(path)
+	s, err := results.Open(c.Results)
 	if err != nil {
-		return nil, fmt.Errorf("%w; give another file with --results, or run with --no-save", err)
+		return nil, fmt.Errorf("%w; %s, or run with --no-save", err, results.OtherStore)
 	}
-	return &runStore{Store: s, warn: warn}, nil
+	rs := &runStore{Store: s, warn: warn, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go rs.writer()
+	return rs, nil
+}
+
+// later queues a write for the writer goroutine.
+func (s *runStore) later(w func() error) {
+	s.mu.Lock()
+	s.pending = append(s.pending, w)
+	s.queued.Add(1)
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// writer makes the queued writes in order until the store is closed.
+func (s *runStore) writer() {
+	defer close(s.done)
+	for {
+		s.mu.Lock()
+		batch, closed, failed := s.pending, s.closed, s.err != nil
+		s.pending = nil
+		s.mu.Unlock()
+		for _, w := range batch {
+			if !failed {
+				err := w()
+				s.fail(err)
+				failed = err != nil
+			}
+			s.queued.Done()
+		}
+		if len(batch) == 0 {
+			if closed {
+				return
+			}
+			<-s.wake
+		}
+	}
+}
+
+// flush waits until the queued writes are done.
+func (s *runStore) flush() { s.queued.Wait() }
+
+// Close makes the queued writes and closes the store.
+func (s *runStore) Close() error {
+	s.flush()
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	<-s.done
+	return s.Store.Close()
 }
 
 func (s *runStore) fail(err error) {
@@ -495,9 +591,27 @@ func (s *runStore) notSaved(runID string, final error) error {
 	return &NotSavedError{RunID: runID, Path: s.Path(), Saved: final == nil, Err: s.err}
 }
 
-func (s *runStore) save(r *results.Run) { s.fail(s.Save(r)) }
+// save writes the run's record once the writes queued before it are done.
+func (s *runStore) save(r *results.Run) error {
+	s.flush()
+	err := s.Save(r)
+	s.fail(err)
+	return err
+}
+
 func (s *runStore) addInterval(id string, iv *results.Interval, h map[string]string) {
-	s.fail(s.AddInterval(id, iv, h))
+	s.later(func() error { return s.AddInterval(id, iv, h) })
+}
+
+// addEvidence queues an evidence point, encoded now: the collector may
+// reuse what it handed over.
+func (s *runStore) addEvidence(id, kind string, seq int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		s.fail(err)
+		return
+	}
+	s.later(func() error { return s.AddEvidence(id, kind, seq, json.RawMessage(b)) })
 }
 
 // EngineInfo is the server's description as a run records it.

@@ -32,7 +32,7 @@ func TestTheStoreIsCheckedBeforeAnythingConnects(t *testing.T) {
 		if run != nil || err == nil {
 			t.Fatalf("%s: a run (%v) or no error (%v)", path, run, err)
 		}
-		if msg := err.Error(); !strings.HasPrefix(msg, want) || !strings.HasSuffix(msg, "give another file with --results, or run with --no-save") {
+		if msg := err.Error(); !strings.HasPrefix(msg, want) || !strings.HasSuffix(msg, results.OtherStore+", or run with --no-save") {
 			t.Errorf("error %q, want it to say %q and what to do", msg, want)
 		}
 		if out.Len() > 0 {

@@ -144,13 +144,9 @@ func Run(ctx context.Context, sw *results.Sweep, points []Point, o Options) (*Ou
 	if warn == nil {
 		warn = io.Discard
 	}
-	path := o.Results
-	if path == "" {
-		path = results.DefaultPath()
-	}
-	store, err := results.Open(path)
+	store, err := results.Open(o.Results)
 	if err != nil {
-		return nil, fmt.Errorf("%w; give another file with --results", err)
+		return nil, fmt.Errorf("%w; %s", err, results.OtherStore)
 	}
 	defer store.Close()
 	oc := &Outcome{Store: store.Path()}
@@ -198,7 +194,7 @@ func Run(ctx context.Context, sw *results.Sweep, points []Point, o Options) (*Ou
 		if err == nil {
 			var runWarn bytes.Buffer
 			cfg := pt.Run
-			cfg.Results, cfg.Out, cfg.Warn = store.Path(), io.Discard, &runWarn
+			cfg.Results, cfg.Out, cfg.Warn = store.Location(), io.Discard, &runWarn
 			if o.Verbose {
 				cfg.Out = out
 			}

@@ -315,9 +315,11 @@ func (g *GlobalStatus) BackendID(ctx context.Context) int64 {
 
 // The engine's optional capabilities, checked at compile time.
 var (
-	_ collect.ServerEvidence = (*myDB)(nil)
-	_ collect.Explainer      = (*myDB)(nil)
-	_ db.Cataloger           = (*myDB)(nil)
-	_ db.TableSizer          = (*myDB)(nil)
-	_ db.LoopDB              = (*myDB)(nil)
+	_ collect.ServerEvidence       = (*myDB)(nil)
+	_ collect.Explainer            = (*myDB)(nil)
+	_ db.Cataloger                 = (*myDB)(nil)
+	_ db.TableSizer                = (*myDB)(nil)
+	_ collect.PhysicalReader       = (*myDB)(nil)
+	_ collect.PhysicalStatsChanger = (*myDB)(nil)
+	_ db.LoopDB                    = (*myDB)(nil)
 )

@@ -204,6 +204,7 @@ var (
 	_ collect.Explainer      = (*pgDB)(nil)
 	_ db.Cataloger           = (*pgDB)(nil)
 	_ db.TableSizer          = (*pgDB)(nil)
+	_ collect.PhysicalReader = (*pgDB)(nil)
 	_ db.LoopDB              = (*pgDB)(nil)
 	_ collect.GenericPlanner = (*pgDB)(nil)
 	_ db.FreezeLoader        = (*pgDB)(nil)

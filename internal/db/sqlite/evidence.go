@@ -99,4 +99,5 @@ var (
 	_ collect.Explainer      = (*liteDB)(nil)
 	_ db.Cataloger           = (*liteDB)(nil)
 	_ db.TableSizer          = (*liteDB)(nil)
+	_ collect.PhysicalReader = (*liteDB)(nil)
 )

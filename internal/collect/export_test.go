@@ -1,0 +1,4 @@
+package collect
+
+// PerfComplaint is perfComplaint, for the tests.
+var PerfComplaint = perfComplaint

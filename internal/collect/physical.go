@@ -1,0 +1,154 @@
+package collect
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/results"
+)
+
+// KindPhysical is the collector of the tables' and indexes' storage.
+const KindPhysical = "physical"
+
+func init() {
+	// Like the plan check, it runs around the measured phase (Physical),
+	// not on its intervals: the run makes it when this kind is on.
+	Register(Kind{Name: KindPhysical, Order: 45, InAll: true,
+		Help:  "size, pages, depth, leaf density and fragmentation of the workload's tables and indexes before and after the run (--physical sets the cost)",
+		Needs: "a workload that names its tables"})
+}
+
+// AutoDetailedBelow is the size of the workload's tables and indexes
+// (read as the run starts) under which --physical auto measures in
+// detailed mode; above it, auto measures in limited mode, which reads no
+// leaf page, so that --collect all stays cheap on large data.
+const AutoDetailedBelow = 64 << 20
+
+// SampleAbovePages is the index size, in pages, above which sampled mode
+// reads a sample of the pages rather than all of them (SQL Server's
+// SAMPLED reads every page of an index below 10,000 pages). It is a
+// variable so that a test can sample a small index.
+var SampleAbovePages int64 = 10_000
+
+// SamplePages is how many pages sampled mode reads of an index of pages
+// pages: 1%, but at least 100 and never more than the index.
+func SamplePages(pages int64) int64 {
+	return min(pages, max(100, pages/100))
+}
+
+// PhysicalReader is a db.DB whose engine can say how its tables and
+// indexes are stored: the engine's package implements it on its DB, and
+// the physical collector finds it by type assertion.
+type PhysicalReader interface {
+	// PreparePhysical readies conn's database for measuring (PostgreSQL
+	// creates pgstattuple where the user may). It returns what the
+	// measurements read (the run's physical.source) and a line for each
+	// thing the engine cannot give and why.
+	PreparePhysical(ctx context.Context, conn db.Conn) (source string, notes []string)
+	// Physical measures table and each of its indexes in mode (one of
+	// results.PhysicalModes): the table first, then its indexes by name.
+	// Each item records its method, the pages it read and its time; an
+	// item that could not be measured carries its Error.
+	Physical(ctx context.Context, conn db.Conn, table, mode string) ([]results.PhysicalItem, error)
+}
+
+// PhysicalStatsChanger is a PhysicalReader whose sampled and detailed
+// modes change what the optimizer knows (InnoDB's ANALYZE TABLE): auto
+// keeps it in limited mode, so that the default evidence does not change
+// the experiment.
+type PhysicalStatsChanger interface {
+	// PhysicalChangesStats names what changes the statistics.
+	PhysicalChangesStats() string
+}
+
+// PhysicalMode resolves --physical: "" or auto picks detailed when the
+// tables' and indexes' bytes (total, -1 when unknown) are below
+// AutoDetailedBelow and limited otherwise, and says why; an explicit mode
+// is kept. changesStats, when not empty, says what the engine's leaf
+// modes change in the optimizer's statistics: auto then stays limited.
+func PhysicalMode(flag string, total int64, changesStats string) (mode, reason string, err error) {
+	switch flag {
+	case results.PhysicalLimited, results.PhysicalSampled, results.PhysicalDetailed:
+		return flag, "", nil
+	case "", "auto":
+	default:
+		return "", "", fmt.Errorf("--physical %q: use limited, sampled, detailed or auto", flag)
+	}
+	lim := results.HumanBytes(AutoDetailedBelow)
+	switch {
+	case changesStats != "":
+		return results.PhysicalLimited, fmt.Sprintf("auto: on this engine sampled and detailed run %s, which changes the optimizer's statistics, so limited (no leaf page read); ask --physical sampled or detailed for leaf figures", changesStats), nil
+	case total < 0:
+		return results.PhysicalLimited, "auto: the tables' size is unknown, so limited (no leaf page read)", nil
+	case total < AutoDetailedBelow:
+		return results.PhysicalDetailed, fmt.Sprintf("auto: the tables and indexes (%s) are below %s, so detailed", results.HumanBytes(total), lim), nil
+	default:
+		return results.PhysicalLimited, fmt.Sprintf("auto: the tables and indexes (%s) are %s or more, so limited (no leaf page read); ask --physical sampled or detailed for leaf figures", results.HumanBytes(total), lim), nil
+	}
+}
+
+// Physical measures the storage of a workload's tables before and after a
+// run.
+type Physical struct {
+	DB     db.DB
+	Tables []string
+	Report *results.Physical
+	// took is how long the measurement before the run took, which bounds
+	// the one after it from below.
+	took time.Duration
+}
+
+// NewPhysical makes the collector for the run's tables in mode (resolved,
+// with its reason). It returns the report, which says why nothing will be
+// measured when the engine cannot or the workload names no tables; the
+// collector is then nil.
+func NewPhysical(d db.DB, tables []string, mode, reason, workload string) (*Physical, *results.Physical) {
+	rep := &results.Physical{Mode: mode, ModeReason: reason, Before: []results.PhysicalItem{}, After: []results.PhysicalItem{}}
+	if _, ok := d.(PhysicalReader); !ok {
+		rep.Unavailable = fmt.Sprintf("the %s engine cannot say how its tables are stored", d.Target().Kind)
+		return nil, rep
+	}
+	if len(tables) == 0 {
+		rep.Unavailable = fmt.Sprintf("workload %s names no tables", workload)
+		return nil, rep
+	}
+	return &Physical{DB: d, Tables: tables, Report: rep}, rep
+}
+
+// Before prepares the database and measures every table on conn.
+func (p *Physical) Before(ctx context.Context, conn db.Conn) {
+	pr := p.DB.(PhysicalReader)
+	p.Report.Source, p.Report.Notes = pr.PreparePhysical(ctx, conn)
+	start := time.Now()
+	p.Report.Before = p.measure(ctx, conn)
+	p.took = time.Since(start)
+}
+
+// Took is how long the measurement before the run took.
+func (p *Physical) Took() time.Duration { return p.took }
+
+// After measures every table again on conn.
+func (p *Physical) After(ctx context.Context, conn db.Conn) {
+	p.Report.After = p.measure(ctx, conn)
+}
+
+// AfterFailed records why the measurement after the run is missing.
+func (p *Physical) AfterFailed(err error) {
+	p.Report.AfterError = oneLine(err.Error())
+}
+
+func (p *Physical) measure(ctx context.Context, conn db.Conn) []results.PhysicalItem {
+	pr := p.DB.(PhysicalReader)
+	out := []results.PhysicalItem{}
+	for _, t := range p.Tables {
+		items, err := pr.Physical(ctx, conn, t, p.Report.Mode)
+		if err != nil {
+			out = append(out, results.PhysicalItem{Table: t, Error: oneLine(err.Error())})
+			continue
+		}
+		out = append(out, items...)
+	}
+	return out
+}

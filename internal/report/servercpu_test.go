@@ -1,0 +1,64 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/dbharness/dbharness/internal/results"
+)
+
+func serverCPURun() *results.Run {
+	r := buildRun(2, 0)
+	r.Collect, r.Waits, r.Plans = nil, nil, nil
+	r.ServerCPU = &results.ServerCPU{Method: "perf record -e cpu-clock -F 199 -g", Processes: "PostgreSQL postmaster (pid 7)",
+		FrequencyHz: 199, Samples: 40, CPUSeconds: 0.2, Seconds: 2, PerfCPUSeconds: 0.01,
+		Functions: []results.CPUShare{{Symbol: "ExecScan", Module: "postgres", Samples: 30, SelfPct: 75}, {Symbol: "memcpy|x", Module: "libc.so.6", Samples: 10, SelfPct: 25}},
+		Modules:   []results.CPUShare{{Module: "postgres", Samples: 30, SelfPct: 75}, {Module: "libc.so.6", Samples: 10, SelfPct: 25}},
+		Stacks:    []results.FoldedStack{{Frames: "main;PostgresMain;ExecScan", Samples: 30}, {Frames: "main;PostgresMain;memcpy|x", Samples: 10}}, StacksMinPct: 0.1}
+	return r
+}
+
+func TestTheServerCPUProfileShowsInTextMarkdownAndHTML(t *testing.T) {
+	r := serverCPURun()
+	var b bytes.Buffer
+	Evidence(&b, r)
+	want := "evidence:\n  server cpu: 0.20 s of CPU in 40 samples over 2.0 s (perf record -e cpu-clock -F 199 -g; perf itself used 0.01 s of CPU)\n" +
+		"    by module: postgres 75.0%, libc.so.6 25.0%\n    top functions (self): ExecScan (postgres) 75.0%, memcpy|x (libc.so.6) 25.0%\n"
+	if b.String() != want {
+		t.Errorf("text: got\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := RunMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if md := b.String(); !strings.Contains(md, "| ExecScan | postgres | 75.0 | 30 |") || !strings.Contains(md, `| memcpy\|x | libc.so.6 | 25.0 | 10 |`) ||
+		!strings.Contains(md, "- Server CPU: 0.20 s of CPU") {
+		t.Errorf("markdown lacks the profile:\n%s", md)
+	}
+	secs, err := evidenceSections(r, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(secs) != 1 || secs[0].ID != "server-cpu" || len(secs[0].Tables) != 2 || len(secs[0].Charts) != 1 ||
+		!strings.Contains(string(secs[0].Charts[0].SVG), "PostgresMain") {
+		t.Fatalf("sections %+v", secs)
+	}
+}
+
+func TestAServerCPUProfileNotTakenSaysWhyEverywhere(t *testing.T) {
+	r := serverCPURun()
+	r.ServerCPU = &results.ServerCPU{Unavailable: "perf is not installed (Debian package linux-perf)"}
+	var b bytes.Buffer
+	Evidence(&b, r)
+	if want := "evidence:\n  server cpu: not profiled (perf is not installed (Debian package linux-perf))\n"; b.String() != want {
+		t.Errorf("text: got %q, want %q", b.String(), want)
+	}
+	secs, err := evidenceSections(r, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(secs) != 1 || len(secs[0].Warnings) != 1 || !strings.Contains(secs[0].Warnings[0], "perf is not installed") || len(secs[0].Tables) != 0 {
+		t.Fatalf("sections %+v", secs)
+	}
+}

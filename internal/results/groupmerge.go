@@ -1,0 +1,275 @@
+package results
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbharness/dbharness/internal/histogram"
+)
+
+// StatusPartial is a group some of whose shards never started or did not
+// complete: the others' data is kept, the missing named in its error.
+const StatusPartial = "partial"
+
+// Group is what a run merged from a group's shards says of the group.
+type Group struct {
+	Name   string `json:"name"`
+	Shards int    `json:"shards"`
+	// Start is the instant the shards started at, by the store server's
+	// clock; zero when the group never started.
+	Start time.Time `json:"start"`
+	// MaxClockOffsetMs is the largest of the shards' clock offsets from
+	// the store server, in absolute value.
+	MaxClockOffsetMs float64 `json:"max_clock_offset_ms"`
+	// Missing are the shards that never registered.
+	Missing []int `json:"missing,omitempty"`
+}
+
+// ShardResult is one shard's line in a group's result.
+type ShardResult struct {
+	Index         int     `json:"index"`
+	RunID         string  `json:"run_id"`
+	Host          string  `json:"host"`
+	Status        string  `json:"status"`
+	Clients       int     `json:"clients"`
+	FirstClient   int     `json:"first_client"`
+	Transactions  int64   `json:"transactions"`
+	Errors        int64   `json:"errors"`
+	TPS           float64 `json:"tps"`
+	LatencyMs     Latency `json:"latency_ms"`
+	ClockOffsetMs float64 `json:"clock_offset_ms"`
+}
+
+// GetRunOrGroup loads the run id (a unique prefix), or else the group of
+// shards named id, merged into one run.
+func (s *Store) GetRunOrGroup(ctx context.Context, id string) (*Run, error) {
+	r, err := s.Get(ctx, id)
+	if !errors.Is(err, ErrNotFound) {
+		return r, err
+	}
+	g, gerr := s.GetGroup(ctx, id)
+	if errors.Is(gerr, ErrNotFound) {
+		return nil, err
+	}
+	return g, gerr
+}
+
+// GetGroup loads a group's shards' runs, with their intervals' histograms,
+// and merges them into one run (MergeShards).
+func (s *Store) GetGroup(ctx context.Context, name string) (*Run, error) {
+	var count int
+	var start sql.NullString
+	err := s.queryRow(ctx, `SELECT shards, start FROM run_groups WHERE name = ?`, name).Scan(&count, &start)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("group %q: %w in %s", name, ErrNotFound, s.path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read group %s from %s: %v", name, s.path, s.kind.cause(err))
+	}
+	rows, err := s.query(ctx, `SELECT shard, run_id FROM run_group_shards WHERE group_name = ? ORDER BY shard`, name)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	var index []int
+	for rows.Next() {
+		var id string
+		var i int
+		if err := rows.Scan(&i, &id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids, index = append(ids, id), append(index, i)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var runs []*Run
+	var hists []map[int]map[string]string
+	for k, id := range ids {
+		r, err := s.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if r.Shard == nil {
+			// A run saved only before it joined (its harness killed
+			// then) is the shard it registered as.
+			r.Shard = &Shard{Group: name, Index: index[k], Count: count}
+		}
+		h, err := s.IntervalHists(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		runs, hists = append(runs, r), append(hists, h)
+	}
+	g := &Group{Name: name, Shards: count}
+	if start.Valid {
+		g.Start, _ = time.Parse(time.RFC3339Nano, start.String)
+	}
+	return MergeShards(g, runs, hists)
+}
+
+// MergeShards merges the runs of a group's shards (each with its
+// intervals' per-operation histograms, by seq) into one run of the same
+// schema: the intervals, aligned by the common start, summed (counts,
+// errors, retries, error classes) with their histograms merged exactly,
+// and the summary and operations made from them as a run's are; a
+// shards[] line per shard; status partial, naming the shards, when one
+// never came or did not complete.
+func MergeShards(g *Group, runs []*Run, hists []map[int]map[string]string) (*Run, error) {
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("group %s: no shard registered", g.Name)
+	}
+	m := *runs[0]
+	m.RunID, m.Shard, m.Error, m.ErrorClasses, m.ErrorSamples = g.Name, nil, "", nil, map[string]string{}
+	m.Collect, m.Waits, m.Plans, m.ClientSeconds, m.Warmup, m.Ops = nil, nil, nil, nil, nil, nil
+	m.Config.Clients, m.Config.Terminals, m.Config.Rate = 0, 0, 0
+	m.Group, m.Shards = g, nil
+	if !g.Start.IsZero() {
+		m.StartTime = g.Start
+	}
+	ivs := map[int]*Interval{}
+	merged := map[int]map[string]*hdr.Histogram{}
+	ps := m.Config.Percentiles
+	var problems []string
+	here := map[int]bool{}
+	for i, r := range runs {
+		sh := r.Shard
+		if sh == nil {
+			return nil, fmt.Errorf("group %s: run %s is not a shard", g.Name, r.RunID)
+		}
+		here[sh.Index] = true
+		m.Config.Clients += r.Config.Clients
+		m.Config.Terminals += r.Config.Terminals
+		m.Config.Rate += r.Config.Rate
+		g.MaxClockOffsetMs = math.Max(g.MaxClockOffsetMs, math.Abs(sh.ClockOffsetMs))
+		if r.EndTime.After(m.EndTime) {
+			m.EndTime = r.EndTime
+		}
+		for k, v := range r.ErrorSamples {
+			if _, ok := m.ErrorSamples[k]; !ok {
+				m.ErrorSamples[k] = v
+			}
+		}
+		m.Shards = append(m.Shards, ShardResult{Index: sh.Index, RunID: r.RunID, Host: r.Host.Hostname, Status: r.Status,
+			Clients: r.Config.Clients, FirstClient: sh.FirstClient, Transactions: r.Summary.Transactions, Errors: r.Summary.Errors,
+			TPS: r.Summary.TPS, LatencyMs: r.Summary.LatencyMs, ClockOffsetMs: sh.ClockOffsetMs})
+		if r.Status != StatusCompleted {
+			problems = append(problems, fmt.Sprintf("shard %d (run %s) %s", sh.Index, r.RunID, r.Status))
+		}
+		for _, iv := range r.Intervals {
+			acc := ivs[iv.Seq]
+			if acc == nil {
+				acc = &Interval{Seq: iv.Seq, Phase: iv.Phase, ErrorClasses: map[string]int64{}}
+				ivs[iv.Seq] = acc
+				merged[iv.Seq] = map[string]*hdr.Histogram{}
+			}
+			acc.T, acc.Seconds = math.Max(acc.T, iv.T), math.Max(acc.Seconds, iv.Seconds)
+			acc.Count += iv.Count
+			acc.Errors += iv.Errors
+			acc.Retries += iv.Retries
+			acc.Late += iv.Late
+			acc.Reconnects += iv.Reconnects
+			acc.Down += iv.Down
+			acc.Waiting += iv.Waiting
+			for k, v := range iv.ErrorClasses {
+				acc.ErrorClasses[k] += v
+			}
+			for _, o := range iv.Ops {
+				j := slicesIndexOp(acc.Ops, o.Name)
+				if j < 0 {
+					acc.Ops = append(acc.Ops, IntervalOp{Name: o.Name})
+					j = len(acc.Ops) - 1
+				}
+				acc.Ops[j].Count += o.Count
+				acc.Ops[j].Errors += o.Errors
+				acc.Ops[j].Retries += o.Retries
+				h, err := DecodeHist(hists[i][iv.Seq][o.Name])
+				if err != nil || h == nil {
+					continue
+				}
+				if merged[iv.Seq][o.Name] == nil {
+					merged[iv.Seq][o.Name] = histogram.New()
+				}
+				merged[iv.Seq][o.Name].Merge(h)
+			}
+		}
+	}
+	for i := range g.Shards {
+		if !here[i] {
+			g.Missing = append(g.Missing, i)
+		}
+	}
+	if len(g.Missing) > 0 {
+		var names []string
+		for _, i := range g.Missing {
+			names = append(names, strconv.Itoa(i))
+		}
+		problems = append([]string{"shard " + strings.Join(names, ", ") + " never started"}, problems...)
+	}
+	m.Status = StatusCompleted
+	if len(problems) > 0 {
+		m.Status, m.Error = StatusPartial, strings.Join(problems, "; ")
+	}
+	seqs := make([]int, 0, len(ivs))
+	for seq := range ivs {
+		seqs = append(seqs, seq)
+	}
+	sort.Ints(seqs)
+	m.Intervals = make([]Interval, 0, len(seqs))
+	encoded := map[int]map[string]string{}
+	var cum int64
+	var cumSecs float64
+	for _, seq := range seqs {
+		iv := ivs[seq]
+		all := histogram.New()
+		encoded[seq] = map[string]string{}
+		for j := range iv.Ops {
+			op := &iv.Ops[j]
+			h := merged[seq][op.Name]
+			if h == nil {
+				h = histogram.New()
+			}
+			all.Merge(h)
+			op.LatencyMs = LatencyOf(h, ps)
+			encoded[seq][op.Name] = EncodeHist(h)
+			if iv.Seconds > 0 {
+				op.TPS = round2(float64(op.Count) / iv.Seconds)
+			}
+		}
+		iv.LatencyMs = LatencyOf(all, ps)
+		if iv.Seconds > 0 {
+			iv.TPS = round2(float64(iv.Count) / iv.Seconds)
+		}
+		if iv.Phase != "warmup" {
+			cum += iv.Count
+			cumSecs += iv.Seconds
+			if cumSecs > 0 {
+				iv.CumulativeTPS = round2(float64(cum) / cumSecs)
+			}
+		}
+		m.Intervals = append(m.Intervals, *iv)
+	}
+	summarizeIntervals(&m, encoded)
+	return &m, nil
+}
+
+// slicesIndexOp is the index of the operation named name in ops, or -1.
+func slicesIndexOp(ops []IntervalOp, name string) int {
+	for i := range ops {
+		if ops[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
