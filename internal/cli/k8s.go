@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -103,17 +104,26 @@ func (a *app) cmdK8s(args []string) error {
 	if err := spec.Validate(); err != nil {
 		return usageError{err.Error()}
 	}
+	// Flags a pod cannot use, among the user's (the Job adds --shard).
+	refused := map[string]bool{}
+	for _, r := range k8sRefused {
+		refused[r.flag] = r.flag != "no-save"
+	}
+	if mine, _, err := splitFlags(runArgs, refused, nil); err == nil && len(mine) > 0 {
+		name, _, _ := strings.Cut(strings.TrimPrefix(mine[0], "--"), "=")
+		for _, r := range k8sRefused {
+			if r.flag == name {
+				return usagef("--%s cannot be given to a Kubernetes Job: %s", name, r.why)
+			}
+		}
+	}
 	// What each pod runs must parse as a run here, with the shard it gets
 	// there: a mistake shows now, not in N pods' logs.
-	podArgs := spec.ShardArgs(fmt.Sprintf("0/%d", o.shards))[1:]
-	sp, err := a.parseRun(podArgs)
-	if err != nil {
-		return err
-	}
-	for _, r := range k8sRefused {
-		if sp.fs.Lookup(r.flag) != nil && sp.fs.Changed(r.flag) {
-			return usagef("--%s cannot be given to a Kubernetes Job: %s", r.flag, r.why)
+	if _, err := a.parseRun(spec.ShardArgs(fmt.Sprintf("0/%d", o.shards))[1:]); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
 		}
+		return usagef("each pod's run would be refused: %v", err)
 	}
 	y, err := spec.YAML()
 	if err != nil {
