@@ -58,7 +58,7 @@ var runIDLine = regexp.MustCompile(`(?m)^run (\d{8}-\d{6}-[0-9a-f]{4}):`)
 func TestAResultsStoreOnPostgreSQLServesEveryCommand(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	store := withPassword(testdb.Postgres(t, "cli_store"))
+	store := withPassword(testdb.Postgres(t, "dbh_cli_store"))
 	target := testdb.SQLite(t)
 	var all strings.Builder
 	var ids []string

@@ -67,8 +67,8 @@ func runShards(t *testing.T, home string, args ...[]string) ([]result, []shardRu
 func TestThreeShardsRunTheirShareOfTheClientsUnderGlobalIDsAndStartTogether(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	target := testdb.Postgres(t, "cli_shards")
-	store := testdb.Postgres(t, "cli_shards_store")
+	target := testdb.Postgres(t, "dbh_cli_shards")
+	store := testdb.Postgres(t, "dbh_cli_shards_store")
 	if r := dbh(t, home, "init", "inserts", "--db", target, "--key", "partitioned"); r.code != 0 {
 		t.Fatalf("init: exit %d\n%s", r.code, r.all())
 	}
@@ -167,7 +167,7 @@ func TestThreeShardsRunTheirShareOfTheClientsUnderGlobalIDsAndStartTogether(t *t
 func TestShardsWhoseGroupIsIncompleteTimeOutNamingTheMissingShard(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	store := testdb.Postgres(t, "cli_shards_missing")
+	store := testdb.Postgres(t, "dbh_cli_shards_missing")
 	target := testdb.SQLite(t)
 	var args [][]string
 	for _, i := range []int{0, 2} {
@@ -227,7 +227,7 @@ func TestBadShardFlagsGetOneClearSentence(t *testing.T) {
 func TestAShardKilledMidRunLeavesAPartialGroupWithTheOthersComplete(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	store := testdb.Postgres(t, "cli_shards_killed")
+	store := testdb.Postgres(t, "dbh_cli_shards_killed")
 	target := testdb.SQLite(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
