@@ -72,6 +72,13 @@ func TestTPCCModesThroughTheCommandLine(t *testing.T) {
 			t.Errorf("--mode %q: recorded workload_flags.mode %q, want %q", mode, got, want)
 		}
 		for _, k := range []string{"nopm", "tpm", "tpmc", "hammerdb_nopm", "hammerdb_tpm", "server_tpm"} {
+			// hammerdb_tpm counts every database of the server, which the
+			// suite's other tests create, drop and reset (inserts' init
+			// runs pg_stat_reset) meanwhile: a reset leaves it out, saying
+			// so, as the run must.
+			if k == "hammerdb_tpm" && strings.Contains(r.stderr, "hammerdb_tpm left out: its counter went down during the run") {
+				continue
+			}
 			if _, ok := run.Summary[k].(float64); !ok {
 				t.Errorf("%s mode: summary.%s missing from the JSON: %v", want, k, run.Summary)
 			}
