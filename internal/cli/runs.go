@@ -146,29 +146,11 @@ func (a *app) cmdShow(args []string) error {
 		return report.WriteJSON("-", r)
 	}
 	report.Summary(a.stdout, r)
-	a.shardTable(r)
+	report.ShardText(a.stdout, r)
 	if sw, err := s.SweepOf(context.Background(), r.RunID); err == nil && sw != "" {
 		fmt.Fprintf(a.stdout, "part of sweep %s (`dbharness show %s`)\n", sw, sw)
 	}
 	return nil
-}
-
-// shardTable prints the shards of a group's merged run, a line each, so
-// that a slow load generator shows.
-func (a *app) shardTable(r *results.Run) {
-	if r.Group == nil {
-		return
-	}
-	fmt.Fprintf(a.stdout, "group %s: %d of %d shards, largest clock offset %.3f ms\n", r.Group.Name, len(r.Shards), r.Group.Shards, r.Group.MaxClockOffsetMs)
-	fmt.Fprintf(a.stdout, "%5s  %-21s %-20s %7s %12s %10s %9s %9s %10s\n", "shard", "run", "host", "clients", "transactions", "tps", "p99_ms", "errors", "offset_ms")
-	for _, sh := range r.Shards {
-		p99 := "-"
-		if v, ok := sh.LatencyMs["p99"]; ok {
-			p99 = fmt.Sprintf("%.3f", v)
-		}
-		fmt.Fprintf(a.stdout, "%5d  %-21s %-20s %7d %12d %10.1f %9s %9d %10.3f  %s\n", sh.Index, sh.RunID, sh.Host, sh.Clients, sh.Transactions, sh.TPS,
-			p99, sh.Errors, sh.ClockOffsetMs, sh.Status)
-	}
 }
 
 // notFound turns an unknown id into a usage error that says where to look.

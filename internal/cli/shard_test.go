@@ -162,6 +162,11 @@ func TestThreeShardsRunTheirShareOfTheClientsUnderGlobalIDsAndStartTogether(t *t
 			t.Errorf("%v: exit %d\n%s", args, r.code, r.all())
 		}
 	}
+	// The group's report has its shards: a table and a chart a shard.
+	if b, err := os.ReadFile(filepath.Join(home, "g1.html")); err != nil || !strings.Contains(string(b), `id="shards"`) ||
+		!strings.Contains(string(b), "Throughput per shard") {
+		t.Errorf("the group's HTML report has no shards section (%v)", err)
+	}
 }
 
 func TestShardsWhoseGroupIsIncompleteTimeOutNamingTheMissingShard(t *testing.T) {

@@ -210,6 +210,13 @@ func runPage(r *results.Run, opt HTMLOptions) (*page, error) {
 		}
 		p.Sections = append(p.Sections, sec)
 	}
+	if r.Group != nil {
+		sec, err := shardSection(r)
+		if err != nil {
+			return nil, err
+		}
+		p.Sections = append(p.Sections, sec)
+	}
 	if sec, ok := errorSection(r); ok {
 		p.Sections = append(p.Sections, sec)
 	}

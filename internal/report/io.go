@@ -157,10 +157,25 @@ func ioSection(r *results.Run) (section, error) {
 	if len(cats) == 0 {
 		return sec, nil
 	}
-	for _, c := range []struct {
-		title, label string
-		v            []float64
-	}{{"Bandwidth per step", "MiB/s", bw}, {"p99 latency per step", "ms", p99}} {
+	charts, err := categoryBars(cats, []bars{{"Bandwidth per step", "MiB/s", bw}, {"p99 latency per step", "ms", p99}})
+	sec.Charts = append(sec.Charts, charts...)
+	if err != nil {
+		return sec, err
+	}
+	return sec, nil
+}
+
+// bars are one horizontal bar chart of a value per category.
+type bars struct {
+	title, label string
+	v            []float64
+}
+
+// categoryBars draws each of cs over the categories, leaving out a chart
+// with no value at all.
+func categoryBars(cats []string, cs []bars) ([]chart, error) {
+	var out []chart
+	for _, c := range cs {
 		allNaN := true
 		for _, v := range c.v {
 			allNaN = allNaN && math.IsNaN(v)
@@ -172,9 +187,9 @@ func ioSection(r *results.Run) (section, error) {
 			Series: []svg.BarSeries{{Name: c.label, Values: c.v}}}
 		b, err := ch.Render()
 		if err != nil {
-			return sec, fmt.Errorf("%s chart: %w", c.title, err)
+			return out, fmt.Errorf("%s chart: %w", c.title, err)
 		}
-		sec.Charts = append(sec.Charts, chart{Title: c.title, SVG: template.HTML(b)})
+		out = append(out, chart{Title: c.title, SVG: template.HTML(b)})
 	}
-	return sec, nil
+	return out, nil
 }
