@@ -373,13 +373,24 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 	}
 
 	var wg sync.WaitGroup
+	// Each goroutine client records into its own histograms. The clients
+	// of one event loop run one at a time on its thread, so they share
+	// the loop's: a tick then merges one set per loop, not one per client,
+	// which is what lets one process drive thousands of clients.
+	handles, lagHandles := make([]histogram.Handle, cfg.Clients), make([]histogram.Handle, cfg.Clients)
+	for i := range handles {
+		if loops != nil && i >= len(loops) {
+			handles[i], lagHandles[i] = handles[i%len(loops)], lagHandles[i%len(loops)]
+			continue
+		}
+		handles[i] = reg.NewHandle()
+		if lagReg != nil {
+			lagHandles[i] = lagReg.NewHandle()
+		}
+	}
 	clients := make([]*client, cfg.Clients)
 	for i := range clients {
-		lh := histogram.Handle(nil)
-		if lagReg != nil {
-			lh = lagReg.NewHandle()
-		}
-		clients[i] = &client{id: i, d: d, connect: connect, r: r, cfg: &cfg, w: workers[i], h: reg.NewHandle(), lag: lh,
+		clients[i] = &client{id: i, d: d, connect: connect, r: r, cfg: &cfg, w: workers[i], h: handles[i], lag: lagHandles[i],
 			st: stats[i], sched: sched, stopping: &stopping, hardStop: &hardStop, stopC: stopC, measureStart: measureStart,
 			deadline: deadline, byRequest: d.Caps().CancelByRequest, fail: fail}
 		clients[i].setConn(conns[i])

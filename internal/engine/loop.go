@@ -72,7 +72,8 @@ func newLoops(n int) ([]*evloop.Loop, error) {
 	return loops, nil
 }
 
-// runLoops starts the clients as tasks of the loops, dealt round-robin, and
+// runLoops starts the clients as tasks of the loops, dealt round-robin
+// (client i on loop i mod the loops, whose histograms it shares), and
 // runs each loop on its own goroutine (locked to its OS thread); wg is done
 // when every loop has ended.
 func runLoops(ctx context.Context, loops []*evloop.Loop, clients []*client, wg *sync.WaitGroup) {

@@ -414,3 +414,23 @@ type startHook func()
 
 func (f startHook) OnStart(time.Time) { f() }
 func (startHook) OnTick(*engine.Tick) {}
+
+// The clients of one loop share its histograms: every transaction of every
+// client is still counted once, in the latency and in the lag histograms,
+// with several loops and many clients each.
+func TestClientsSharingALoopsHistogramsCountEveryTransaction(t *testing.T) {
+	url := testdb.Postgres(t, "dbh_engine_loop_shared") + "?sslmode=disable"
+	cfg := loopConfig(24, 40)
+	cfg.Loops, cfg.Rate = 2, 4000
+	res := runProbe(t, url, cfg, &probe{failEvery: 4})
+	if res.Driver != engine.DriverLoop || res.Loops != 2 {
+		t.Fatalf("ran on %s with %d loops", res.Driver, res.Loops)
+	}
+	echo, fail := res.Ops[0], res.Ops[1]
+	if n := echo.Hist.TotalCount(); n != 24*30 || fail.Errors != 24*10 {
+		t.Errorf("echo %d succeeded, fail %d failed; want 720 and 240", n, fail.Errors)
+	}
+	if res.Lag == nil || res.Lag.TotalCount() != 24*40 {
+		t.Errorf("the lag histogram counts %v transactions; want 960", res.Lag)
+	}
+}
