@@ -57,7 +57,7 @@ func shardRuns(shards []int, intervals int) ([]*Run, []map[int]map[string]string
 
 func TestAGroupMergesItsShardsHistogramsExactly(t *testing.T) {
 	runs, hists, raw := shardRuns([]int{0, 1, 2}, 4)
-	g, err := MergeShards(&Group{Name: "g", Shards: 3, Start: runs[0].StartTime}, runs, hists)
+	g, _, err := MergeShards(&Group{Name: "g", Shards: 3, Start: runs[0].StartTime}, runs, hists)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestAGroupMergesItsShardsHistogramsExactly(t *testing.T) {
 func TestAGroupWithAShardThatNeverCameIsPartialAndNamesIt(t *testing.T) {
 	runs, hists, _ := shardRuns([]int{0, 2}, 2)
 	runs[1].Status = StatusFailed
-	g, err := MergeShards(&Group{Name: "g", Shards: 3}, runs, hists)
+	g, _, err := MergeShards(&Group{Name: "g", Shards: 3}, runs, hists)
 	if err != nil {
 		t.Fatal(err)
 	}
