@@ -54,7 +54,7 @@ func reportFlags(so *storeOpts, o *reportOuts, hdrLog *string) func(fs *pflag.Fl
 	return func(fs *pflag.FlagSet) {
 		resultsFlag(fs, &so.results)
 		o.flags(fs)
-		fs.StringVar(hdrLog, "hdr-log", "", "write a saved run's per-interval latency histograms to FILE (- for standard output) in HdrHistogram's interval log format, as run --hdr-log does")
+		fs.StringVar(hdrLog, "hdr-log", "", "write a saved run's (or a group's merged) per-interval latency histograms to FILE (- for standard output) in HdrHistogram's interval log format, as run --hdr-log does")
 	}
 }
 
@@ -71,7 +71,7 @@ func (a *app) cmdReport(args []string) error {
 			return usagef("--hdr-log is written alone; give the other outputs in another `dbharness report`")
 		}
 		if fs.NArg() != 1 {
-			return usagef("--hdr-log takes one saved run id, e.g. `dbharness report RUN --hdr-log run.hlog`")
+			return usagef("--hdr-log takes one saved run id or group name, e.g. `dbharness report RUN --hdr-log run.hlog`")
 		}
 		if err := checkOutputFile("--hdr-log", hdrLog); err != nil {
 			return err
@@ -248,7 +248,8 @@ func readReportable(path string) (reportable, error) {
 }
 
 // writeHDRLog writes the HdrHistogram interval log of a run saved in the
-// results store (its interval histograms are kept there, not in the JSON).
+// results store (its interval histograms are kept there, not in the JSON),
+// or of a group of shards: their intervals' histograms merged exactly.
 func (a *app) writeHDRLog(id string, so storeOpts, path string) error {
 	if st, err := os.Stat(id); (err == nil && !st.IsDir()) || strings.ContainsAny(id, `/\`) || strings.HasSuffix(id, ".json") {
 		return usagef("--hdr-log needs a run saved in the results store (a run's JSON file has no interval histograms); give its id")
@@ -266,11 +267,18 @@ func (a *app) writeHDRLog(id string, so storeOpts, path string) error {
 	if l.run == nil {
 		return usagef("--hdr-log is written for one run; %s is a sweep (`dbharness show %s` lists its runs)", id, id)
 	}
-	hists, err := s.IntervalHists(ctx, l.run.RunID)
+	run := l.run
+	var hists map[int]map[string]string
+	if run.Group != nil {
+		// A group's intervals are its shards' merged, histograms too.
+		run, hists, err = s.GetGroup(ctx, run.RunID)
+	} else {
+		hists, err = s.IntervalHists(ctx, run.RunID)
+	}
 	if err != nil {
 		return err
 	}
-	if err := report.WriteFile(path, func(w io.Writer) error { return report.WriteHDRLog(w, l.run, hists) }); err != nil {
+	if err := report.WriteFile(path, func(w io.Writer) error { return report.WriteHDRLog(w, run, hists) }); err != nil {
 		return err
 	}
 	if path != "-" {

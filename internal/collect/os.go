@@ -80,7 +80,7 @@ func (o *OS) Stop() error { return nil }
 func (o *OS) Describe(s *results.Series) {
 	s.Source = "/proc (stat, meminfo, diskstats) on the " + o.Src.Name() + " host"
 	if o.Src.Local() {
-		s.Describes = "client host"
+		s.Describes = results.DescribesClientHost
 	} else {
 		s.Describes = "remote host " + o.Src.Name()
 	}

@@ -43,6 +43,10 @@ func Evidence(w io.Writer, r *results.Run) {
 	physicalLines(&b, r.Physical)
 	serverCPULines(&b, r.ServerCPU)
 	if b.Len() > 0 {
+		if g := r.Group; g != nil && g.EvidenceNote != "" {
+			fmt.Fprintf(w, "evidence (%s; each shard host's own is under the shards):\n%s", g.EvidenceNote, b.String())
+			return
+		}
 		fmt.Fprint(w, "evidence:\n", b.String())
 	}
 }

@@ -150,35 +150,11 @@ func renderChart(ch interface{ Render() ([]byte, error) }, title, note string) (
 func hostSection(r *results.Run, name, title string, s *results.Series, bands []svg.Band, markers []svg.Marker) (section, error) {
 	sec := section{ID: name, Title: title, Facts: seriesFacts(r, s), ChartsFirst: true,
 		Intro: "CPU, disk and memory of the host, sampled on the run's intervals (same time axis as above)."}
-	// CPU split, stacked to 100 %.
-	var xs []float64
-	for _, p := range s.Intervals {
-		xs = append(xs, p.T)
+	c, ok, err := cpuChart(r, s, "CPU", bands, markers)
+	if err != nil {
+		return sec, err
 	}
-	cpu := svg.StackedArea{Width: chartWidth, Height: chartHeight, Title: "CPU", XLabel: "elapsed", YLabel: "share of CPU time",
-		X: xs, Percent: true, XDuration: true, XRange: timeRange(r), Bands: bands, Markers: markers}
-	for _, part := range []struct{ key, name, color string }{
-		{"user", "user", "#004488"}, {"system", "system", "#BB5566"}, {"iowait", "iowait", "#DDAA33"},
-		{"steal", "steal", "#555555"}, {"idle", "idle", "#E8E8E8"}} {
-		_, ys, ok := pointSeries(s, "cpu."+part.key+"_pct", false)
-		if !ok {
-			continue
-		}
-		// A share missing where the interval has CPU figures is zero (the
-		// collector leaves out steal when there is none); a NaN would
-		// blank the whole stack at that time.
-		for i, p := range s.Intervals {
-			if _, has := p.Values["cpu.user_pct"]; has && math.IsNaN(ys[i]) {
-				ys[i] = 0
-			}
-		}
-		cpu.Series = append(cpu.Series, svg.StackSeries{Name: part.name, Values: ys, Color: part.color})
-	}
-	if len(cpu.Series) > 0 {
-		c, err := renderChart(cpu, "CPU", "All CPUs together: user (with nice), system (with irq and softirq), iowait, steal and idle.")
-		if err != nil {
-			return sec, err
-		}
+	if ok {
 		sec.Charts = append(sec.Charts, c)
 	}
 	// Disk throughput and utilisation per device.
@@ -249,6 +225,39 @@ func hostSection(r *results.Run, name, title string, s *results.Series, bands []
 		sec.Tables = append(sec.Tables, t)
 	}
 	return sec, nil
+}
+
+// cpuChart draws a host series' CPU split, stacked to 100 %, titled
+// title; false when the series has no CPU figures.
+func cpuChart(r *results.Run, s *results.Series, title string, bands []svg.Band, markers []svg.Marker) (chart, bool, error) {
+	var xs []float64
+	for _, p := range s.Intervals {
+		xs = append(xs, p.T)
+	}
+	cpu := svg.StackedArea{Width: chartWidth, Height: chartHeight, Title: title, XLabel: "elapsed", YLabel: "share of CPU time",
+		X: xs, Percent: true, XDuration: true, XRange: timeRange(r), Bands: bands, Markers: markers}
+	for _, part := range []struct{ key, name, color string }{
+		{"user", "user", "#004488"}, {"system", "system", "#BB5566"}, {"iowait", "iowait", "#DDAA33"},
+		{"steal", "steal", "#555555"}, {"idle", "idle", "#E8E8E8"}} {
+		_, ys, ok := pointSeries(s, "cpu."+part.key+"_pct", false)
+		if !ok {
+			continue
+		}
+		// A share missing where the interval has CPU figures is zero (the
+		// collector leaves out steal when there is none); a NaN would
+		// blank the whole stack at that time.
+		for i, p := range s.Intervals {
+			if _, has := p.Values["cpu.user_pct"]; has && math.IsNaN(ys[i]) {
+				ys[i] = 0
+			}
+		}
+		cpu.Series = append(cpu.Series, svg.StackSeries{Name: part.name, Values: ys, Color: part.color})
+	}
+	if len(cpu.Series) == 0 {
+		return chart{}, false, nil
+	}
+	c, err := renderChart(cpu, title, "All CPUs together: user (with nice), system (with irq and softirq), iowait, steal and idle.")
+	return c, err == nil, err
 }
 
 // zeroGaps treats a missing rate as zero: collectors drop rates that stay

@@ -97,13 +97,18 @@ func (l *HDRLog) Interval(iv *results.Interval, hists []*hdr.Histogram) error {
 }
 
 // WriteHDRLog writes a saved run's log from its intervals and their saved
-// histograms (results.Store.IntervalHists).
+// histograms (results.Store.IntervalHists), or a group's from its merged
+// ones (results.Store.GetGroup).
 func WriteHDRLog(w io.Writer, run *results.Run, encoded map[int]map[string]string) error {
 	ops := make([]string, 0, len(run.Ops))
 	for _, o := range run.Ops {
 		ops = append(ops, o.Name)
 	}
-	l, err := NewHDRLog(w, run.RunID, run.StartTime, ops)
+	id := run.RunID
+	if g := run.Group; g != nil {
+		id = fmt.Sprintf("group %s, %d of %d shards, their histograms merged", g.Name, len(run.Shards), g.Shards)
+	}
+	l, err := NewHDRLog(w, id, run.StartTime, ops)
 	if err != nil {
 		return err
 	}

@@ -226,9 +226,24 @@ func runPage(r *results.Run, opt HTMLOptions) (*page, error) {
 	}
 	p.Sections = append(p.Sections, charts...)
 	bands, markers, _ := timeline(r)
+	if r.Group != nil {
+		sec, ok, err := shardHostsSection(r, bands, markers)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			p.Sections = append(p.Sections, sec)
+		}
+	}
 	ev, err := evidenceSections(r, bands, markers)
 	if err != nil {
 		return nil, err
+	}
+	if g := r.Group; g != nil && g.EvidenceShard != nil {
+		// The database's evidence is one shard's: say whose.
+		for i := range ev {
+			ev[i].Facts = append([]kv{{"sampled by", fmt.Sprintf("shard %d; the other shards sampled the same server", *g.EvidenceShard)}}, ev[i].Facts...)
+		}
 	}
 	p.Sections = append(p.Sections, ev...)
 	p.Sections = append(p.Sections, configSection(r))

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/dbharness/dbharness/internal/report/svg"
 	"github.com/dbharness/dbharness/internal/results"
 )
 
@@ -54,6 +56,7 @@ func ShardText(w io.Writer, r *results.Run) {
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
 	tw.Flush()
+	shardHostsText(w, r)
 }
 
 // shardSection is a group's shards in its HTML report: the table, and
@@ -94,4 +97,158 @@ func shardSection(r *results.Run) (section, error) {
 		return sec, err
 	}
 	return sec, nil
+}
+
+// shardName names a shard and its host: "shard 1 (gen-b)".
+func shardName(sh results.ShardResult) string {
+	if sh.Host == "" {
+		return fmt.Sprintf("shard %d", sh.Index)
+	}
+	return fmt.Sprintf("shard %d (%s)", sh.Index, sh.Host)
+}
+
+// shardHostCost is hostCost of a shard's host, its warnings naming it.
+func shardHostCost(sh results.ShardResult) (string, []string) {
+	if sh.Evidence == nil {
+		return "", nil
+	}
+	n := shardName(sh)
+	return hostCost(*sh.Evidence, n+"'s host", n+"'s event loop")
+}
+
+// shardHostSeries is a shard's series of its own host, or nil.
+func shardHostSeries(sh results.ShardResult) *results.Series {
+	if sh.Evidence == nil {
+		return nil
+	}
+	for _, n := range sh.Evidence.Collect.Names() {
+		if s := sh.Evidence.Collect.Get(n); layoutOf(n, s) == results.LayoutHost && len(s.Intervals) > 0 {
+			return s
+		}
+	}
+	return nil
+}
+
+// shardHostsText writes each shard host's evidence under the shards'
+// table: the harness's cost there and its host's CPU, then a warning for
+// each host that was saturated.
+func shardHostsText(w io.Writer, r *results.Run) {
+	var b strings.Builder
+	var warnings []string
+	for _, sh := range r.Shards {
+		line, warns := shardHostCost(sh)
+		s := shardHostSeries(sh)
+		if line == "" && s == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "  %s:", shardName(sh))
+		if line != "" {
+			fmt.Fprintf(&b, " harness %s", line)
+		}
+		b.WriteString("\n")
+		if s != nil {
+			var os strings.Builder
+			osLine(&os, s)
+			b.WriteString(strings.ReplaceAll(os.String(), "  cpu", "    cpu"))
+		}
+		warnings = append(warnings, warns...)
+	}
+	if b.Len() == 0 {
+		return
+	}
+	fmt.Fprint(w, "shard hosts:\n", b.String())
+	for _, x := range warnings {
+		fmt.Fprintln(w, "warning: "+x)
+	}
+}
+
+// shardHostsSection is a group's load generators side by side in its HTML
+// report: each host's harness cost, its CPU busy share and run queue over
+// time on one chart each, and its CPU split, with a warning for each host
+// that was saturated.
+func shardHostsSection(r *results.Run, bands []svg.Band, markers []svg.Marker) (section, bool, error) {
+	sec := section{ID: "shard-hosts", Title: "Load generator hosts",
+		Intro: "Each shard sampled its own host: the harness's CPU per transaction there, the host's idle time and run queue, and (with the os collector) " +
+			"its CPU over time. A host near 0% idle, or whose run queue stays above twice its cores, was a load generator that could not keep up."}
+	if g := r.Group; g != nil && g.EvidenceNote != "" {
+		sec.Facts = append(sec.Facts, kv{"database evidence", g.EvidenceNote + "; it is in the sections below"})
+	}
+	t := table{Head: []string{"shard", "host", "cores", "driver", "CPU µs/tx", "CPU s", "idle %", "run queue", "busiest loop %", "saturated"},
+		Num: []bool{true, false, true, false, true, true, true, true, true, false}}
+	opt := func(v *float64) string {
+		if v == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f", *v)
+	}
+	busy := lineChart("CPU busy per shard host", "busy (%)", bands, markers, timeRange(r))
+	busy.YRange = &svg.Range{Min: 0, Max: 100}
+	queue := lineChart("Run queue per shard host", "runnable processes", bands, markers, timeRange(r))
+	var stacks []chart
+	cores := map[int]bool{}
+	for i, sh := range r.Shards {
+		e := sh.Evidence
+		if e == nil {
+			continue
+		}
+		_, warns := shardHostCost(sh)
+		sec.Warnings = append(sec.Warnings, warns...)
+		t.Rows = append(t.Rows, []string{fmt.Sprint(sh.Index), sh.Host, fmt.Sprint(e.Cores), e.Driver, fmt.Sprintf("%.1f", e.ClientCPUUsPerTx),
+			fmt.Sprintf("%.2f", e.ClientCPUSeconds), opt(e.HostIdlePct), opt(e.HostRunQueue), opt(e.LoopBusyPct), map[bool]string{true: "yes", false: "no"}[e.HostSaturated]})
+		cores[e.Cores] = true
+		s := shardHostSeries(sh)
+		if s == nil {
+			continue
+		}
+		col := svg.PaletteColor(i)
+		if x, idle, ok := pointSeries(s, "cpu.idle_pct", false); ok {
+			y := make([]float64, len(idle))
+			for k, v := range idle {
+				y[k] = 100 - v
+			}
+			busy.Series = append(busy.Series, svg.Series{Name: shardName(sh), X: x, Y: y, Color: col})
+		}
+		if x, y, ok := pointSeries(s, "run_queue", false); ok {
+			queue.Series = append(queue.Series, svg.Series{Name: shardName(sh), X: x, Y: y, Color: col})
+		}
+		c, ok, err := cpuChart(r, s, "CPU of "+shardName(sh), bands, markers)
+		if err != nil {
+			return sec, false, err
+		}
+		if ok {
+			stacks = append(stacks, c)
+		}
+	}
+	if len(t.Rows) == 0 {
+		return sec, false, nil
+	}
+	sec.Tables = append(sec.Tables, t)
+	for _, c := range []struct {
+		ch   svg.LineChart
+		note string
+	}{
+		{busy, "Each shard host's CPU not idle (100% less idle), all CPUs together."},
+		{queue, fmt.Sprintf("Each shard host's runnable processes; a host whose run queue stays above twice its cores (%s) is saturated.", coresText(cores))},
+	} {
+		if len(c.ch.Series) == 0 {
+			continue
+		}
+		ch, err := renderChart(c.ch, c.ch.Title, c.note)
+		if err != nil {
+			return sec, false, err
+		}
+		sec.Charts = append(sec.Charts, ch)
+	}
+	sec.Charts = append(sec.Charts, stacks...)
+	return sec, true, nil
+}
+
+// coresText lists the hosts' core counts: "2 cores", "2 or 4 cores".
+func coresText(cores map[int]bool) string {
+	var ns []int
+	for c := range cores {
+		ns = append(ns, c)
+	}
+	sort.Ints(ns)
+	return strings.Trim(strings.ReplaceAll(fmt.Sprint(ns), " ", " or "), "[]") + " cores"
 }

@@ -70,3 +70,109 @@ func TestAGroupsShardsShowInTheTextAndTheHTMLReport(t *testing.T) {
 		}
 	}
 }
+
+// hostSeries is an os collector's series of a client host over n
+// intervals, idle idlePct and run queue queue throughout.
+func hostSeries(n int, idlePct, queue float64) *results.Series {
+	s := &results.Series{Source: "/proc (stat, meminfo, diskstats) on the local host", Describes: results.DescribesClientHost,
+		Title: "Operating system", Layout: results.LayoutHost}
+	for k := range n {
+		s.Intervals = append(s.Intervals, results.Point{Seq: k, Phase: "measure", T: float64(k + 1), Seconds: 1,
+			Rates:  map[string]float64{"ctxt": 1000},
+			Values: map[string]float64{"cpu.user_pct": 60 - idlePct/2, "cpu.system_pct": 40 - idlePct/2, "cpu.idle_pct": idlePct, "run_queue": queue}})
+	}
+	return s
+}
+
+// Each shard host's evidence shows next to the others': in the text a
+// line each and a warning for the saturated one (gen-b), in the HTML
+// report a section with their cost, CPU busy and run queue on one chart
+// each, and each host's CPU split; the database's evidence says whose it is.
+func TestAGroupsShardHostsShowSideBySideWithTheSaturatedOneWarned(t *testing.T) {
+	r := groupRun()
+	idle, q := []float64{55, 2}, []float64{1.5, 7}
+	for i := range r.Shards {
+		e := &results.HostEvidence{Cores: 2, Driver: "loop", Loops: 1, ClientCPUSeconds: float64(i+1) / 2, ClientCPUUsPerTx: 12.5,
+			HostIdlePct: &idle[i], HostRunQueue: &q[i], HostSaturated: i == 1, Collect: &results.Collect{Enabled: []string{"os", "server"}}}
+		e.Collect.Set("os", hostSeries(len(r.Intervals), idle[i], q[i]))
+		r.Shards[i].Evidence = e
+	}
+	zero := 0
+	r.Group.EvidenceShard, r.Group.EvidenceNote = &zero, "the database's evidence is shard 0's, the lowest-index shard that completed; shard 1 sampled the same server"
+	r.Collect = &results.Collect{Enabled: []string{"os", "server"}}
+	r.Collect.Set("server", &results.Series{Source: "pg_stat_database", Describes: "database server", Intervals: []results.Point{
+		{Seq: 0, Phase: "measure", T: 1, Seconds: 1, Rates: map[string]float64{"pg_stat_database.xact_commit": 400}}}})
+
+	var b bytes.Buffer
+	ShardText(&b, r)
+	text := b.String()
+	for _, want := range []string{"shard hosts:\n", "  shard 0 (gen-a): harness loop driver (1 loop), 12.5 µs CPU per transaction (0.50 s in all); client host 55% idle, run queue 1.5\n",
+		"    cpu (client host): user 32.5%, system 12.5%, idle 55.0%", "  shard 1 (gen-b): harness", "    cpu (client host): user 59.0%, system 39.0%, idle 2.0%",
+		"warning: shard 1 (gen-b)'s host was saturated during the run (idle under 5% or a run queue above twice its 2 cores)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Count(text, "warning:") != 1 {
+		t.Errorf("want one warning, for gen-b:\n%s", text)
+	}
+	b.Reset()
+	Evidence(&b, r)
+	if !strings.HasPrefix(b.String(), "evidence (the database's evidence is shard 0's,") || strings.Contains(b.String(), "cpu (") {
+		t.Errorf("the group's evidence is not the database's alone, saying whose:\n%s", b.String())
+	}
+
+	p, err := runPage(r, HTMLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sec *section
+	for i := range p.Sections {
+		switch p.Sections[i].ID {
+		case "shard-hosts":
+			sec = &p.Sections[i]
+		case "server":
+			if f := p.Sections[i].Facts; len(f) == 0 || f[0].K != "sampled by" || !strings.HasPrefix(f[0].V, "shard 0;") {
+				t.Errorf("the server section does not say whose it is: %+v", f)
+			}
+		case "os":
+			t.Error("the group's report has a host section of its own: the hosts' are the shards'")
+		}
+	}
+	if sec == nil {
+		t.Fatal("no shard-hosts section in the group's report")
+	}
+	var titles []string
+	for _, c := range sec.Charts {
+		titles = append(titles, c.Title)
+	}
+	if want := []string{"CPU busy per shard host", "Run queue per shard host", "CPU of shard 0 (gen-a)", "CPU of shard 1 (gen-b)"}; strings.Join(titles, "|") != strings.Join(want, "|") {
+		t.Errorf("charts %q, want %q", titles, want)
+	}
+	if !strings.Contains(string(sec.Charts[0].SVG), "shard 1 (gen-b)") || !strings.Contains(string(sec.Charts[1].SVG), "shard 0 (gen-a)") {
+		t.Error("the side-by-side charts do not name each shard host")
+	}
+	if len(sec.Tables) != 1 || len(sec.Tables[0].Rows) != 2 || sec.Tables[0].Rows[1][1] != "gen-b" || sec.Tables[0].Rows[1][9] != "yes" || sec.Tables[0].Rows[0][9] != "no" {
+		t.Errorf("hosts table %+v", sec.Tables)
+	}
+	if len(sec.Warnings) != 1 || !strings.Contains(sec.Warnings[0], "shard 1 (gen-b)'s host was saturated") {
+		t.Errorf("warnings %q, want gen-b's saturation", sec.Warnings)
+	}
+	var page bytes.Buffer
+	if err := RunHTML(&page, r, HTMLOptions{}); err != nil || !strings.Contains(page.String(), `id="shard-hosts"`) || !strings.Contains(page.String(), "Load generator hosts") {
+		t.Errorf("the page has no load generator hosts section (%v)", err)
+	}
+
+	// A group whose shards recorded no host evidence has no such section.
+	for i := range r.Shards {
+		r.Shards[i].Evidence = nil
+	}
+	if p, err = runPage(r, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range p.Sections {
+		if s.ID == "shard-hosts" {
+			t.Error("a group without host evidence has a shard-hosts section")
+		}
+	}
+}

@@ -230,36 +230,45 @@ func costLine(w io.Writer, r *results.Run) {
 // warnings when its host was saturated or its event loop nearly so; ""
 // for a run saved before the driver was recorded.
 func harnessCost(r *results.Run) (string, []string) {
-	s := r.Summary
-	if r.Config.Driver == "" {
+	line, warnings := hostCost(r.HostCost(), "the client host", "the event loop")
+	if r.Group != nil && line != "" {
+		line += fmt.Sprintf(", its %d shard hosts together (each host's own under the shards)", len(r.Shards))
+	}
+	return line, warnings
+}
+
+// hostCost is harnessCost of one host's figures, the warnings naming the
+// host and its loop as given ("the client host", "the event loop").
+func hostCost(e results.HostEvidence, host, loop string) (string, []string) {
+	if e.Driver == "" {
 		return "", nil
 	}
-	drv := r.Config.Driver + " driver"
+	drv := e.Driver + " driver"
 	var warnings []string
-	if r.Config.Driver == "loop" {
-		n := max(1, r.Config.Loops)
+	if e.Driver == "loop" {
+		n := max(1, e.Loops)
 		drv = fmt.Sprintf("loop driver (%s", plural(n, "loop"))
-		if s.LoopBusyPct != nil {
+		if e.LoopBusyPct != nil {
 			busiest := ""
 			if n > 1 {
 				busiest = "the busiest "
 			}
-			drv += fmt.Sprintf(", %s%.0f%% busy", busiest, *s.LoopBusyPct)
-			if *s.LoopBusyPct >= loopBusyWarn {
-				warnings = append(warnings, fmt.Sprintf("the event loop was %.0f%% busy: one loop nearly saturated a core, so the harness may have held the throughput back; give it another with --loops %d", *s.LoopBusyPct, n+1))
+			drv += fmt.Sprintf(", %s%.0f%% busy", busiest, *e.LoopBusyPct)
+			if *e.LoopBusyPct >= loopBusyWarn {
+				warnings = append(warnings, fmt.Sprintf("%s was %.0f%% busy: one loop nearly saturated a core, so the harness may have held the throughput back; give it another with --loops %d", loop, *e.LoopBusyPct, n+1))
 			}
 		}
 		drv += ")"
 	}
-	line := fmt.Sprintf("%s, %.1f µs CPU per transaction (%.2f s in all)", drv, s.ClientCPUUsPerTx, s.ClientCPUSeconds)
-	if s.HostIdlePct != nil {
-		line += fmt.Sprintf("; client host %.0f%% idle", *s.HostIdlePct)
+	line := fmt.Sprintf("%s, %.1f µs CPU per transaction (%.2f s in all)", drv, e.ClientCPUUsPerTx, e.ClientCPUSeconds)
+	if e.HostIdlePct != nil {
+		line += fmt.Sprintf("; client host %.0f%% idle", *e.HostIdlePct)
 	}
-	if s.HostRunQueue != nil {
-		line += fmt.Sprintf(", run queue %.1f", *s.HostRunQueue)
+	if e.HostRunQueue != nil {
+		line += fmt.Sprintf(", run queue %.1f", *e.HostRunQueue)
 	}
-	if s.HostSaturated {
-		warnings = append(warnings, fmt.Sprintf("the client host was saturated during the run (idle under 5%% or a run queue above twice its %d cores): the harness may have been the bottleneck", r.Host.Cores))
+	if e.HostSaturated {
+		warnings = append(warnings, fmt.Sprintf("%s was saturated during the run (idle under 5%% or a run queue above twice its %d cores): the harness may have been the bottleneck", host, e.Cores))
 	}
 	return line, warnings
 }

@@ -32,6 +32,12 @@ type Group struct {
 	MaxClockOffsetMs float64 `json:"max_clock_offset_ms"`
 	// Missing are the shards that never registered.
 	Missing []int `json:"missing,omitempty"`
+	// EvidenceShard is the shard whose database-side evidence (collect's
+	// server series, waits, plans, physical, server_cpu) the group keeps;
+	// the others sampled the same server. EvidenceNote says so in words.
+	// Each shard's own host's evidence is in its shards[] line.
+	EvidenceShard *int   `json:"evidence_shard,omitempty"`
+	EvidenceNote  string `json:"evidence_note,omitempty"`
 }
 
 // ShardResult is one shard's line in a group's result.
@@ -47,6 +53,9 @@ type ShardResult struct {
 	TPS           float64 `json:"tps"`
 	LatencyMs     Latency `json:"latency_ms"`
 	ClockOffsetMs float64 `json:"clock_offset_ms"`
+	// Evidence is what the shard's own host showed (HostEvidence); nil
+	// when its run recorded none.
+	Evidence *HostEvidence `json:"evidence,omitempty"`
 }
 
 // GetRunOrGroup loads the run id (a unique prefix), or else the group of
@@ -56,7 +65,7 @@ func (s *Store) GetRunOrGroup(ctx context.Context, id string) (*Run, error) {
 	if !errors.Is(err, ErrNotFound) {
 		return r, err
 	}
-	g, gerr := s.GetGroup(ctx, id)
+	g, _, gerr := s.GetGroup(ctx, id)
 	if errors.Is(gerr, ErrNotFound) {
 		return nil, err
 	}
@@ -64,20 +73,21 @@ func (s *Store) GetRunOrGroup(ctx context.Context, id string) (*Run, error) {
 }
 
 // GetGroup loads a group's shards' runs, with their intervals' histograms,
-// and merges them into one run (MergeShards).
-func (s *Store) GetGroup(ctx context.Context, name string) (*Run, error) {
+// and merges them into one run (MergeShards); it returns the merged
+// intervals' histograms too, as IntervalHists does a run's.
+func (s *Store) GetGroup(ctx context.Context, name string) (*Run, map[int]map[string]string, error) {
 	var count int
 	var start sql.NullString
 	err := s.queryRow(ctx, `SELECT shards, start FROM run_groups WHERE name = ?`, name).Scan(&count, &start)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("group %q: %w in %s", name, ErrNotFound, s.path)
+		return nil, nil, fmt.Errorf("group %q: %w in %s", name, ErrNotFound, s.path)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read group %s from %s: %v", name, s.path, s.kind.cause(err))
+		return nil, nil, fmt.Errorf("read group %s from %s: %v", name, s.path, s.kind.cause(err))
 	}
 	rows, err := s.query(ctx, `SELECT shard, run_id FROM run_group_shards WHERE group_name = ? ORDER BY shard`, name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var ids []string
 	var index []int
@@ -86,20 +96,20 @@ func (s *Store) GetGroup(ctx context.Context, name string) (*Run, error) {
 		var i int
 		if err := rows.Scan(&i, &id); err != nil {
 			rows.Close()
-			return nil, err
+			return nil, nil, err
 		}
 		ids, index = append(ids, id), append(index, i)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var runs []*Run
 	var hists []map[int]map[string]string
 	for k, id := range ids {
 		r, err := s.Get(ctx, id)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if r.Shard == nil {
 			// A run saved only before it joined (its harness killed
@@ -108,7 +118,7 @@ func (s *Store) GetGroup(ctx context.Context, name string) (*Run, error) {
 		}
 		h, err := s.IntervalHists(ctx, id)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		runs, hists = append(runs, r), append(hists, h)
 	}
@@ -124,15 +134,17 @@ func (s *Store) GetGroup(ctx context.Context, name string) (*Run, error) {
 // schema: the intervals, aligned by the common start, summed (counts,
 // errors, retries, error classes) with their histograms merged exactly,
 // and the summary and operations made from them as a run's are; a
-// shards[] line per shard; status partial, naming the shards, when one
-// never came or did not complete.
-func MergeShards(g *Group, runs []*Run, hists []map[int]map[string]string) (*Run, error) {
+// shards[] line per shard, with its host's evidence, and the database's
+// evidence once (databaseEvidence); status partial, naming the shards,
+// when one never came or did not complete. It returns the merged
+// intervals' per-operation histograms too (by seq, then operation).
+func MergeShards(g *Group, runs []*Run, hists []map[int]map[string]string) (*Run, map[int]map[string]string, error) {
 	if len(runs) == 0 {
-		return nil, fmt.Errorf("group %s: no shard registered", g.Name)
+		return nil, nil, fmt.Errorf("group %s: no shard registered", g.Name)
 	}
 	m := *runs[0]
 	m.RunID, m.Shard, m.Error, m.ErrorClasses, m.ErrorSamples = g.Name, nil, "", nil, map[string]string{}
-	m.Collect, m.Waits, m.Plans, m.ClientSeconds, m.Warmup, m.Ops = nil, nil, nil, nil, nil, nil
+	m.ClientSeconds, m.Warmup, m.Ops = nil, nil, nil
 	m.Config.Clients, m.Config.Terminals, m.Config.Rate = 0, 0, 0
 	m.Group, m.Shards = g, nil
 	if !g.Start.IsZero() {
@@ -142,11 +154,12 @@ func MergeShards(g *Group, runs []*Run, hists []map[int]map[string]string) (*Run
 	merged := map[int]map[string]*hdr.Histogram{}
 	ps := m.Config.Percentiles
 	var problems []string
+	var cpu float64 // the harness's CPU on every shard host
 	here := map[int]bool{}
 	for i, r := range runs {
 		sh := r.Shard
 		if sh == nil {
-			return nil, fmt.Errorf("group %s: run %s is not a shard", g.Name, r.RunID)
+			return nil, nil, fmt.Errorf("group %s: run %s is not a shard", g.Name, r.RunID)
 		}
 		here[sh.Index] = true
 		m.Config.Clients += r.Config.Clients
@@ -163,7 +176,8 @@ func MergeShards(g *Group, runs []*Run, hists []map[int]map[string]string) (*Run
 		}
 		m.Shards = append(m.Shards, ShardResult{Index: sh.Index, RunID: r.RunID, Host: r.Host.Hostname, Status: r.Status,
 			Clients: r.Config.Clients, FirstClient: sh.FirstClient, Transactions: r.Summary.Transactions, Errors: r.Summary.Errors,
-			TPS: r.Summary.TPS, LatencyMs: r.Summary.LatencyMs, ClockOffsetMs: sh.ClockOffsetMs})
+			TPS: r.Summary.TPS, LatencyMs: r.Summary.LatencyMs, ClockOffsetMs: sh.ClockOffsetMs, Evidence: hostEvidence(r)})
+		cpu += r.Summary.ClientCPUSeconds
 		if r.Status != StatusCompleted {
 			problems = append(problems, fmt.Sprintf("shard %d (run %s) %s", sh.Index, r.RunID, r.Status))
 		}
@@ -261,7 +275,15 @@ func MergeShards(g *Group, runs []*Run, hists []map[int]map[string]string) (*Run
 		m.Intervals = append(m.Intervals, *iv)
 	}
 	summarizeIntervals(&m, encoded)
-	return &m, nil
+	databaseEvidence(&m, runs)
+	m.ClientSeconds = groupClientSeconds(g, runs)
+	// The harness's CPU is the shards' together; each host's idle time,
+	// run queue and loops are in its shards[] line.
+	m.Summary.ClientCPUSeconds = round3(cpu)
+	if m.Summary.Transactions > 0 {
+		m.Summary.ClientCPUUsPerTx = round2(cpu * 1e6 / float64(m.Summary.Transactions))
+	}
+	return &m, encoded, nil
 }
 
 // slicesIndexOp is the index of the operation named name in ops, or -1.

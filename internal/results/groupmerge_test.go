@@ -57,7 +57,7 @@ func shardRuns(shards []int, intervals int) ([]*Run, []map[int]map[string]string
 
 func TestAGroupMergesItsShardsHistogramsExactly(t *testing.T) {
 	runs, hists, raw := shardRuns([]int{0, 1, 2}, 4)
-	g, err := MergeShards(&Group{Name: "g", Shards: 3, Start: runs[0].StartTime}, runs, hists)
+	g, _, err := MergeShards(&Group{Name: "g", Shards: 3, Start: runs[0].StartTime}, runs, hists)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestAGroupMergesItsShardsHistogramsExactly(t *testing.T) {
 func TestAGroupWithAShardThatNeverCameIsPartialAndNamesIt(t *testing.T) {
 	runs, hists, _ := shardRuns([]int{0, 2}, 2)
 	runs[1].Status = StatusFailed
-	g, err := MergeShards(&Group{Name: "g", Shards: 3}, runs, hists)
+	g, _, err := MergeShards(&Group{Name: "g", Shards: 3}, runs, hists)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,5 +114,64 @@ func TestAGroupWithAShardThatNeverCameIsPartialAndNamesIt(t *testing.T) {
 	}
 	if want := runs[0].Summary.Transactions + runs[1].Summary.Transactions; g.Summary.Transactions != want {
 		t.Errorf("%d transactions, want the two shards' %d", g.Summary.Transactions, want)
+	}
+}
+
+// A group keeps each shard host's evidence in its shards[] line, its own,
+// and the database's once, from the lowest-index shard that completed;
+// the harness's CPU is the shards' together, and the clients' times of
+// fixed work line up in global client order.
+func TestAGroupKeepsEachShardHostsEvidenceAndTheDatabasesOnce(t *testing.T) {
+	runs, hists, _ := shardRuns([]int{0, 1, 2}, 2)
+	runs[0].Status = StatusFailed
+	for i, r := range runs {
+		r.Host.Cores = 2 + i
+		r.Config.Driver = "loop"
+		idle := float64(10 * i)
+		r.Summary.ClientCPUSeconds, r.Summary.HostIdlePct, r.Summary.HostSaturated = float64(i+1), &idle, i == 0
+		r.ClientSeconds = []float64{float64(10*i + 1), float64(10*i + 2)}
+		r.Collect = &Collect{Enabled: []string{"os", "server"}}
+		r.Collect.Set("os", &Series{Describes: DescribesClientHost, Intervals: []Point{{Seq: 0, Values: map[string]float64{"cpu.idle_pct": idle}}}})
+		r.Collect.Set("server", &Series{Describes: "database server", Intervals: []Point{{Seq: 0, Rates: map[string]float64{"xact_commit": float64(100 + i)}}}})
+		r.Waits = &Waits{Method: "shard " + string(rune('a'+i))}
+	}
+	g, _, err := MergeShards(&Group{Name: "g", Shards: 3}, runs, hists)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, sh := range g.Shards {
+		e := sh.Evidence
+		if e == nil || e.Cores != 2+i || e.Driver != "loop" || e.ClientCPUSeconds != float64(i+1) || *e.HostIdlePct != float64(10*i) ||
+			e.HostSaturated != (i == 0) || e.Collect.Get("os") != runs[i].Collect.Get("os") || e.Collect.Get("server") != nil {
+			t.Errorf("shard %d's host evidence %+v is not its own", i, e)
+		}
+	}
+	// Shard 0 failed: the database's evidence is shard 1's.
+	if g.Group.EvidenceShard == nil || *g.Group.EvidenceShard != 1 || g.Collect.Get("server") != runs[1].Collect.Get("server") ||
+		g.Collect.Get("os") != nil || g.Waits != runs[1].Waits ||
+		g.Group.EvidenceNote != "the database's evidence is shard 1's, the lowest-index shard that completed; shards 0 and 2 sampled the same server" {
+		t.Errorf("database evidence from shard %v (%q): collect %v, waits %+v", g.Group.EvidenceShard, g.Group.EvidenceNote, g.Collect.Names(), g.Waits)
+	}
+	if g.Summary.ClientCPUSeconds != 6 || g.Summary.HostIdlePct != nil || g.Summary.HostSaturated {
+		t.Errorf("the group's summary: harness CPU %g s, idle %v, saturated %v; want 6 s and no host's figures", g.Summary.ClientCPUSeconds,
+			g.Summary.HostIdlePct, g.Summary.HostSaturated)
+	}
+	if want := []float64{1, 2, 11, 12, 21, 22}; !reflect.DeepEqual(g.ClientSeconds, want) {
+		t.Errorf("client seconds %v, want %v", g.ClientSeconds, want)
+	}
+	// With none completed, the lowest-index shard with any evidence.
+	for _, r := range runs {
+		r.Status = StatusFailed
+	}
+	runs[0].Collect, runs[0].Waits = nil, nil
+	g, _, err = MergeShards(&Group{Name: "g", Shards: 3}, runs, hists)
+	if err != nil || *g.Group.EvidenceShard != 1 || !strings.Contains(g.Group.EvidenceNote, "shard 1's, the lowest-index shard with any, as none completed") {
+		t.Errorf("%v: evidence from shard %v (%q)", err, g.Group.EvidenceShard, g.Group.EvidenceNote)
+	}
+	// A missing shard leaves the clients' times out: their ids would not
+	// line up.
+	g, _, _ = MergeShards(&Group{Name: "g", Shards: 3}, runs[:2], hists[:2])
+	if g.ClientSeconds != nil {
+		t.Errorf("client seconds %v with a shard missing", g.ClientSeconds)
 	}
 }

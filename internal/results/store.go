@@ -409,7 +409,7 @@ func (s *Store) List(ctx context.Context, limit int) ([]RunRow, error) {
 	for i := range out {
 		if name, ok := groupAt[i]; ok {
 			// A group that cannot be merged is listed as the shard's run.
-			if g, err := s.GetGroup(ctx, name); err == nil {
+			if g, _, err := s.GetGroup(ctx, name); err == nil {
 				out[i] = RunRow{ID: name, Started: out[i].Started, Workload: g.Workload, Engine: g.Engine.Engine, Clients: g.Config.Clients,
 					Status: g.Status, TPS: g.Summary.TPS, Shards: len(g.Shards)}
 				if !g.Group.Start.IsZero() {
