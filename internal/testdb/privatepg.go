@@ -33,10 +33,39 @@ type PrivatePG struct {
 	frozen atomic.Bool
 }
 
+// PrivateOption changes how PrivatePostgres sets its server up.
+type PrivateOption func(*privateSetup)
+
+type privateSetup struct {
+	listen []string // addresses besides 127.0.0.1
+	trust  []string // client networks (CIDR) trusted besides loopback's
+	conf   []string // postgresql.conf lines
+}
+
+// ListenAlso makes the server listen on addrs (IP addresses of this host)
+// besides 127.0.0.1, and trust connections from the networks nets (CIDR:
+// "10.1.2.0/24"). The addresses must exist when the server starts.
+func ListenAlso(addrs, nets []string) PrivateOption {
+	return func(s *privateSetup) {
+		s.listen = append(s.listen, addrs...)
+		s.trust = append(s.trust, nets...)
+	}
+}
+
+// ServerConf adds lines to the server's postgresql.conf
+// ("log_connections = on").
+func ServerConf(lines ...string) PrivateOption {
+	return func(s *privateSetup) { s.conf = append(s.conf, lines...) }
+}
+
 // PrivatePostgres initialises and starts a private PostgreSQL server. It
 // fails the test, with the server's log, when it cannot.
-func PrivatePostgres(t testing.TB) *PrivatePG {
+func PrivatePostgres(t testing.TB, opts ...PrivateOption) *PrivatePG {
 	t.Helper()
+	var set privateSetup
+	for _, o := range opts {
+		o(&set)
+	}
 	bin := pgBinDir(t)
 	p := &PrivatePG{t: t, bin: bin}
 	// initdb and postgres refuse to run as root: run them as postgres.
@@ -63,17 +92,20 @@ func PrivatePostgres(t testing.TB) *PrivatePG {
 	}
 	p.port = l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	conf := fmt.Sprintf("listen_addresses = '127.0.0.1'\nport = %d\nunix_socket_directories = '%s'\n"+
+	conf := fmt.Sprintf("listen_addresses = '%s'\nport = %d\nunix_socket_directories = '%s'\n"+
 		"fsync = off\nsynchronous_commit = off\nfull_page_writes = off\nshared_buffers = 32MB\nmax_connections = 60\n"+
-		"autovacuum = off\nlogging_collector = off\n", p.port, dir)
-	f, err := os.OpenFile(filepath.Join(p.dir, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
+		"autovacuum = off\nlogging_collector = off\n", strings.Join(append([]string{"127.0.0.1"}, set.listen...), ","), p.port, dir)
+	for _, l := range set.conf {
+		conf += l + "\n"
 	}
-	if _, err := f.WriteString(conf); err != nil {
-		t.Fatal(err)
+	appendFile(t, filepath.Join(p.dir, "postgresql.conf"), conf)
+	if len(set.trust) > 0 {
+		var hba string
+		for _, n := range set.trust {
+			hba += "host all all " + n + " trust\n"
+		}
+		appendFile(t, filepath.Join(p.dir, "pg_hba.conf"), hba)
 	}
-	f.Close()
 	t.Cleanup(func() {
 		p.Cont() // a stopped server cannot shut down
 		_ = p.cmd("pg_ctl", "-D", p.dir, "-m", "immediate", "-w", "-t", "30", "stop").Run()
@@ -86,9 +118,21 @@ func PrivatePostgres(t testing.TB) *PrivatePG {
 }
 
 // URL is the URL of the private server's database postgres.
-func (p *PrivatePG) URL() string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", p.port)
+func (p *PrivatePG) URL() string { return p.URLAt("127.0.0.1", "postgres") }
+
+// URLAt is the URL of the private server's database db at address addr
+// (127.0.0.1, or one given to ListenAlso).
+func (p *PrivatePG) URLAt(addr, db string) string {
+	return fmt.Sprintf("postgres://postgres@%s/%s?sslmode=disable", net.JoinHostPort(addr, strconv.Itoa(p.port)), db)
 }
+
+// Log is what the server has written to its log so far.
+func (p *PrivatePG) Log() string {
+	b, _ := os.ReadFile(p.logFile())
+	return string(b)
+}
+
+func (p *PrivatePG) logFile() string { return filepath.Join(filepath.Dir(p.dir), "server.log") }
 
 // Start starts the server (again, if it is not running) and waits until
 // it accepts connections. It may be called from any goroutine: a failure
@@ -98,7 +142,7 @@ func (p *PrivatePG) Start() {
 	if p.cmd("pg_ctl", "-D", p.dir, "status").Run() == nil {
 		return
 	}
-	logf := filepath.Join(filepath.Dir(p.dir), "server.log")
+	logf := p.logFile()
 	if out, err := p.cmd("pg_ctl", "-D", p.dir, "-l", logf, "-w", "-t", "60", "start").CombinedOutput(); err != nil {
 		log, _ := os.ReadFile(logf)
 		p.t.Errorf("start the private PostgreSQL server: %v\n%s\n%s", err, out, log)
@@ -183,6 +227,21 @@ func (p *PrivatePG) cmd(prog string, args ...string) *exec.Cmd {
 		return exec.Command(path, args...)
 	}
 	return exec.Command("runuser", append([]string{"-u", p.user, "--", path}, args...)...)
+}
+
+// appendFile adds text at the end of the file at path.
+func appendFile(t testing.TB, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func chownTo(dir, name string) error {
