@@ -82,7 +82,9 @@ type Config struct {
 	ClientBase, TerminalBase int
 	// Begin, when set, is called once every client has connected; the run
 	// starts at the instant it returns (by this host's clock), waiting for
-	// it, so that the shards of a run start together.
+	// it, so that the shards of a run start together. The run's clock
+	// starts at that instant even when the process wakes late: the shards'
+	// intervals stay aligned, and the lateness is the Result's StartLate.
 	Begin func(ctx context.Context) (time.Time, error)
 }
 
@@ -313,8 +315,9 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 		}
 	}()
 	err = connectAll(cctx, connect, r, conns, workers, cfg.ClientBase)
+	var agreed time.Time
 	if err == nil && cfg.Begin != nil {
-		if err = begin(cctx, cfg.Begin); err != nil {
+		if agreed, err = begin(cctx, cfg.Begin); err != nil {
 			for _, c := range conns {
 				c.Close()
 			}
@@ -344,6 +347,10 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 	}
 	startCost := selfcost.Read()
 	start := startCost.At
+	var startLate time.Duration
+	if !agreed.IsZero() && agreed.Before(start) {
+		start, startLate = agreed, start.Sub(agreed)
+	}
 	if so, ok := obs.(StartObserver); ok {
 		so.OnStart(start)
 	}
@@ -421,7 +428,7 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 		close(done)
 	}()
 
-	res := &Result{Start: start, MeasureStart: measureStart, ErrorClasses: map[string]int64{}, Driver: DriverGoroutine}
+	res := &Result{Start: start, MeasureStart: measureStart, StartLate: startLate, ErrorClasses: map[string]int64{}, Driver: DriverGoroutine}
 	if loops != nil {
 		res.Driver, res.Loops = DriverLoop, len(loops)
 	}
@@ -595,21 +602,21 @@ func connector(d db.DB, cfg *Config) (func(context.Context) (db.Conn, error), er
 // set its worker up (prepare its statements).
 const clientSetupTimeout = 10 * time.Second
 
-// begin asks f for the run's starting instant and waits for it (the run's
-// clock then starts, as late as the timer wakes it); an interrupt (ctx)
-// ends the wait. An instant already past starts the run at once.
-func begin(ctx context.Context, f func(context.Context) (time.Time, error)) error {
+// begin asks f for the run's starting instant, waits for it and returns
+// it; an interrupt (ctx) ends the wait. An instant already past starts the
+// run at once.
+func begin(ctx context.Context, f func(context.Context) (time.Time, error)) (time.Time, error) {
 	at, err := f(ctx)
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	t := time.NewTimer(time.Until(at))
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return nil
+		return at, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return time.Time{}, ctx.Err()
 	}
 }
 

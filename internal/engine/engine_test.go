@@ -536,3 +536,47 @@ func TestFixedWorkReportsEachClientsTime(t *testing.T) {
 		t.Fatalf("client times %v: the slow client, which finished last after 20 x 5 ms, should stand out", cs)
 	}
 }
+
+// A shard that wakes after the group's agreed instant (here: an instant
+// already 300 ms past when Begin returns it) starts its clock at that
+// instant, not when it woke: its intervals stay aligned with the other
+// shards', the lateness is the Result's StartLate, and in open loop the
+// transactions it owed meanwhile start late and count the lag.
+func TestARunThatWakesLateForItsAgreedStartKeepsTheInstantAndCountsTheLateness(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Rate, cfg.Duration = 1000, 500*time.Millisecond
+	var agreed time.Time
+	cfg.Begin = func(context.Context) (time.Time, error) {
+		agreed = time.Now().Add(-300 * time.Millisecond)
+		return agreed, nil
+	}
+	r := &fakeRunner{ops: []string{"a"}}
+	res, err := Run(context.Background(), &fakeDB{}, r, cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Start.Equal(agreed) {
+		t.Fatalf("the run started %s after the agreed instant; want at it", res.Start.Sub(agreed))
+	}
+	if res.StartLate < 300*time.Millisecond {
+		t.Errorf("StartLate %s; the run woke at least 300ms after the instant", res.StartLate)
+	}
+	// The schedule's first arrivals were due before the run woke: their
+	// transactions started at least 250 ms late.
+	if res.Lag == nil || res.Lag.Max() < 250_000 {
+		t.Errorf("the largest lag is %v µs; the arrivals due before the run woke started late", res.Lag.Max())
+	}
+	// An instant still ahead is waited for, and is the start too, however
+	// late the timer wakes the process.
+	cfg.Begin = func(context.Context) (time.Time, error) {
+		agreed = time.Now().Add(50 * time.Millisecond)
+		return agreed, nil
+	}
+	res, err = Run(context.Background(), &fakeDB{}, r, cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Start.Equal(agreed) {
+		t.Errorf("the run started %s after the agreed instant; want at it", res.Start.Sub(agreed))
+	}
+}

@@ -79,8 +79,13 @@ type Result struct {
 	ClientSeconds []float64
 	Start         time.Time // start of the run (warm-up included)
 	MeasureStart  time.Time
-	End           time.Time
-	Interrupted   bool
+	// StartLate is how long after the instant agreed with the other
+	// shards (engine.Config.Begin) this process woke to start: the run's
+	// clock starts at the instant, and what lateness cost shows in its
+	// first interval (and, in open loop, as lag).
+	StartLate   time.Duration
+	End         time.Time
+	Interrupted bool
 	// Driver is the driver that ran the clients (DriverGoroutine or
 	// DriverLoop) and Loops the number of event loops (0 on goroutines).
 	Driver string

@@ -15,12 +15,12 @@ import (
 // shardRows are a group's shards, a row each: what tells a slow load
 // generator from the others.
 func shardRows(r *results.Run) ([]string, [][]string) {
-	head := []string{"shard", "run", "host", "clients", "transactions", "tps", "p99_ms", "errors", "offset_ms", "status"}
+	head := []string{"shard", "run", "host", "clients", "transactions", "tps", "p99_ms", "errors", "offset_ms", "late_ms", "status"}
 	var rows [][]string
 	for _, sh := range r.Shards {
 		rows = append(rows, []string{fmt.Sprint(sh.Index), sh.RunID, sh.Host, fmt.Sprint(sh.Clients), fmt.Sprint(sh.Transactions),
 			fmt.Sprintf("%.1f", sh.TPS), fmtMaybeMs(latencyValue(sh.LatencyMs, "p99")), fmt.Sprint(sh.Errors),
-			fmt.Sprintf("%.3f", sh.ClockOffsetMs), sh.Status})
+			fmt.Sprintf("%.3f", sh.ClockOffsetMs), fmt.Sprintf("%.1f", sh.StartLateMs), sh.Status})
 	}
 	return head, rows
 }
@@ -35,7 +35,7 @@ func fmtMaybeMs(v float64) string {
 // groupLine heads a group's shards: how many came and how far apart
 // their clocks were.
 func groupLine(g *results.Group, n int) string {
-	s := fmt.Sprintf("group %s: %d of %d shards, largest clock offset %.3f ms", g.Name, n, g.Shards, g.MaxClockOffsetMs)
+	s := fmt.Sprintf("group %s: %d of %d shards, largest clock offset %.3f ms, latest start %.1f ms after the group's instant", g.Name, n, g.Shards, g.MaxClockOffsetMs, g.MaxStartLateMs)
 	if len(g.Missing) > 0 {
 		s += fmt.Sprintf("; never came: shard %s", strings.Trim(fmt.Sprint(g.Missing), "[]"))
 	}
@@ -66,7 +66,8 @@ func shardSection(r *results.Run) (section, error) {
 	g := r.Group
 	sec := section{ID: "shards", Title: "Shards", Facts: []kv{
 		{"group", g.Name}, {"shards", fmt.Sprintf("%d of %d", len(r.Shards), g.Shards)},
-		{"largest clock offset", fmt.Sprintf("%.3f ms from the results store's clock", g.MaxClockOffsetMs)}}}
+		{"largest clock offset", fmt.Sprintf("%.3f ms from the results store's clock", g.MaxClockOffsetMs)},
+		{"latest start", fmt.Sprintf("%.1f ms after the common start (the shard's intervals start at the common start)", g.MaxStartLateMs)}}}
 	if !g.Start.IsZero() {
 		sec.Facts = append(sec.Facts, kv{"common start", g.Start.UTC().Format("2006-01-02 15:04:05.000 UTC")})
 	}

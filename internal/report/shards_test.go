@@ -11,10 +11,10 @@ import (
 
 func groupRun() *results.Run {
 	r := buildRun(2, 0)
-	r.Group = &results.Group{Name: "g1", Shards: 3, Start: time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC), MaxClockOffsetMs: 0.042, Missing: []int{2}}
+	r.Group = &results.Group{Name: "g1", Shards: 3, Start: time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC), MaxClockOffsetMs: 0.042, MaxStartLateMs: 12.5, Missing: []int{2}}
 	r.Shards = []results.ShardResult{
 		{Index: 0, RunID: "20261124-120000-aaaa", Host: "gen-a", Status: "completed", Clients: 4, Transactions: 40000, TPS: 4000, LatencyMs: results.Latency{"p99": 1.5}, ClockOffsetMs: 0.01},
-		{Index: 1, RunID: "20261124-120000-bbbb", Host: "gen-b", Status: "completed", Clients: 4, Transactions: 12000, TPS: 1200, LatencyMs: results.Latency{"p99": 9.25}, ClockOffsetMs: -0.042},
+		{Index: 1, RunID: "20261124-120000-bbbb", Host: "gen-b", Status: "completed", Clients: 4, Transactions: 12000, TPS: 1200, LatencyMs: results.Latency{"p99": 9.25}, ClockOffsetMs: -0.042, StartLateMs: 12.5},
 	}
 	return r
 }
@@ -27,7 +27,7 @@ func TestAGroupsShardsShowInTheTextAndTheHTMLReport(t *testing.T) {
 	var b bytes.Buffer
 	ShardText(&b, r)
 	text := b.String()
-	for _, want := range []string{"group g1: 2 of 3 shards, largest clock offset 0.042 ms; never came: shard 2\n", "gen-b", "1200.0", "9.25", "-0.042"} {
+	for _, want := range []string{"group g1: 2 of 3 shards, largest clock offset 0.042 ms, latest start 12.5 ms after the group's instant; never came: shard 2\n", "gen-b", "12.5", "1200.0", "9.25", "-0.042"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the text lacks %q:\n%s", want, text)
 		}

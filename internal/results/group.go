@@ -46,6 +46,9 @@ type Shard struct {
 	// ClockOffsetMs is this host's clock minus the store server's, in
 	// milliseconds, measured at the start.
 	ClockOffsetMs float64 `json:"clock_offset_ms"`
+	// StartLateMs is how late this process woke for the group's start,
+	// in milliseconds; its intervals start at the group's instant anyway.
+	StartLateMs float64 `json:"start_late_ms"`
 }
 
 // ShardOf is shard index's part of n items (clients, terminals) shared by

@@ -30,6 +30,9 @@ type Group struct {
 	// MaxClockOffsetMs is the largest of the shards' clock offsets from
 	// the store server, in absolute value.
 	MaxClockOffsetMs float64 `json:"max_clock_offset_ms"`
+	// MaxStartLateMs is the latest a shard woke for the start: the
+	// shards' intervals start at the group's instant whatever it is.
+	MaxStartLateMs float64 `json:"max_start_late_ms"`
 	// Missing are the shards that never registered.
 	Missing []int `json:"missing,omitempty"`
 	// EvidenceShard is the shard whose database-side evidence (collect's
@@ -53,6 +56,7 @@ type ShardResult struct {
 	TPS           float64 `json:"tps"`
 	LatencyMs     Latency `json:"latency_ms"`
 	ClockOffsetMs float64 `json:"clock_offset_ms"`
+	StartLateMs   float64 `json:"start_late_ms"`
 	// Evidence is what the shard's own host showed (HostEvidence); nil
 	// when its run recorded none.
 	Evidence *HostEvidence `json:"evidence,omitempty"`
@@ -166,6 +170,7 @@ func MergeShards(g *Group, runs []*Run, hists []map[int]map[string]string) (*Run
 		m.Config.Terminals += r.Config.Terminals
 		m.Config.Rate += r.Config.Rate
 		g.MaxClockOffsetMs = math.Max(g.MaxClockOffsetMs, math.Abs(sh.ClockOffsetMs))
+		g.MaxStartLateMs = math.Max(g.MaxStartLateMs, sh.StartLateMs)
 		if r.EndTime.After(m.EndTime) {
 			m.EndTime = r.EndTime
 		}
@@ -176,7 +181,7 @@ func MergeShards(g *Group, runs []*Run, hists []map[int]map[string]string) (*Run
 		}
 		m.Shards = append(m.Shards, ShardResult{Index: sh.Index, RunID: r.RunID, Host: r.Host.Hostname, Status: r.Status,
 			Clients: r.Config.Clients, FirstClient: sh.FirstClient, Transactions: r.Summary.Transactions, Errors: r.Summary.Errors,
-			TPS: r.Summary.TPS, LatencyMs: r.Summary.LatencyMs, ClockOffsetMs: sh.ClockOffsetMs, Evidence: hostEvidence(r)})
+			TPS: r.Summary.TPS, LatencyMs: r.Summary.LatencyMs, ClockOffsetMs: sh.ClockOffsetMs, StartLateMs: sh.StartLateMs, Evidence: hostEvidence(r)})
 		cpu += r.Summary.ClientCPUSeconds
 		if r.Status != StatusCompleted {
 			problems = append(problems, fmt.Sprintf("shard %d (run %s) %s", sh.Index, r.RunID, r.Status))

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -376,6 +377,9 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 		return run, fmt.Errorf("run %s failed: %w", run.RunID, err)
 	}
 	run.Fill(res, nil)
+	if run.Shard != nil {
+		run.Shard.StartLateMs = math.Round(float64(res.StartLate)/1e3) / 1e3
+	}
 	if cfg.Transactions > 0 {
 		run.ClientSeconds = res.ClientSeconds
 	}
