@@ -222,6 +222,8 @@ type workerStats struct {
 	reconnects            atomic.Int64
 	down                  atomic.Bool
 	finished              atomic.Int64 // unix ns when the client stopped
+	// lastEnd is when the client's last transaction ended (unix ns).
+	lastEnd atomic.Int64
 	// busySince is when the transaction in flight began (unix ns), 0
 	// between transactions.
 	busySince atomic.Int64
@@ -230,6 +232,19 @@ type workerStats struct {
 	samples   map[string]string
 	// downs are the client's spans without a connection.
 	downs []measure.Span
+}
+
+// lastEnd is when the last of the clients' transactions ended, or the
+// stop if that was later (zero when no transaction ended and the run was
+// not stopped).
+func lastEnd(stats []*workerStats, stoppedAt time.Time) time.Time {
+	end := stoppedAt
+	for _, s := range stats {
+		if e := s.lastEnd.Load(); e != 0 && (end.IsZero() || e > end.UnixNano()) {
+			end = time.Unix(0, e)
+		}
+	}
+	return end
 }
 
 // stalled says whether every client still running and connected has
@@ -532,9 +547,14 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 			}
 		}
 	}
-	// The run ends when its last transaction did, or when its grace was
-	// over: the time spent cancelling what was left is not measured.
+	// The run ends when its last transaction did (a run stopped at its
+	// deadline, not before), or when its grace was over: the time spent
+	// cancelling what was left, and the clients' own ending (thousands of
+	// idle open-loop clients take a while), is not measured.
 	res.End = time.Now()
+	if end := lastEnd(stats, stoppedAt); !end.IsZero() && end.Before(res.End) {
+		res.End = end
+	}
 	if !stoppedAt.IsZero() && res.End.After(stoppedAt.Add(grace)) {
 		res.End = stoppedAt.Add(grace)
 	}
@@ -845,6 +865,7 @@ func (c *client) execute(ctx context.Context, op int, intended time.Time, measur
 	}
 	end := time.Now()
 	c.st.busySince.Store(0)
+	c.st.lastEnd.Store(end.UnixNano())
 	if begin.After(c.measureStart) {
 		*measured++
 	}

@@ -580,3 +580,20 @@ func TestARunThatWakesLateForItsAgreedStartKeepsTheInstantAndCountsTheLateness(t
 		t.Errorf("the run started %s after the agreed instant; want at it", res.Start.Sub(agreed))
 	}
 }
+
+// The measured phase ends when its last transaction did: the clients'
+// own ending (here each takes 2 s to close its connection, as thousands
+// of idle open-loop clients together can, well within the stop grace) is
+// not measured time, or the throughput would be understated.
+func TestTheClientsEndingIsNotMeasuredTime(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Clients, cfg.Duration, cfg.StopGrace = 4, 300*time.Millisecond, time.Minute
+	r := &fakeRunner{ops: []string{"a"}, work: time.Millisecond}
+	res, err := Run(context.Background(), &fakeDB{onClose: func() { time.Sleep(2 * time.Second) }}, r, cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Seconds(); s < cfg.Duration.Seconds() || s >= cfg.Duration.Seconds()+2 {
+		t.Errorf("measured %.3fs; want the %s of the run, not the 2 s its clients took to end", s, cfg.Duration)
+	}
+}
