@@ -225,6 +225,8 @@ type late struct{ fake }
 
 func (l *late) Settle() time.Duration { return 10 * time.Millisecond }
 
+func (l *late) Settled(context.Context, string) (bool, error) { return true, nil }
+
 func TestLateCountersAreFoldedIntoTheLastInterval(t *testing.T) {
 	l := &late{fake{step: 10}}
 	c := New([]Sampler{l}, nil)

@@ -199,6 +199,7 @@ func For(d db.DB, m map[string]bool, appName string) *Collector {
 		}
 	}
 	c := New(samplers, waits)
+	c.appName = appName
 	if d != nil {
 		c.Classify = d.Classify
 	}

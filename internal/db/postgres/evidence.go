@@ -155,6 +155,29 @@ func (p *PgStat) Sample(ctx context.Context) (*collect.Snapshot, error) {
 // disconnected when the run ends, so a short wait catches the rest.
 func (p *PgStat) Settle() time.Duration { return 300 * time.Millisecond }
 
+// Settled implements Settler: a backend flushes its statistics as it
+// exits, before it leaves pg_stat_activity (PostgreSQL runs its
+// before_shmem_exit callbacks, the statistics' among them, ahead of the
+// on_shmem_exit ones that clear its activity slot), so once none of the
+// harness's sessions is listed every count has arrived.
+func (p *PgStat) Settled(ctx context.Context, appName string) (bool, error) {
+	if appName == "" {
+		return false, nil
+	}
+	rows, err := p.conn.Query(ctx, `SELECT count(*) FROM pg_catalog.pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()`, appName)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	var n int64
+	if rows.Next() {
+		if err := rows.Scan(&n); err != nil {
+			return false, err
+		}
+	}
+	return n == 0, rows.Err()
+}
+
 // Derive implements Deriver: the buffer cache hit ratio.
 func (p *PgStat) Derive(prev, cur *collect.Snapshot, values map[string]float64) {
 	d := func(k string) float64 { return cur.Counters[k] - prev.Counters[k] }

@@ -156,3 +156,65 @@ func TestThePostgresCollectorsOutliveAFrozenServer(t *testing.T) {
 		t.Errorf("waits: gaps %+v, %d intervals", w.Gaps, len(w.Intervals))
 	}
 }
+
+// The server collector's settle ends when the harness's sessions have
+// left pg_stat_activity, instead of sleeping a fixed 300 ms after every
+// run: by then each session has flushed its statistics (as it exits, ahead
+// of clearing its activity slot). A tagged session's commits, which stay
+// unpublished while it lives (it flushes at most once a second), are all
+// counted once Settled says so.
+func TestTheServerCountersHaveSettledOnceTheRunsSessionsHaveGone(t *testing.T) {
+	url := testdb.Postgres(t, "dbh_ev_settle")
+	d, _ := testdb.Connect(t, url)
+	ctx := context.Background()
+	tag := d.(db.Tagger).Tag("dbharness-settle-" + time.Now().Format("150405.000"))
+	p := &postgres.PgStat{DB: d}
+	if err := p.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	if ok, err := p.Settled(ctx, tag); err != nil || !ok {
+		t.Fatalf("Settled with no session of the harness: %v, %v; want true", ok, err)
+	}
+	a, err := p.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wc, err := d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	for range n {
+		if err := wc.Exec(ctx, "SELECT 1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ok, err := p.Settled(ctx, tag); err != nil || ok {
+		t.Fatalf("Settled while a session of the harness is connected: %v, %v; want false", ok, err)
+	}
+	wc.Close()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		ok, err := p.Settled(ctx, tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the closed session is still in pg_stat_activity after 30 s")
+		}
+	}
+	b, err := p.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The sampler's own queries commit too; the session's n must all be in.
+	if got := b.Counters["pg_stat_database.xact_commit"] - a.Counters["pg_stat_database.xact_commit"]; got < n {
+		t.Errorf("%.0f commits counted once the session had gone; want its %d at least", got, n)
+	}
+	if ok, err := p.Settled(ctx, ""); err != nil || ok {
+		t.Errorf("Settled with no name to look for: %v, %v; want false (the collector then waits the whole Settle)", ok, err)
+	}
+}
