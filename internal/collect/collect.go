@@ -606,12 +606,18 @@ func (c *Collector) gaps(name string, tr *track) []results.Gap {
 func (c *Collector) settle() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// The settlers to read again: those whose last interval was sampled
+	// (a sampler that lost its source is not asked).
 	var wait time.Duration
 	var settlers []Settler
-	for _, s := range c.samplers {
-		if st, ok := s.(Settler); ok {
+	again := map[int]bool{}
+	for i, s := range c.samplers {
+		sr, tr := c.series[i], c.tracks[i]
+		if st, ok := s.(Settler); ok && len(sr.Intervals) > 0 && tr.ok && tr.before != nil &&
+			sr.Intervals[len(sr.Intervals)-1].Seq == tr.seq {
 			wait = max(wait, st.Settle())
 			settlers = append(settlers, st)
+			again[i] = true
 		}
 	}
 	if wait == 0 || c.ctx.Err() != nil {
@@ -624,8 +630,7 @@ func (c *Collector) settle() {
 	}
 	for i, s := range c.samplers {
 		sr, tr := c.series[i], c.tracks[i]
-		if _, ok := s.(Settler); !ok || len(sr.Intervals) == 0 || !tr.ok || tr.before == nil ||
-			sr.Intervals[len(sr.Intervals)-1].Seq != tr.seq {
+		if !again[i] {
 			continue
 		}
 		ctx, cancel := c.op()

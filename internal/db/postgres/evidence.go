@@ -161,7 +161,7 @@ func (p *PgStat) Settle() time.Duration { return 300 * time.Millisecond }
 // on_shmem_exit ones that clear its activity slot), so once none of the
 // harness's sessions is listed every count has arrived.
 func (p *PgStat) Settled(ctx context.Context, appName string) (bool, error) {
-	if appName == "" {
+	if appName == "" || p.conn == nil {
 		return false, nil
 	}
 	rows, err := p.conn.Query(ctx, `SELECT count(*) FROM pg_catalog.pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()`, appName)
