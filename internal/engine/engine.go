@@ -222,8 +222,11 @@ type workerStats struct {
 	reconnects            atomic.Int64
 	down                  atomic.Bool
 	finished              atomic.Int64 // unix ns when the client stopped
-	// lastEnd is when the client's last transaction ended (unix ns).
+	// lastEnd is when the client's last transaction ended, as time since
+	// the measured phase's start (which keeps the monotonic clock), once
+	// ended is set.
 	lastEnd atomic.Int64
+	ended   atomic.Bool
 	// busySince is when the transaction in flight began (unix ns), 0
 	// between transactions.
 	busySince atomic.Int64
@@ -237,11 +240,14 @@ type workerStats struct {
 // lastEnd is when the last of the clients' transactions ended, or the
 // stop if that was later (zero when no transaction ended and the run was
 // not stopped).
-func lastEnd(stats []*workerStats, stoppedAt time.Time) time.Time {
+func lastEnd(stats []*workerStats, measureStart, stoppedAt time.Time) time.Time {
 	end := stoppedAt
 	for _, s := range stats {
-		if e := s.lastEnd.Load(); e != 0 && (end.IsZero() || e > end.UnixNano()) {
-			end = time.Unix(0, e)
+		if !s.ended.Load() {
+			continue
+		}
+		if e := measureStart.Add(time.Duration(s.lastEnd.Load())); end.IsZero() || e.After(end) {
+			end = e
 		}
 	}
 	return end
@@ -552,7 +558,7 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 	// cancelling what was left, and the clients' own ending (thousands of
 	// idle open-loop clients take a while), is not measured.
 	res.End = time.Now()
-	if end := lastEnd(stats, stoppedAt); !end.IsZero() && end.Before(res.End) {
+	if end := lastEnd(stats, measureStart, stoppedAt); !end.IsZero() && end.Before(res.End) {
 		res.End = end
 	}
 	if !stoppedAt.IsZero() && res.End.After(stoppedAt.Add(grace)) {
@@ -865,7 +871,8 @@ func (c *client) execute(ctx context.Context, op int, intended time.Time, measur
 	}
 	end := time.Now()
 	c.st.busySince.Store(0)
-	c.st.lastEnd.Store(end.UnixNano())
+	c.st.lastEnd.Store(int64(end.Sub(c.measureStart)))
+	c.st.ended.Store(true)
 	if begin.After(c.measureStart) {
 		*measured++
 	}
