@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -223,10 +224,9 @@ type workerStats struct {
 	down                  atomic.Bool
 	finished              atomic.Int64 // unix ns when the client stopped
 	// lastEnd is when the client's last transaction ended, as time since
-	// the measured phase's start (which keeps the monotonic clock), once
-	// ended is set.
+	// the measured phase's start (which keeps the monotonic clock);
+	// noEnd until one has.
 	lastEnd atomic.Int64
-	ended   atomic.Bool
 	// busySince is when the transaction in flight began (unix ns), 0
 	// between transactions.
 	busySince atomic.Int64
@@ -237,16 +237,20 @@ type workerStats struct {
 	downs []measure.Span
 }
 
+// noEnd is workerStats.lastEnd before the client's first transaction ends.
+const noEnd = math.MinInt64
+
 // lastEnd is when the last of the clients' transactions ended, or the
 // stop if that was later (zero when no transaction ended and the run was
 // not stopped).
 func lastEnd(stats []*workerStats, measureStart, stoppedAt time.Time) time.Time {
 	end := stoppedAt
 	for _, s := range stats {
-		if !s.ended.Load() {
+		v := s.lastEnd.Load()
+		if v == noEnd {
 			continue
 		}
-		if e := measureStart.Add(time.Duration(s.lastEnd.Load())); end.IsZero() || e.After(end) {
+		if e := measureStart.Add(time.Duration(v)); end.IsZero() || e.After(end) {
 			end = e
 		}
 	}
@@ -365,6 +369,7 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 	for i := range stats {
 		stats[i] = &workerStats{errors: make([]atomic.Int64, len(ops)), retries: make([]atomic.Int64, len(ops)),
 			late: make([]atomic.Int64, len(ops)), classes: map[string]int64{}, samples: map[string]string{}}
+		stats[i].lastEnd.Store(noEnd)
 	}
 	startCost := selfcost.Read()
 	start := startCost.At
@@ -408,7 +413,8 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 	handles, lagHandles := make([]histogram.Handle, cfg.Clients), make([]histogram.Handle, cfg.Clients)
 	for i := range handles {
 		if loops != nil && i >= len(loops) {
-			handles[i], lagHandles[i] = handles[i%len(loops)], lagHandles[i%len(loops)]
+			k := loopOf(i, len(loops))
+			handles[i], lagHandles[i] = handles[k], lagHandles[k]
 			continue
 		}
 		handles[i] = reg.NewHandle()
@@ -872,7 +878,6 @@ func (c *client) execute(ctx context.Context, op int, intended time.Time, measur
 	end := time.Now()
 	c.st.busySince.Store(0)
 	c.st.lastEnd.Store(int64(end.Sub(c.measureStart)))
-	c.st.ended.Store(true)
 	if begin.After(c.measureStart) {
 		*measured++
 	}

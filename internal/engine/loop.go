@@ -72,13 +72,17 @@ func newLoops(n int) ([]*evloop.Loop, error) {
 	return loops, nil
 }
 
+// loopOf is the loop of client i among n loops: the clients are dealt
+// round-robin, and share their loop's histograms (Run).
+func loopOf(i, n int) int { return i % n }
+
 // runLoops starts the clients as tasks of the loops, dealt round-robin
-// (client i on loop i mod the loops, whose histograms it shares), and
+// (loopOf), and
 // runs each loop on its own goroutine (locked to its OS thread); wg is done
 // when every loop has ended.
 func runLoops(ctx context.Context, loops []*evloop.Loop, clients []*client, wg *sync.WaitGroup) {
 	for i, c := range clients {
-		loops[i%len(loops)].Go(func(t *evloop.Task) {
+		loops[loopOf(i, len(loops))].Go(func(t *evloop.Task) {
 			defer c.finish()
 			c.task, c.taskCtx = t, evloop.WithTask(context.Background(), t)
 			if err := c.attach(c.conn); err != nil {
