@@ -9,6 +9,15 @@
 // throughput.
 //
 //	go run ./bench/collectcost -db postgres://postgres@127.0.0.1/postgres -seconds 20
+//
+// With -duty D it measures the collectors' cost in throughput instead,
+// within one run of load so that the machine's drift between runs does
+// not blur it: it starts the collectors (as a run does, sampling the
+// sessions whose application_name is -app), keeps them for D, stops them
+// (closing their connections), waits D, and so on for -seconds, writing
+// each on-window's start and end to -windows. -analyze RUN.json reads
+// the load run's per-interval throughput against those windows (see
+// analyze.go and bench/collect-duty.sh).
 package main
 
 import (
@@ -32,8 +41,21 @@ func main() {
 	url := flag.String("db", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL URL (local server: its backends' CPU is read from /proc)")
 	secs := flag.Int("seconds", 20, "how long the collectors run")
 	sessions := flag.Int("sessions", 4, "idle sessions of the pretend run")
+	duty := flag.Duration("duty", 0, "alternate: collectors on for this long, then off as long (0: run them alone and count their CPU)")
+	app := flag.String("app", "", "with -duty: the application_name of the load's sessions, which the collectors sample")
+	windows := flag.String("windows", "", "with -duty: file the on-windows are written to; with -analyze: read from")
+	analyzeRun := flag.String("analyze", "", "a load run's JSON: its interval throughput with the collectors on against off (needs -windows)")
 	flag.Parse()
-	if err := run(*url, *secs, *sessions); err != nil {
+	var err error
+	switch {
+	case *analyzeRun != "":
+		err = analyze(*analyzeRun, *windows)
+	case *duty > 0:
+		err = dutyCycle(*url, *app, *windows, *duty, time.Duration(*secs)*time.Second)
+	default:
+		err = run(*url, *secs, *sessions)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "collectcost:", err)
 		os.Exit(1)
 	}
