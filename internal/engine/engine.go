@@ -217,8 +217,12 @@ type ObserverFunc func(*Tick)
 // OnTick calls f.
 func (f ObserverFunc) OnTick(t *Tick) { f(t) }
 
-// workerStats are one worker's counters; the ticker reads them.
+// workerStats are one worker's counters; the ticker reads them. The pads
+// keep the fields a client writes on every transaction (busySince,
+// lastEnd) off the cache lines of the next client's, which may run on
+// another event loop's thread.
 type workerStats struct {
+	_                     [128]byte
 	errors, retries, late []atomic.Int64
 	reconnects            atomic.Int64
 	down                  atomic.Bool
@@ -235,6 +239,7 @@ type workerStats struct {
 	samples   map[string]string
 	// downs are the client's spans without a connection.
 	downs []measure.Span
+	_     [128]byte
 }
 
 // noEnd is workerStats.lastEnd before the client's first transaction ends.
@@ -411,15 +416,25 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 	// the loop's: a tick then merges one set per loop, not one per client,
 	// which is what lets one process drive thousands of clients.
 	handles, lagHandles := make([]histogram.Handle, cfg.Clients), make([]histogram.Handle, cfg.Clients)
-	for i := range handles {
-		if loops != nil && i >= len(loops) {
-			k := loopOf(i, len(loops))
-			handles[i], lagHandles[i] = handles[k], lagHandles[k]
-			continue
-		}
-		handles[i] = reg.NewHandle()
+	newHandles := func() (histogram.Handle, histogram.Handle) {
+		var lag histogram.Handle
 		if lagReg != nil {
-			lagHandles[i] = lagReg.NewHandle()
+			lag = lagReg.NewHandle()
+		}
+		return reg.NewHandle(), lag
+	}
+	if loops != nil {
+		perLoop, lagPerLoop := make([]histogram.Handle, len(loops)), make([]histogram.Handle, len(loops))
+		for k := range loops {
+			perLoop[k], lagPerLoop[k] = newHandles()
+		}
+		for i := range handles {
+			k := loopOf(i, cfg.Clients, len(loops))
+			handles[i], lagHandles[i] = perLoop[k], lagPerLoop[k]
+		}
+	} else {
+		for i := range handles {
+			handles[i], lagHandles[i] = newHandles()
 		}
 	}
 	clients := make([]*client, cfg.Clients)

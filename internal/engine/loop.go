@@ -72,17 +72,21 @@ func newLoops(n int) ([]*evloop.Loop, error) {
 	return loops, nil
 }
 
-// loopOf is the loop of client i among n loops: the clients are dealt
-// round-robin, and share their loop's histograms (Run).
-func loopOf(i, n int) int { return i % n }
+// loopOf is the loop of client i of clients among n loops: the clients
+// are dealt in blocks of consecutive ids (with 8 clients and 2 loops, 0-3
+// and 4-7, as pgbench deals its clients to threads), and share their
+// loop's histograms (Run). Blocks rather than turns keep what consecutive
+// clients allocate one after the other (their workers' state, their
+// counters) on one loop's thread: dealt in turns, neighbours on the heap
+// ran on different CPUs and wrote to shared cache lines.
+func loopOf(i, clients, n int) int { return i * n / clients }
 
-// runLoops starts the clients as tasks of the loops, dealt round-robin
-// (loopOf), and
-// runs each loop on its own goroutine (locked to its OS thread); wg is done
-// when every loop has ended.
+// runLoops starts the clients as tasks of the loops, dealt in blocks
+// (loopOf), and runs each loop on its own goroutine (locked to its OS
+// thread); wg is done when every loop has ended.
 func runLoops(ctx context.Context, loops []*evloop.Loop, clients []*client, wg *sync.WaitGroup) {
 	for i, c := range clients {
-		loops[loopOf(i, len(loops))].Go(func(t *evloop.Task) {
+		loops[loopOf(i, len(clients), len(loops))].Go(func(t *evloop.Task) {
 			defer c.finish()
 			c.task, c.taskCtx = t, evloop.WithTask(context.Background(), t)
 			if err := c.attach(c.conn); err != nil {

@@ -20,6 +20,10 @@ func Available() bool { return true }
 // Loop runs tasks on one OS thread. Create it with New, add tasks with Go,
 // then call Run, which returns when every task has finished.
 type Loop struct {
+	// The pads keep the counters the loop's thread writes on every
+	// transaction (resumes, waits, blocked) off another loop's cache
+	// lines: loops are allocated one after the other.
+	_            [128]byte
 	epfd, wakefd int
 
 	mu      sync.Mutex
@@ -42,6 +46,7 @@ type Loop struct {
 	blocked atomic.Int64 // ns spent in blocking epoll waits
 	waits   atomic.Int64
 	resumes atomic.Int64
+	_       [128]byte
 }
 
 // New returns a loop with its own epoll instance.

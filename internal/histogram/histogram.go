@@ -29,7 +29,28 @@ const (
 )
 
 // New returns an empty histogram with the registry's range and precision.
-func New() *hdr.Histogram { return hdr.New(MinValue, MaxValue, SigFigures) }
+// Its header (which Record writes: the total count) sits between two
+// cache lines' worth of padding, so that histograms written by different
+// threads never share a cache line (see cacheLinePad).
+func New() *hdr.Histogram {
+	p := &padded[hdr.Histogram]{}
+	p.v = *hdr.New(MinValue, MaxValue, SigFigures)
+	return &p.v
+}
+
+// cacheLinePad keeps a value written on one CPU off the cache lines of its
+// neighbours on the heap: two adjacent lines, since x86 CPUs fetch lines
+// in pairs. Without it the histograms and phasers of two event loops,
+// allocated one after the other, shared lines, and every Record on one
+// loop invalidated the other's copy.
+type cacheLinePad [128]byte
+
+// padded holds a value with a cache-line pad on each side.
+type padded[T any] struct {
+	_ cacheLinePad
+	v T
+	_ cacheLinePad
+}
 
 // Record adds a duration to h, clamped into the histogram's range.
 func Record(h *hdr.Histogram, d time.Duration) {
@@ -52,7 +73,8 @@ type phaser struct {
 }
 
 func newPhaser() *phaser {
-	p := &phaser{}
+	pp := &padded[phaser]{}
+	p := &pp.v
 	p.oddEnd.Store(math.MinInt64)
 	return p
 }

@@ -1,0 +1,32 @@
+package engine
+
+import "testing"
+
+// The loops get the clients in blocks of consecutive ids, as even as they
+// can be.
+func TestClientsAreDealtToTheLoopsInBlocks(t *testing.T) {
+	if got := []int{loopOf(0, 8, 2), loopOf(3, 8, 2), loopOf(4, 8, 2), loopOf(7, 8, 2)}; got[0] != 0 || got[1] != 0 || got[2] != 1 || got[3] != 1 {
+		t.Fatalf("8 clients on 2 loops: clients 0, 3, 4, 7 on loops %v; want 0 0 1 1", got)
+	}
+	for clients := 1; clients <= 40; clients++ {
+		for loops := 1; loops <= clients; loops++ {
+			count := make([]int, loops)
+			prev := 0
+			for i := range clients {
+				k := loopOf(i, clients, loops)
+				if k < prev || k >= loops {
+					t.Fatalf("%d clients, %d loops: client %d on loop %d after loop %d", clients, loops, i, k, prev)
+				}
+				prev = k
+				count[k]++
+			}
+			lo, hi := clients, 0
+			for _, n := range count {
+				lo, hi = min(lo, n), max(hi, n)
+			}
+			if hi-lo > 1 || lo == 0 {
+				t.Fatalf("%d clients, %d loops: loops hold %v clients", clients, loops, count)
+			}
+		}
+	}
+}
