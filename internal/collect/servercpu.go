@@ -78,6 +78,11 @@ type ServerCPU struct {
 	Perf string
 	// Hz is the sampling frequency, PerfHz when 0.
 	Hz int
+	// MaxData caps perf's data file, in bytes: perf stops sampling when
+	// it is reached and the profile covers the measured phase up to
+	// there. 0 is PerfMaxData, or half the space left where the file
+	// lives if that is less.
+	MaxData int64
 
 	path   string
 	server ServerProcess
@@ -89,6 +94,30 @@ type ServerCPU struct {
 	ack    *os.File // perf's acknowledgements, read
 	stderr *capped
 	exited chan struct{}
+	// endedAt is when perf ended, on CLOCK_MONOTONIC; set before exited
+	// is closed.
+	endedAt float64
+	maxData int64
+}
+
+// PerfMaxData is the default cap of perf's data file. It grows by about
+// 3 MB per CPU-minute at 199 Hz, so 1 GiB holds a 2-CPU host's 2.8 hours
+// and a 64-CPU host's 5 minutes.
+const PerfMaxData = 1 << 30
+
+// dataCap is the cap of perf's data file in dir: MaxData, else
+// PerfMaxData or half the space left there, whichever is less (at least
+// 1 MB, so that perf starts and its error says why it cannot write).
+func (p *ServerCPU) dataCap(dir string) int64 {
+	if p.MaxData > 0 {
+		return p.MaxData
+	}
+	c := int64(PerfMaxData)
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err == nil {
+		c = min(c, int64(st.Bavail)*st.Bsize/2)
+	}
+	return max(c, 1<<20)
 }
 
 // hz returns the sampling frequency.
@@ -181,8 +210,11 @@ func (p *ServerCPU) startPerf(ctx context.Context) error {
 	// -B skips its pass over the samples for build ids at the end (perf
 	// script reads the binaries in place, right after the run): that pass
 	// was half of perf's own CPU in a short run.
+	// --max-size keeps a long run on many CPUs from filling the disk.
+	p.maxData = p.dataCap(dir)
 	p.cmd = exec.Command(p.path, "record", "-a", "-k", "CLOCK_MONOTONIC", "-e", "cpu-clock", "-F", strconv.Itoa(p.hz()),
-		"-g", "-N", "-B", "--control", "fd:3,4", "-o", filepath.Join(dir, "perf.data"))
+		"-g", "-N", "-B", "--max-size", strconv.FormatInt(max(1, p.maxData>>10), 10)+"K",
+		"--control", "fd:3,4", "-o", filepath.Join(dir, "perf.data"))
 	p.cmd.ExtraFiles = []*os.File{ctlR, ackW}
 	// perf must not outlive dbharness (killed, say): it would go on
 	// sampling the server.
@@ -200,6 +232,7 @@ func (p *ServerCPU) startPerf(ctx context.Context) error {
 	p.exited = make(chan struct{})
 	go func() {
 		_ = p.cmd.Wait()
+		p.endedAt = monotonic()
 		close(p.exited)
 	}()
 	// perf answers a ping once its events are open; one that may not
@@ -265,9 +298,34 @@ func (p *ServerCPU) command(ctx context.Context, c string) error {
 	}
 }
 
+// Ended reports whether perf has ended, on its own (its data cap, a
+// failure) or after Stop.
+func (p *ServerCPU) Ended() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// why says why perf ended on its own, in a phrase.
+func (p *ServerCPU) why() string { return p.failed().Error() }
+
+// sizeText writes a size in bytes as MB, or KB below one MB.
+func sizeText(b int64) string {
+	if b < 1<<20 {
+		return fmt.Sprintf("%d KB", b>>10)
+	}
+	return fmt.Sprintf("%d MB", b>>20)
+}
+
 // failed says why perf ended: the first line of its complaint that names
 // the cause.
 func (p *ServerCPU) failed() error {
+	if strings.Contains(p.stderr.String(), "size limit reached") {
+		return fmt.Errorf("its data file reached its cap of %s", sizeText(p.maxData))
+	}
 	msg := perfComplaint(p.stderr.String())
 	if msg == "" {
 		msg = fmt.Sprintf("perf ended (%v)", p.cmd.ProcessState)
@@ -333,9 +391,22 @@ func (p *ServerCPU) Stop(ctx context.Context) *results.ServerCPU {
 	dir := p.dir
 	p.dir = "" // end leaves the data for perf script
 	defer os.RemoveAll(dir)
+	early := p.Ended()
 	if !p.end() {
 		out.Unavailable = fmt.Sprintf("perf did not end within %s of being asked to", perfTimeout)
 		return out
+	}
+	if early {
+		// perf ended on its own: its data cap, or a failure. Its samples
+		// cover the measured phase up to then, and the profile says so.
+		if p.endedAt <= p.from {
+			out.Unavailable = "perf ended before the measured phase: " + p.why()
+			return out
+		}
+		out.Note = fmt.Sprintf("perf stopped %.1f s into the measured phase of %.1f s (%s): the profile covers that part",
+			p.endedAt-p.from, to-p.from, p.why())
+		to = p.endedAt
+		out.Seconds = round3(to - p.from)
 	}
 	if ps := p.cmd.ProcessState; ps != nil {
 		out.PerfCPUSeconds = round3((ps.UserTime() + ps.SystemTime()).Seconds())

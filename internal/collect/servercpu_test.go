@@ -5,11 +5,13 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
 	_ "github.com/dbharness/dbharness/internal/db/all" // every engine
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/testdb"
 )
 
 // perfScript is `perf script -F comm,pid,tid,period,ip,sym,dso` of three
@@ -205,5 +207,66 @@ func TestServerCPUSaysWhyPerfCannotProfile(t *testing.T) {
 			t.Errorf("%s: Start = %v, want one line with %q", c.url, err, c.want)
 		}
 		d.Close()
+	}
+}
+
+// A run longer than perf's data cap holds is profiled up to the cap: perf
+// stops there, and the profile says which part of the measured phase it
+// covers, and why, instead of filling the disk or passing for the whole.
+func TestServerCPUStopsAtItsDataCapAndSaysWhatItCovers(t *testing.T) {
+	url := testdb.Postgres(t, "dbh_collect_perfcap")
+	tg, err := db.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := db.Open(tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	c, err := d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// perf first writes what it knows of the host's processes, which
+	// depends on the host: a cap below that ends perf as it starts, and
+	// Start says so. The first cap above it leaves room for a few seconds
+	// of samples at most.
+	var p *collect.ServerCPU
+	for max := int64(16 << 10); ; max *= 2 {
+		p = &collect.ServerCPU{DB: d, MaxData: max, Hz: 997}
+		err := p.Start(ctx)
+		if err == nil {
+			break
+		}
+		if !strings.Contains(err.Error(), "its data file reached its cap of ") || max > 64<<20 {
+			t.Fatalf("perf cannot profile the server (scripts/test.sh installs it; the tests run as root): %v", err)
+		}
+	}
+	begin := time.Now()
+	p.Begin(begin)
+	// Work on the server until perf has stopped, and a second more.
+	var stopped time.Time
+	for stopped.IsZero() || time.Since(stopped) < time.Second {
+		if err := c.Exec(ctx, "SELECT count(*) FROM generate_series(1, 200000)"); err != nil {
+			t.Fatal(err)
+		}
+		if stopped.IsZero() && p.Ended() {
+			stopped = time.Now()
+		}
+		if time.Since(begin) > time.Minute {
+			t.Fatal("perf has not stopped at its data cap after a minute")
+		}
+	}
+	out := p.Stop(ctx)
+	measured := time.Since(begin).Seconds()
+	if out.Unavailable != "" || !strings.Contains(out.Note, "its data file reached its cap of ") || !strings.Contains(out.Note, "the profile covers that part") {
+		t.Fatalf("unavailable %q, note %q; want a note that perf stopped at its cap", out.Unavailable, out.Note)
+	}
+	t.Logf("%s (%d samples)", out.Note, out.Samples)
+	if out.Seconds <= 0 || out.Seconds > measured-0.5 {
+		t.Errorf("the profile covers %.2f s of a measured phase of %.2f s; want the part before perf stopped", out.Seconds, measured)
 	}
 }

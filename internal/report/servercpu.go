@@ -55,6 +55,9 @@ func serverCPULines(w io.Writer, c *results.ServerCPU) {
 		fmt.Fprintf(w, "    by module: %s\n", cpuShares(c.Modules, cpuTextModules, cpuModule))
 		fmt.Fprintf(w, "    top functions (self): %s\n", cpuShares(c.Functions, cpuTextFunctions, cpuFunction))
 	}
+	if c != nil && c.Unavailable == "" && c.Note != "" {
+		fmt.Fprintf(w, "    note: %s\n", c.Note)
+	}
 }
 
 // serverCPUSummary is the profile's line for the Markdown summary.
@@ -67,7 +70,11 @@ func serverCPUSummary(c *results.ServerCPU) string {
 	case c.Samples == 0:
 		return "Server CPU: no samples"
 	}
-	return fmt.Sprintf("Server CPU: %s; by module %s", cpuHead(c), cpuShares(c.Modules, cpuTextModules, cpuModule))
+	line := fmt.Sprintf("Server CPU: %s; by module %s", cpuHead(c), cpuShares(c.Modules, cpuTextModules, cpuModule))
+	if c.Note != "" {
+		line += " (" + c.Note + ")"
+	}
+	return line
 }
 
 // serverCPUMarkdown writes the top functions as a Markdown table.
@@ -94,6 +101,9 @@ func serverCPUSection(c *results.ServerCPU) (section, error) {
 	if c.Unavailable != "" {
 		sec.Warnings = append(sec.Warnings, "Not profiled: "+c.Unavailable+".")
 		return sec, nil
+	}
+	if c.Note != "" {
+		sec.Warnings = append(sec.Warnings, "Partial: "+c.Note+".")
 	}
 	sec.Facts = []kv{{"processes", c.Processes}, {"method", c.Method}, {"measured phase", fmt.Sprintf("%.1f s", c.Seconds)},
 		{"samples", fmt.Sprintf("%d (%.2f s of CPU)", c.Samples, c.CPUSeconds)},

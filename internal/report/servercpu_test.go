@@ -62,3 +62,28 @@ func TestAServerCPUProfileNotTakenSaysWhyEverywhere(t *testing.T) {
 		t.Fatalf("sections %+v", secs)
 	}
 }
+
+func TestAServerCPUProfileOfPartOfThePhaseSaysSoEverywhere(t *testing.T) {
+	r := serverCPURun()
+	note := "perf stopped 1.0 s into the measured phase of 2.0 s (its data file reached its cap of 1024 MB): the profile covers that part"
+	r.ServerCPU.Note, r.ServerCPU.Seconds = note, 1
+	var b bytes.Buffer
+	Evidence(&b, r)
+	if !strings.Contains(b.String(), "over 1.0 s") || !strings.HasSuffix(b.String(), "    note: "+note+"\n") {
+		t.Errorf("text: got\n%s", b.String())
+	}
+	b.Reset()
+	if err := RunMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "- Server CPU: 0.20 s of CPU in 40 samples over 1.0 s") || !strings.Contains(b.String(), "("+note+")") {
+		t.Errorf("markdown lacks the note:\n%s", b.String())
+	}
+	secs, err := evidenceSections(r, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(secs) != 1 || len(secs[0].Warnings) != 1 || secs[0].Warnings[0] != "Partial: "+note+"." || len(secs[0].Tables) != 2 {
+		t.Fatalf("sections %+v", secs)
+	}
+}

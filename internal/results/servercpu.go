@@ -39,6 +39,10 @@ type ServerCPU struct {
 	Stacks       []FoldedStack `json:"stacks,omitempty"`
 	StacksMinPct float64       `json:"stacks_min_pct,omitempty"`
 	Unavailable  string        `json:"unavailable,omitempty"`
+	// Note says the profile covers only part of the measured phase, and
+	// why (perf stopped at its data cap, or ended on its own); Seconds
+	// is then the part covered.
+	Note string `json:"note,omitempty"`
 }
 
 // CPUShare is one function's or module's share of the samples.

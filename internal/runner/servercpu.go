@@ -57,6 +57,8 @@ func (s *serverCPU) finish(ctx context.Context, run *results.Run) {
 	out := s.prof.Stop(context.WithoutCancel(ctx))
 	if out.Unavailable != "" {
 		s.warnf("%s: not profiled: %s", collect.KindServerCPU, out.Unavailable)
+	} else if out.Note != "" {
+		s.warnf("%s: %s", collect.KindServerCPU, out.Note)
 	}
 	run.ServerCPU = out
 }
