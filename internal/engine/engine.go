@@ -130,9 +130,23 @@ func (c *Config) reconnectLimit() time.Duration {
 	return DefaultReconnectTimeout
 }
 
-// ErrStopped is returned when the run was stopped (stop closed) before
-// every client had connected: nothing was measured.
-var ErrStopped = errors.New("stopped before every client had connected")
+// ErrStopped is matched (errors.Is) by the error Run returns when the run
+// was stopped (stop closed) before its clock started: nothing was
+// measured. The error itself says when: before every client had
+// connected, or while they waited for the start Config.Begin agrees (a
+// shard waiting for its group's other shards).
+var ErrStopped = errors.New("stopped before the run's clock started")
+
+// stopped is ErrStopped with when it happened, e.g. "before every client
+// had connected".
+type stopped string
+
+func (s stopped) Error() string        { return "stopped " + string(s) }
+func (s stopped) Is(target error) bool { return target == ErrStopped }
+
+// When says when the run was stopped, as the error's text does after
+// "stopped ".
+func (s stopped) When() string { return string(s) }
 
 // ClassCancelled is the error class of the transactions still in flight
 // when the run ended and its grace was over: they were cancelled.
@@ -346,7 +360,9 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 	}()
 	err = connectAll(cctx, connect, r, conns, workers, cfg.ClientBase)
 	var agreed time.Time
+	when := stopped("before every client had connected")
 	if err == nil && cfg.Begin != nil {
+		when = "after every client had connected, while waiting for the agreed start"
 		if agreed, err = begin(cctx, cfg.Begin); err != nil {
 			for _, c := range conns {
 				c.Close()
@@ -360,7 +376,7 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 		}
 		select {
 		case <-interrupt:
-			return nil, ErrStopped
+			return nil, when
 		default:
 		}
 		return nil, err

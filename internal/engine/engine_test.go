@@ -22,6 +22,8 @@ type fakeDB struct {
 	failConn atomic.Bool
 	closed   atomic.Int64
 	onClose  func()
+	// onConnect, when set, runs in Connect; its error fails the connect.
+	onConnect func(context.Context) error
 }
 
 type fakeConn struct {
@@ -50,9 +52,14 @@ var (
 
 func (d *fakeDB) Target() *db.Target { return &db.Target{Kind: db.SQLite, Path: "fake"} }
 func (d *fakeDB) Caps() db.Caps      { return db.Caps{} }
-func (d *fakeDB) Connect(context.Context) (db.Conn, error) {
+func (d *fakeDB) Connect(ctx context.Context) (db.Conn, error) {
 	if d.failConn.Load() {
 		return nil, errors.New("refused")
+	}
+	if d.onConnect != nil {
+		if err := d.onConnect(ctx); err != nil {
+			return nil, err
+		}
 	}
 	d.connects.Add(1)
 	return &fakeConn{onClose: d.onClose}, nil
@@ -595,5 +602,36 @@ func TestTheClientsEndingIsNotMeasuredTime(t *testing.T) {
 	}
 	if s := res.Seconds(); s < cfg.Duration.Seconds() || s >= cfg.Duration.Seconds()+2 {
 		t.Errorf("measured %.3fs; want the %s of the run, not the 2 s its clients took to end", s, cfg.Duration)
+	}
+}
+
+// A run stopped before its clock started says when: while its clients
+// were connecting, or once they all had, while it waited for the start
+// Begin agrees (a shard waiting for its group).
+func TestARunStoppedBeforeItsClockStartedSaysWhen(t *testing.T) {
+	stopSoon := func() chan struct{} {
+		stop := make(chan struct{})
+		time.AfterFunc(100*time.Millisecond, func() { close(stop) })
+		return stop
+	}
+	wait := func(ctx context.Context) error {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	r := &fakeRunner{ops: []string{"a"}}
+	cfg := baseConfig()
+	_, err := Run(context.Background(), &fakeDB{onConnect: wait}, r, cfg, nil, stopSoon())
+	if !errors.Is(err, ErrStopped) || err.Error() != "stopped before every client had connected" {
+		t.Errorf("stopped while connecting: %v", err)
+	}
+	cfg.Begin = func(ctx context.Context) (time.Time, error) { return time.Time{}, wait(ctx) }
+	d := &fakeDB{}
+	d.onClose = func() { d.closed.Add(1) }
+	_, err = Run(context.Background(), d, r, cfg, nil, stopSoon())
+	if !errors.Is(err, ErrStopped) || err.Error() != "stopped after every client had connected, while waiting for the agreed start" {
+		t.Errorf("stopped at the agreed start: %v", err)
+	}
+	if n := d.connects.Load(); n != int64(cfg.Clients) || d.closed.Load() != n {
+		t.Errorf("%d clients connected and %d connections closed; want all of them", n, d.closed.Load())
 	}
 }

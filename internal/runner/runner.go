@@ -359,7 +359,12 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 	defer endPost()
 	ev.finish(post, run)
 	if errors.Is(err, engine.ErrStopped) {
-		run.Status, run.Error = results.StatusInterrupted, "interrupted before every client had connected"
+		when := "before the run's clock started"
+		var w interface{ When() string }
+		if errors.As(err, &w) {
+			when = w.When()
+		}
+		run.Status, run.Error = results.StatusInterrupted, "interrupted "+when
 		run.EndTime = time.Now()
 		if store != nil {
 			store.save(run)
