@@ -91,6 +91,32 @@ func TestServerCPUProfileNamesPostgresFunctionsOrSaysWhyNot(t *testing.T) {
 		if s := string(b); !strings.Contains(s, `id="server-cpu"`) || !strings.Contains(s, "flame graph") || !strings.Contains(s, "PostgresMain") {
 			t.Errorf("the HTML report lacks the server CPU section or its flame graph")
 		}
+
+		// A second profiled run compares with the first: the server's
+		// CPU per transaction on both sides, and its modules' shares.
+		rb := run("", "run", "tpcb", "--db", url, "-c", "1", "-T", "2", "--collect", "server-cpu", "--json", "-")
+		parse(rb)
+		var idB struct {
+			RunID string `json:"run_id"`
+		}
+		_ = json.Unmarshal([]byte(rb.stdout), &idB)
+		cr := dbh(t, home, "compare", id.RunID, idB.RunID, "--json")
+		if cr.code != 0 {
+			t.Fatalf("compare: %s", cr.all())
+		}
+		var cmp results.Comparison
+		if err := json.Unmarshal([]byte(cr.stdout), &cmp); err != nil {
+			t.Fatal(err)
+		}
+		d := cmp.ServerCPUDifferences
+		if d == nil || d.CPUPerTxUsA == nil || *d.CPUPerTxUsA <= 0 || d.CPUPerTxUsB == nil || *d.CPUPerTxUsB <= 0 ||
+			!slices.ContainsFunc(d.Modules, func(m results.CPUShareDiff) bool { return m.Module == "postgres" && m.DeltaPts != nil }) {
+			t.Fatalf("server_cpu_differences = %+v", d)
+		}
+		if ct := dbh(t, home, "compare", id.RunID, idB.RunID); ct.code != 0 || !strings.Contains(ct.stdout, "server CPU (self time):") ||
+			!strings.Contains(ct.stdout, "server CPU per transaction: ") || !strings.Contains(ct.stdout, "module postgres: ") {
+			t.Errorf("compare's text lacks the server CPU:\n%s", ct.all())
+		}
 	})
 
 	t.Run("without perf, one line says so and the run completes", func(t *testing.T) {

@@ -44,6 +44,7 @@ func CompareRuns(a, b *results.Run) *results.Comparison {
 	c.ConfigDifferences = diffMaps(flattenRun(a), flattenRun(b))
 	c.PlanDifferences = results.DiffPlans(a, b)
 	c.PhysicalDifferences = results.PhysicalDiffs(a.Physical, b.Physical)
+	c.ServerCPUDifferences = results.DiffServerCPU(a, b)
 	if a.Status != results.StatusCompleted || b.Status != results.StatusCompleted {
 		c.Notes = append(c.Notes, fmt.Sprintf("run statuses: A %s, B %s", a.Status, b.Status))
 	}

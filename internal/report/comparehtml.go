@@ -143,6 +143,9 @@ func comparePage(c *results.Comparison, opt HTMLOptions) (*page, error) {
 	if len(c.PhysicalDifferences) > 0 {
 		p.Sections = append(p.Sections, physicalDiffSection(c.PhysicalDifferences))
 	}
+	if d := c.ServerCPUDifferences; d != nil {
+		p.Sections = append(p.Sections, serverCPUDiffSection(d))
+	}
 
 	ids := section{ID: "sides", Title: "Compared runs"}
 	st := table{Head: []string{"side", "kind", "id", "workload", "runs"}}

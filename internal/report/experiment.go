@@ -169,6 +169,9 @@ func ComparisonTable(w io.Writer, c *results.Comparison) {
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+	if d := c.ServerCPUDifferences; d != nil {
+		defer diffLines(w, "server CPU (self time)", []results.ServerCPUDiff{*d})
+	}
 	defer diffLines(w, "physical (after each run)", c.PhysicalDifferences)
 	defer diffLines(w, "plan differences", c.PlanDifferences)
 	if len(c.ConfigDifferences) == 0 {

@@ -132,3 +132,37 @@ func serverCPUSection(c *results.ServerCPU) (section, error) {
 	sec.Charts = []chart{ch}
 	return sec, nil
 }
+
+// serverCPUDiffSection draws the comparison of two runs' server CPU
+// profiles: the CPU per transaction, then the modules and functions whose
+// share of the server's self time changed most.
+func serverCPUDiffSection(d *results.ServerCPUDiff) section {
+	sec := section{ID: "server-cpu-differences", Title: "Server CPU differences",
+		Intro: "Where the database server spent its CPU in A and in B (--collect server-cpu on both): its CPU per transaction, and the modules and functions whose share of its self time changed most. \"not listed\" is below the shares that run's profile lists."}
+	us := func(v *float64) string {
+		if v == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f µs", *v)
+	}
+	sec.Facts = []kv{{"server CPU per transaction", us(d.CPUPerTxUsA) + " → " + us(d.CPUPerTxUsB)}}
+	for _, n := range d.Notes {
+		sec.Warnings = append(sec.Warnings, "Partial profile, "+n+".")
+	}
+	pct := func(v *float64, f string) string {
+		if v == nil {
+			return "not listed"
+		}
+		return fmt.Sprintf(f, *v)
+	}
+	mods := table{Caption: "Modules", Head: []string{"module", "self % A", "self % B", "Δ pts"}, Num: []bool{false, true, true, true}}
+	for _, m := range d.Modules {
+		mods.Rows = append(mods.Rows, []string{m.Module, pct(m.SelfPctA, "%.1f"), pct(m.SelfPctB, "%.1f"), pct(m.DeltaPts, "%+.1f")})
+	}
+	funcs := table{Caption: "Functions", Head: []string{"function", "module", "self % A", "self % B", "Δ pts"}, Num: []bool{false, false, true, true, true}}
+	for _, f := range d.Functions {
+		funcs.Rows = append(funcs.Rows, []string{f.Symbol, f.Module, pct(f.SelfPctA, "%.1f"), pct(f.SelfPctB, "%.1f"), pct(f.DeltaPts, "%+.1f")})
+	}
+	sec.Tables = []table{mods, funcs}
+	return sec
+}

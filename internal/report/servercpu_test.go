@@ -87,3 +87,21 @@ func TestAServerCPUProfileOfPartOfThePhaseSaysSoEverywhere(t *testing.T) {
 		t.Fatalf("sections %+v", secs)
 	}
 }
+
+func TestTwoRunsServerCPUDifferencesShowInTheComparisonReport(t *testing.T) {
+	a, b := serverCPURun(), serverCPURun()
+	b.RunID = "b"
+	b.ServerCPU.Functions[0].SelfPct, b.ServerCPU.Functions[1].SelfPct = 60, 40
+	c := &results.Comparison{A: results.CompareSide{Kind: "run", ID: a.RunID}, B: results.CompareSide{Kind: "run", ID: "b"},
+		ServerCPUDifferences: results.DiffServerCPU(a, b)}
+	sec := serverCPUDiffSection(c.ServerCPUDifferences)
+	if len(sec.Tables) != 2 || len(sec.Tables[1].Rows) != 2 || sec.Tables[1].Rows[0][0] != "ExecScan" || sec.Tables[1].Rows[0][4] != "-15.0" ||
+		!strings.HasPrefix(sec.Facts[0].V, "165.8 µs → 165.8 µs") {
+		t.Fatalf("section %+v", sec)
+	}
+	var buf bytes.Buffer
+	ComparisonTable(&buf, c)
+	if !strings.Contains(buf.String(), "server CPU (self time):\n  server CPU per transaction: 165.8 µs → 165.8 µs (+0.0%)\n") {
+		t.Errorf("text:\n%s", buf.String())
+	}
+}

@@ -192,6 +192,9 @@ func CompareMarkdown(w io.Writer, c *results.Comparison) error {
 	}
 	mdDiffLines(&b, "Plan differences", c.PlanDifferences)
 	mdDiffLines(&b, "Physical differences (after each run)", c.PhysicalDifferences)
+	if d := c.ServerCPUDifferences; d != nil {
+		mdDiffLines(&b, "Server CPU (self time)", []results.ServerCPUDiff{*d})
+	}
 	for _, n := range c.Notes {
 		fmt.Fprintf(&b, "\nNote: %s\n", mdText(n))
 	}

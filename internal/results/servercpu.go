@@ -1,5 +1,12 @@
 package results
 
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+)
+
 // ServerCPU is where the database server's processes spent their CPU during
 // the measured phase (--collect server-cpu), sampled by Linux perf on the
 // software cpu-clock event. Unavailable says in one line why there is no
@@ -62,4 +69,165 @@ type CPUShare struct {
 type FoldedStack struct {
 	Frames  string `json:"frames"`
 	Samples int64  `json:"samples"`
+}
+
+// ServerCPUDiff compares the server's CPU profiles of two runs
+// (--collect server-cpu on both): the server's CPU per transaction, and
+// the modules and functions whose share of its self time changed most.
+type ServerCPUDiff struct {
+	// CPUPerTxUsA and CPUPerTxUsB are the CPU the profile saw in the
+	// server per transaction of the run, in µs: cpu_s over the run's
+	// tps times the seconds profiled; null without transactions.
+	CPUPerTxUsA *float64 `json:"cpu_per_tx_us_a"`
+	CPUPerTxUsB *float64 `json:"cpu_per_tx_us_b"`
+	// Modules and Functions pair the entries listed in either profile,
+	// the largest changes of share first, then those listed on one side
+	// only (by their share).
+	Modules   []CPUShareDiff `json:"modules"`
+	Functions []CPUShareDiff `json:"functions"`
+	// Notes say where a profile covers only part of its run.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// CPUShareDiff is one module's or function's self-time share in A and B.
+type CPUShareDiff struct {
+	Symbol string `json:"symbol,omitempty"`
+	Module string `json:"module"`
+	// SelfPctA and SelfPctB are null where the entry is not among the
+	// ones that run's profile lists (its share was below the last listed).
+	SelfPctA *float64 `json:"self_pct_a"`
+	SelfPctB *float64 `json:"self_pct_b"`
+	// DeltaPts is B minus A in percentage points, null unless both are
+	// known.
+	DeltaPts *float64 `json:"delta_pts"`
+}
+
+// Compared lists of a comparison's server CPU differences.
+const (
+	cpuDiffModules   = 10
+	cpuDiffFunctions = 15
+)
+
+// DiffServerCPU compares the profiles of runs a and b; nil unless both
+// have one with samples.
+func DiffServerCPU(a, b *Run) *ServerCPUDiff {
+	pa, pb := a.ServerCPU, b.ServerCPU
+	if pa == nil || pb == nil || pa.Unavailable != "" || pb.Unavailable != "" || pa.Samples == 0 || pb.Samples == 0 {
+		return nil
+	}
+	perTx := func(r *Run) *float64 {
+		p := r.ServerCPU
+		if r.Summary.TPS <= 0 || p.Seconds <= 0 {
+			return nil
+		}
+		v := round2(1e6 * p.CPUSeconds / (r.Summary.TPS * p.Seconds))
+		return &v
+	}
+	d := &ServerCPUDiff{CPUPerTxUsA: perTx(a), CPUPerTxUsB: perTx(b),
+		Modules: diffShares(pa.Modules, pb.Modules, cpuDiffModules), Functions: diffShares(pa.Functions, pb.Functions, cpuDiffFunctions)}
+	for _, s := range []struct {
+		n string
+		p *ServerCPU
+	}{{"A", pa}, {"B", pb}} {
+		if s.p.Note != "" {
+			d.Notes = append(d.Notes, s.n+": "+s.p.Note)
+		}
+	}
+	return d
+}
+
+// diffShares pairs two lists of shares by symbol and module, and keeps
+// the first max by the size of their change.
+func diffShares(a, b []CPUShare, max int) []CPUShareDiff {
+	type key struct{ sym, mod string }
+	idx := map[key]int{}
+	var out []CPUShareDiff
+	for i, list := range [][]CPUShare{a, b} {
+		for _, s := range list {
+			k := key{s.Symbol, s.Module}
+			j, ok := idx[k]
+			if !ok {
+				j = len(out)
+				idx[k] = j
+				out = append(out, CPUShareDiff{Symbol: s.Symbol, Module: s.Module})
+			}
+			v := s.SelfPct
+			if i == 0 {
+				out[j].SelfPctA = &v
+			} else {
+				out[j].SelfPctB = &v
+			}
+		}
+	}
+	for i := range out {
+		if out[i].SelfPctA != nil && out[i].SelfPctB != nil {
+			v := round2(*out[i].SelfPctB - *out[i].SelfPctA)
+			out[i].DeltaPts = &v
+		}
+	}
+	// Paired entries by the size of their change, then one-sided ones by
+	// the share they have.
+	weight := func(d CPUShareDiff) (bool, float64) {
+		if d.DeltaPts != nil {
+			return true, math.Abs(*d.DeltaPts)
+		}
+		if d.SelfPctA != nil {
+			return false, *d.SelfPctA
+		}
+		return false, *d.SelfPctB
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		pi, wi := weight(out[i])
+		pj, wj := weight(out[j])
+		if pi != pj {
+			return pi
+		}
+		return wi > wj
+	})
+	if len(out) > max {
+		out = out[:max]
+	}
+	return out
+}
+
+// Lines writes the comparison for people: the CPU per transaction, then
+// each module and function with its shares and their change.
+func (d ServerCPUDiff) Lines() []string {
+	us := func(v *float64) string {
+		if v == nil {
+			return "-"
+		}
+		return strconv.FormatFloat(*v, 'f', 1, 64) + " µs"
+	}
+	head := "server CPU per transaction: " + us(d.CPUPerTxUsA) + " → " + us(d.CPUPerTxUsB)
+	if d.CPUPerTxUsA != nil && d.CPUPerTxUsB != nil && *d.CPUPerTxUsA > 0 {
+		head += fmt.Sprintf(" (%+.1f%%)", 100*(*d.CPUPerTxUsB / *d.CPUPerTxUsA - 1))
+	}
+	out := []string{head}
+	for _, s := range d.Modules {
+		out = append(out, "module "+s.Module+": "+s.Shares())
+	}
+	for _, s := range d.Functions {
+		out = append(out, "function "+s.Symbol+" ("+s.Module+"): "+s.Shares())
+	}
+	for _, n := range d.Notes {
+		out = append(out, "note: "+n)
+	}
+	return out
+}
+
+// Shares writes "12.0% → 15.5% (+3.5 pts)", a share not listed as
+// "not listed".
+func (s CPUShareDiff) Shares() string {
+	p := func(v *float64) string {
+		if v == nil {
+			return "not listed"
+		}
+		return strconv.FormatFloat(*v, 'f', 1, 64) + "%"
+	}
+	out := p(s.SelfPctA) + " → " + p(s.SelfPctB)
+	if s.DeltaPts != nil {
+		out += fmt.Sprintf(" (%+.1f pts)", *s.DeltaPts)
+	}
+	return out
 }

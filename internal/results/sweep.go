@@ -207,6 +207,9 @@ type Comparison struct {
 	// PhysicalDifferences pairs the tables and indexes of two runs that
 	// measured them (--collect physical), after each run.
 	PhysicalDifferences []PhysicalDiff `json:"physical_differences,omitempty"`
+	// ServerCPUDifferences compares the server's CPU profiles of two runs
+	// that took one (--collect server-cpu).
+	ServerCPUDifferences *ServerCPUDiff `json:"server_cpu_differences,omitempty"`
 	// Notes explain limits, e.g. points present on one side only.
 	Notes []string `json:"notes,omitempty"`
 }
