@@ -491,7 +491,8 @@ func (a *app) execSweep(o *sweepOpts, sw *results.Sweep, points []sweep.Point) e
 			points[i].Run.Metrics = srv
 		}
 	}
-	oc, err := sweep.Run(context.Background(), sw, points, sweep.Options{Results: o.results, Out: out, Warn: a.stderr, Verbose: o.verbose, Stop: stop})
+	oc, err := sweep.Run(context.Background(), sw, points, sweep.Options{Results: o.results, Out: out, Warn: a.stderr, Verbose: o.verbose, Stop: stop,
+		Resumed: o.resume != ""})
 	if err != nil {
 		return err
 	}

@@ -444,6 +444,33 @@ CREATE TABLE IF NOT EXISTS sweep_runs (
 CREATE INDEX IF NOT EXISTS sweep_runs_run ON sweep_runs (run_id);
 `
 
+// CreateSweep saves a new sweep under an id no other sweep of the store
+// has: when sw's id is taken (another sweep started in the same second
+// and drew the same suffix), it draws another and sets it in sw, as
+// Create does for runs. Later saves of the sweep are SaveSweep's.
+func (s *Store) CreateSweep(sw *Sweep) error {
+	for range 20 {
+		b, err := json.Marshal(sw)
+		if err != nil {
+			return err
+		}
+		res, err := s.exec(`INSERT INTO sweeps (id, started, workload, status, sweep) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			sw.SweepID, sw.StartTime.UTC().Format(time.RFC3339Nano), sw.Workload, sw.Status, string(b))
+		if err != nil {
+			return s.writeError("save sweep "+sw.SweepID, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return s.writeError("save sweep "+sw.SweepID, err)
+		}
+		if n > 0 {
+			return s.SaveSweep(sw)
+		}
+		sw.SweepID = NewSweepID(time.Now())
+	}
+	return fmt.Errorf("save sweep %s to %s: no free sweep id after 20 draws", sw.SweepID, s.path)
+}
+
 // SaveSweep inserts or replaces the sweep and links each of its runs.
 func (s *Store) SaveSweep(sw *Sweep) error {
 	b, err := json.Marshal(sw)

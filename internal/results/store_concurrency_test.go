@@ -235,6 +235,39 @@ func TestARunNeverTakesTheRowOfAnotherUnderTheSameID(t *testing.T) {
 	})
 }
 
+func TestASweepNeverTakesTheRowOfAnotherUnderTheSameID(t *testing.T) {
+	eachStore(t, func(t *testing.T, loc string) {
+		s := openStoreT(t, loc)
+		ctx := context.Background()
+		id := NewSweepID(time.Now())
+		first := &Sweep{SchemaVersion: SweepSchemaVersion, SweepID: id, Workload: "first", Status: StatusRunning, StartTime: time.Now()}
+		if err := s.CreateSweep(first); err != nil {
+			t.Fatal(err)
+		}
+		second := &Sweep{SchemaVersion: SweepSchemaVersion, SweepID: id, Workload: "second", Status: StatusRunning, StartTime: time.Now()}
+		if err := s.CreateSweep(second); err != nil {
+			t.Fatal(err)
+		}
+		if second.SweepID == id || first.SweepID != id {
+			t.Fatalf("ids %s and %s; the second sweep should have drawn another than %s", first.SweepID, second.SweepID, id)
+		}
+		for _, want := range []*Sweep{first, second} {
+			got, err := s.GetSweep(ctx, want.SweepID)
+			if err != nil || got.Workload != want.Workload || got.SweepID != want.SweepID {
+				t.Fatalf("sweep %s: %+v, %v", want.SweepID, got, err)
+			}
+		}
+		// A sweep that goes on is saved under its own id again.
+		first.Status = StatusCompleted
+		if err := s.SaveSweep(first); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.GetSweep(ctx, id); err != nil || got.Status != StatusCompleted || got.Workload != "first" {
+			t.Fatalf("sweep %s after its save: %+v, %v", id, got, err)
+		}
+	})
+}
+
 // BenchmarkStoreWrites is what one interval costs a run in each kind of
 // store: its row with a realistic histogram, written as the run's writer
 // goroutine writes it; "parallel" has GOMAXPROCS writers of their own runs

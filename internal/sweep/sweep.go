@@ -113,6 +113,9 @@ type Options struct {
 	// Stop, when closed, interrupts the sweep: the run under way ends
 	// early and no other starts.
 	Stop <-chan struct{}
+	// Resumed says sw is a saved sweep that goes on (--resume); a new
+	// one is saved under an id no other sweep has.
+	Resumed bool
 }
 
 // Outcome is how a sweep ended.
@@ -152,7 +155,11 @@ func Run(ctx context.Context, sw *results.Sweep, points []Point, o Options) (*Ou
 	oc := &Outcome{Store: store.Path()}
 	sw.PID = os.Getpid()
 	sw.Host, _ = os.Hostname()
-	if err := store.SaveSweep(sw); err != nil {
+	save := store.CreateSweep
+	if o.Resumed {
+		save = store.SaveSweep
+	}
+	if err := save(sw); err != nil {
 		return nil, err
 	}
 	todo := 0
