@@ -145,7 +145,11 @@ func serverCPUDiffSection(d *results.ServerCPUDiff) section {
 		}
 		return fmt.Sprintf("%.1f µs", *v)
 	}
-	sec.Facts = []kv{{"server CPU per transaction", us(d.CPUPerTxUsA) + " → " + us(d.CPUPerTxUsB)}}
+	perTx := us(d.CPUPerTxUsA) + " → " + us(d.CPUPerTxUsB)
+	if d.CPUPerTxUsA != nil && d.CPUPerTxUsB != nil && *d.CPUPerTxUsA > 0 {
+		perTx += fmt.Sprintf(" (%+.1f%%)", 100*(*d.CPUPerTxUsB / *d.CPUPerTxUsA - 1))
+	}
+	sec.Facts = []kv{{"server CPU per transaction", perTx}}
 	for _, n := range d.Notes {
 		sec.Warnings = append(sec.Warnings, "Partial profile, "+n+".")
 	}
@@ -155,13 +159,19 @@ func serverCPUDiffSection(d *results.ServerCPUDiff) section {
 		}
 		return fmt.Sprintf(f, *v)
 	}
+	delta := func(v *float64) string {
+		if v == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%+.1f", *v)
+	}
 	mods := table{Caption: "Modules", Head: []string{"module", "self % A", "self % B", "Δ pts"}, Num: []bool{false, true, true, true}}
 	for _, m := range d.Modules {
-		mods.Rows = append(mods.Rows, []string{m.Module, pct(m.SelfPctA, "%.1f"), pct(m.SelfPctB, "%.1f"), pct(m.DeltaPts, "%+.1f")})
+		mods.Rows = append(mods.Rows, []string{m.Module, pct(m.SelfPctA, "%.1f"), pct(m.SelfPctB, "%.1f"), delta(m.DeltaPts)})
 	}
 	funcs := table{Caption: "Functions", Head: []string{"function", "module", "self % A", "self % B", "Δ pts"}, Num: []bool{false, false, true, true, true}}
 	for _, f := range d.Functions {
-		funcs.Rows = append(funcs.Rows, []string{f.Symbol, f.Module, pct(f.SelfPctA, "%.1f"), pct(f.SelfPctB, "%.1f"), pct(f.DeltaPts, "%+.1f")})
+		funcs.Rows = append(funcs.Rows, []string{f.Symbol, f.Module, pct(f.SelfPctA, "%.1f"), pct(f.SelfPctB, "%.1f"), delta(f.DeltaPts)})
 	}
 	sec.Tables = []table{mods, funcs}
 	return sec

@@ -81,8 +81,8 @@ type ServerCPUDiff struct {
 	CPUPerTxUsA *float64 `json:"cpu_per_tx_us_a"`
 	CPUPerTxUsB *float64 `json:"cpu_per_tx_us_b"`
 	// Modules and Functions pair the entries listed in either profile,
-	// the largest changes of share first, then those listed on one side
-	// only (by their share).
+	// the largest changes of share first (for an entry one profile does
+	// not list, at least its share less the smallest that profile lists).
 	Modules   []CPUShareDiff `json:"modules"`
 	Functions []CPUShareDiff `json:"functions"`
 	// Notes say where a profile covers only part of its run.
@@ -165,25 +165,30 @@ func diffShares(a, b []CPUShare, max int) []CPUShareDiff {
 			out[i].DeltaPts = &v
 		}
 	}
-	// Paired entries by the size of their change, then one-sided ones by
-	// the share they have.
-	weight := func(d CPUShareDiff) (bool, float64) {
-		if d.DeltaPts != nil {
-			return true, math.Abs(*d.DeltaPts)
+	// By the size of the change: an entry one profile does not list has
+	// there less than that profile's smallest listed share, so its
+	// change is at least its share less that one.
+	least := func(list []CPUShare) float64 {
+		m := 0.0
+		for i, s := range list {
+			if i == 0 || s.SelfPct < m {
+				m = s.SelfPct
+			}
 		}
-		if d.SelfPctA != nil {
-			return false, *d.SelfPctA
-		}
-		return false, *d.SelfPctB
+		return m
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		pi, wi := weight(out[i])
-		pj, wj := weight(out[j])
-		if pi != pj {
-			return pi
+	leastA, leastB := least(a), least(b)
+	weight := func(d CPUShareDiff) float64 {
+		switch {
+		case d.DeltaPts != nil:
+			return math.Abs(*d.DeltaPts)
+		case d.SelfPctA != nil:
+			return *d.SelfPctA - leastB
+		default:
+			return *d.SelfPctB - leastA
 		}
-		return wi > wj
-	})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return weight(out[i]) > weight(out[j]) })
 	if len(out) > max {
 		out = out[:max]
 	}

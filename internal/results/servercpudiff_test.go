@@ -12,8 +12,9 @@ func profiledRun(tps, cpuS, secs float64, mods, funcs []CPUShare) *Run {
 }
 
 // Two runs' server profiles compare per transaction and by share: the
-// largest changes first, then what one profile lists alone; nothing is
-// compared unless both runs have a profile with samples.
+// largest changes first, counting what one profile lists alone by the
+// least it can have changed; nothing is compared unless both runs have a
+// profile with samples.
 func TestTwoServerCPUProfilesCompareByTransactionAndShare(t *testing.T) {
 	a := profiledRun(1000, 2, 10, []CPUShare{{Module: "postgres", SelfPct: 60}, {Module: "[kernel.kallsyms]", SelfPct: 40}},
 		[]CPUShare{{Symbol: "ExecScan", Module: "postgres", SelfPct: 30}, {Symbol: "hash_search", Module: "postgres", SelfPct: 10},
@@ -30,9 +31,11 @@ func TestTwoServerCPUProfilesCompareByTransactionAndShare(t *testing.T) {
 	for _, f := range d.Functions {
 		order = append(order, f.Symbol)
 	}
-	// LWLockAcquire +10, ExecScan -1, then one-sided: hash_search 10 (A),
-	// XLogInsertRecord 8 (B).
-	if got := strings.Join(order, " "); got != "LWLockAcquire ExecScan hash_search XLogInsertRecord" {
+	// LWLockAcquire +10; XLogInsertRecord, listed in B alone at 8%, was
+	// below A's smallest listed share (5%) there: at least +3;
+	// hash_search, in A alone at 10%, below B's smallest (8%): at least
+	// -2; ExecScan -1.
+	if got := strings.Join(order, " "); got != "LWLockAcquire XLogInsertRecord hash_search ExecScan" {
 		t.Errorf("functions in order %q", got)
 	}
 	if f := d.Functions[2]; f.SelfPctA == nil || *f.SelfPctA != 10 || f.SelfPctB != nil || f.DeltaPts != nil {
