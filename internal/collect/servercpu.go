@@ -309,22 +309,11 @@ func (p *ServerCPU) Ended() bool {
 	}
 }
 
-// why says why perf ended on its own, in a phrase.
-func (p *ServerCPU) why() string { return p.failed().Error() }
-
-// sizeText writes a size in bytes as MB, or KB below one MB.
-func sizeText(b int64) string {
-	if b < 1<<20 {
-		return fmt.Sprintf("%d KB", b>>10)
-	}
-	return fmt.Sprintf("%d MB", b>>20)
-}
-
 // failed says why perf ended: the first line of its complaint that names
 // the cause.
 func (p *ServerCPU) failed() error {
 	if strings.Contains(p.stderr.String(), "size limit reached") {
-		return fmt.Errorf("its data file reached its cap of %s", sizeText(p.maxData))
+		return fmt.Errorf("its data file reached its cap of %s", results.HumanBytes(p.maxData))
 	}
 	msg := perfComplaint(p.stderr.String())
 	if msg == "" {
@@ -400,11 +389,11 @@ func (p *ServerCPU) Stop(ctx context.Context) *results.ServerCPU {
 		// perf ended on its own: its data cap, or a failure. Its samples
 		// cover the measured phase up to then, and the profile says so.
 		if p.endedAt <= p.from {
-			out.Unavailable = "perf ended before the measured phase: " + p.why()
+			out.Unavailable = "perf ended before the measured phase: " + p.failed().Error()
 			return out
 		}
 		out.Note = fmt.Sprintf("perf stopped %.1f s into the measured phase of %.1f s (%s): the profile covers that part",
-			p.endedAt-p.from, to-p.from, p.why())
+			p.endedAt-p.from, to-p.from, p.failed().Error())
 		to = p.endedAt
 		out.Seconds = round3(to - p.from)
 	}

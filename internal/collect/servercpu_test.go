@@ -214,16 +214,7 @@ func TestServerCPUSaysWhyPerfCannotProfile(t *testing.T) {
 // stops there, and the profile says which part of the measured phase it
 // covers, and why, instead of filling the disk or passing for the whole.
 func TestServerCPUStopsAtItsDataCapAndSaysWhatItCovers(t *testing.T) {
-	url := testdb.Postgres(t, "dbh_collect_perfcap")
-	tg, err := db.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := db.Open(tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := testdb.Open(t, testdb.Postgres(t, "dbh_collect_perfcap"))
 	ctx := context.Background()
 	c, err := d.Connect(ctx)
 	if err != nil {

@@ -139,17 +139,7 @@ func serverCPUSection(c *results.ServerCPU) (section, error) {
 func serverCPUDiffSection(d *results.ServerCPUDiff) section {
 	sec := section{ID: "server-cpu-differences", Title: "Server CPU differences",
 		Intro: "Where the database server spent its CPU in A and in B (--collect server-cpu on both): its CPU per transaction, and the modules and functions whose share of its self time changed most. \"not listed\" is below the shares that run's profile lists."}
-	us := func(v *float64) string {
-		if v == nil {
-			return "-"
-		}
-		return fmt.Sprintf("%.1f µs", *v)
-	}
-	perTx := us(d.CPUPerTxUsA) + " → " + us(d.CPUPerTxUsB)
-	if d.CPUPerTxUsA != nil && d.CPUPerTxUsB != nil && *d.CPUPerTxUsA > 0 {
-		perTx += fmt.Sprintf(" (%+.1f%%)", 100*(*d.CPUPerTxUsB / *d.CPUPerTxUsA - 1))
-	}
-	sec.Facts = []kv{{"server CPU per transaction", perTx}}
+	sec.Facts = []kv{{"server CPU per transaction", d.PerTx()}}
 	for _, n := range d.Notes {
 		sec.Warnings = append(sec.Warnings, "Partial profile, "+n+".")
 	}

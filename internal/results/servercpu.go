@@ -195,20 +195,26 @@ func diffShares(a, b []CPUShare, max int) []CPUShareDiff {
 	return out
 }
 
-// Lines writes the comparison for people: the CPU per transaction, then
-// each module and function with its shares and their change.
-func (d ServerCPUDiff) Lines() []string {
+// PerTx writes the server's CPU per transaction in A and B and its
+// change: "41.2 µs → 38.0 µs (-7.8%)", "-" for a side without one.
+func (d ServerCPUDiff) PerTx() string {
 	us := func(v *float64) string {
 		if v == nil {
 			return "-"
 		}
 		return strconv.FormatFloat(*v, 'f', 1, 64) + " µs"
 	}
-	head := "server CPU per transaction: " + us(d.CPUPerTxUsA) + " → " + us(d.CPUPerTxUsB)
+	out := us(d.CPUPerTxUsA) + " → " + us(d.CPUPerTxUsB)
 	if d.CPUPerTxUsA != nil && d.CPUPerTxUsB != nil && *d.CPUPerTxUsA > 0 {
-		head += fmt.Sprintf(" (%+.1f%%)", 100*(*d.CPUPerTxUsB / *d.CPUPerTxUsA - 1))
+		out += fmt.Sprintf(" (%+.1f%%)", 100*(*d.CPUPerTxUsB / *d.CPUPerTxUsA - 1))
 	}
-	out := []string{head}
+	return out
+}
+
+// Lines writes the comparison for people: the CPU per transaction, then
+// each module and function with its shares and their change.
+func (d ServerCPUDiff) Lines() []string {
+	out := []string{"server CPU per transaction: " + d.PerTx()}
 	for _, s := range d.Modules {
 		out = append(out, "module "+s.Module+": "+s.Shares())
 	}
