@@ -14,6 +14,8 @@
 # The server shares the 2 cores: read tps as the pair's, not the harness's.
 #
 #   bench/scale.sh                       (CLIENTS="1000 5000 10000" SECS=20 RATE=5000)
+#   DRIVER=goroutine CLIENTS=1000 bench/scale.sh   (one goroutine per client)
+#   BIN=/path/to/dbharness bench/scale.sh          (another build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CLIENTS=${CLIENTS:-"1000 5000 10000"}
@@ -27,7 +29,9 @@ cleanup() {
   rm -rf "$TMP"
 }
 trap cleanup EXIT
-go build -o "$TMP/dbharness" ./cmd/dbharness
+if [[ -n ${BIN:-} ]]; then cp "$BIN" "$TMP/dbharness"; else go build -o "$TMP/dbharness" ./cmd/dbharness; fi
+drv=()
+[[ -n ${DRIVER:-} ]] && drv=(--driver "$DRIVER")
 me=$(id -un)
 mariadb-install-db --no-defaults --datadir="$TMP/data" --user="$me" --auth-root-authentication-method=normal --skip-test-db >/dev/null
 ulimit -n "$(ulimit -Hn)"
@@ -41,13 +45,13 @@ mariadb -uroot -h127.0.0.1 -P"$PORT" -e 'CREATE DATABASE test' >/dev/null
 URL="mysql://root@127.0.0.1:$PORT/test"
 "$TMP/dbharness" init tpcb --db "$URL" --scale 10 >/dev/null 2>&1
 
-echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo), load average $(cut -d' ' -f1-3 /proc/loadavg); dbharness $(git rev-parse --short HEAD 2>/dev/null || echo '?'); MariaDB $(mariadb -uroot -h127.0.0.1 -P"$PORT" -Nse 'SELECT VERSION()') (thread pool) on this host, TCP; RATE=$RATE for open loop, ${SECS}s runs"
+echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo), load average $(cut -d' ' -f1-3 /proc/loadavg); driver ${DRIVER:-default}; dbharness ${BIN:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}; MariaDB $(mariadb -uroot -h127.0.0.1 -P"$PORT" -Nse 'SELECT VERSION()') (thread pool) on this host, TCP; RATE=$RATE for open loop, ${SECS}s runs"
 printf '%-12s %7s %-6s %10s %10s %8s %9s %8s %8s %8s\n' workload clients loop tps "cpu us/tx" "RSS MB" "extra s" "lag p50" "lag p99" "lag max"
 one() { # label clients closed|open workload-args...; prints a row
   local label=$1 n=$2 mode=$3; shift 3
   local rate=()
   [[ $mode == open ]] && rate=(--rate "$RATE")
-  if ! /usr/bin/time -f '%M %e' -o "$TMP/time" "$TMP/dbharness" run "$@" --db "$URL" -c "$n" -T "${SECS}s" "${rate[@]}" \
+  if ! /usr/bin/time -f '%M %e' -o "$TMP/time" "$TMP/dbharness" run "$@" --db "$URL" -c "$n" -T "${SECS}s" "${rate[@]}" "${drv[@]}" \
     --progress 0 --collect none --no-save --json "$TMP/r.json" >"$TMP/out" 2>&1; then
     echo "$label $n $mode: failed: $(tail -1 "$TMP/out")"; return
   fi

@@ -5,9 +5,9 @@
 //
 // Values are recorded in microseconds, from 1 µs to 1 hour, with 2
 // significant digits (1% resolution); one histogram of that shape takes
-// about 26 KB, so a handle costs two of them per operation. A goroutine
-// client has a handle of its own; the clients of one event loop share the
-// loop's.
+// about 26 KB, so a handle costs two of them per operation. The clients
+// of one event loop share the loop's handle; goroutine clients share one
+// per group of clients, under the group's lock (see the engine).
 package histogram
 
 import (
