@@ -6,6 +6,11 @@
 // returns for the child and the children it waited for) of both, then the
 // median ratio of B to A and its spread over the pairs.
 //
+// It also prints the share of the machine's CPU time that stood idle
+// while each ran, and how much CPU the rest of the machine used (B/A):
+// with the database server on this host, that is the server's work for
+// the same transactions.
+//
 // With fixed work, wall time is throughput: a ratio under 1 means B was
 // faster (or cheaper). Alternating spreads the machine's drift over both
 // sides; the spread says how far one pair can be trusted.
@@ -20,11 +25,24 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
 
-type sample struct{ wall, cpu time.Duration }
+// sample is one command's wall and CPU time, and the machine's busy and
+// idle CPU time while it ran (from /proc/stat: every process's, the
+// database server's included when it runs on this host).
+type sample struct{ wall, cpu, busy, idle time.Duration }
+
+// idleShare is the part of the machine's CPU time that stood idle.
+func (s sample) idleShare() float64 { return s.idle.Seconds() / (s.busy + s.idle).Seconds() }
+
+// others is the CPU time the rest of the machine (the server, on this
+// host) used while the command ran: the machine's busy time less the
+// command's own.
+func (s sample) others() time.Duration { return s.busy - s.cpu }
 
 func main() {
 	a := flag.String("a", "", "command A (run with bash -c), the reference")
@@ -41,7 +59,7 @@ func main() {
 	if *title != "" {
 		fmt.Println(*title)
 	}
-	var wall, cpu []float64
+	var wall, cpu, other, idleA, idleB []float64
 	for i := 1; i <= *n; i++ {
 		// Alternate which runs first, so that neither always follows the
 		// other.
@@ -52,13 +70,18 @@ func main() {
 			sb, sa = run(*nameB, *b), run(*nameA, *a)
 		}
 		wr, cr := sb.wall.Seconds()/sa.wall.Seconds(), sb.cpu.Seconds()/sa.cpu.Seconds()
-		wall, cpu = append(wall, wr), append(cpu, cr)
-		fmt.Printf("  pair %d: %s %6.2fs wall %6.2fs cpu | %s %6.2fs wall %6.2fs cpu | %s/%s wall %.3f cpu %.3f\n",
-			i, *nameA, sa.wall.Seconds(), sa.cpu.Seconds(), *nameB, sb.wall.Seconds(), sb.cpu.Seconds(), *nameB, *nameA, wr, cr)
+		or := sb.others().Seconds() / sa.others().Seconds()
+		wall, cpu, other = append(wall, wr), append(cpu, cr), append(other, or)
+		idleA, idleB = append(idleA, 100*sa.idleShare()), append(idleB, 100*sb.idleShare())
+		fmt.Printf("  pair %d: %s %6.2fs wall %6.2fs cpu %4.1f%% idle | %s %6.2fs wall %6.2fs cpu %4.1f%% idle | %s/%s wall %.3f cpu %.3f others' cpu %.3f\n",
+			i, *nameA, sa.wall.Seconds(), sa.cpu.Seconds(), 100*sa.idleShare(), *nameB, sb.wall.Seconds(), sb.cpu.Seconds(), 100*sb.idleShare(), *nameB, *nameA, wr, cr, or)
 	}
 	fmt.Printf("  %s/%s over %d pairs: wall median %.3f (range %.3f-%.3f, IQR %.3f-%.3f); cpu median %.3f (range %.3f-%.3f, IQR %.3f-%.3f)\n",
 		*nameB, *nameA, *n, median(wall), minOf(wall), maxOf(wall), quantile(wall, 0.25), quantile(wall, 0.75),
 		median(cpu), minOf(cpu), maxOf(cpu), quantile(cpu, 0.25), quantile(cpu, 0.75))
+	fmt.Printf("  the machine's idle CPU time, median: %s %.1f%% (range %.1f-%.1f), %s %.1f%% (range %.1f-%.1f); the rest of the machine's CPU (the server's, on this host), %s/%s median %.3f (range %.3f-%.3f)\n",
+		*nameA, median(idleA), minOf(idleA), maxOf(idleA), *nameB, median(idleB), minOf(idleB), maxOf(idleB),
+		*nameB, *nameA, median(other), minOf(other), maxOf(other))
 	fmt.Printf("RESULT wall_median=%.4f wall_min=%.4f wall_max=%.4f cpu_median=%.4f cpu_min=%.4f cpu_max=%.4f\n",
 		median(wall), minOf(wall), maxOf(wall), median(cpu), minOf(cpu), maxOf(cpu))
 }
@@ -68,15 +91,44 @@ func run(name, cmd string) sample {
 	c := exec.Command("bash", "-c", cmd)
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
+	busy0, idle0 := machineCPU()
 	start := time.Now()
 	err := c.Run()
 	wall := time.Since(start)
+	busy1, idle1 := machineCPU()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "pairs: %s failed (%v):\n%s", name, err, out.String())
 		os.Exit(1)
 	}
 	ru := c.ProcessState.SysUsage().(*syscall.Rusage)
-	return sample{wall: wall, cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano())}
+	return sample{wall: wall, cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), busy: busy1 - busy0, idle: idle1 - idle0}
+}
+
+// machineCPU reads the CPU time of every CPU of the machine from
+// /proc/stat's first line: busy (user, nice, system, irq, softirq, steal)
+// and idle (idle, iowait).
+func machineCPU() (busy, idle time.Duration) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pairs:", err)
+		os.Exit(1)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		fmt.Fprintf(os.Stderr, "pairs: /proc/stat starts %q\n", line)
+		os.Exit(1)
+	}
+	// USER_HZ is 100 on Linux: the fields count hundredths of a second.
+	tick := func(i int) time.Duration {
+		v, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "pairs: /proc/stat field %d: %v\n", i, err)
+			os.Exit(1)
+		}
+		return time.Duration(v) * 10 * time.Millisecond
+	}
+	return tick(1) + tick(2) + tick(3) + tick(6) + tick(7) + tick(8), tick(4) + tick(5)
 }
 
 func sorted(xs []float64) []float64 {
