@@ -12,9 +12,11 @@
 # intervals wholly inside it) is compared with the off-windows beside it;
 # the mean ratio and its 95% interval are the collectors' cost.
 #
-# The collectors run in a process of their own rather than the load's, and
-# each on-window opens and closes their connections (a run does that
-# once); both sides compete for the same two cores either way.
+# The collectors run in the load's process, as in a run: collectcost runs
+# the load itself (through the same code as the binary) and the
+# collectors beside it. SEPARATE=1 runs them in a process of their own
+# instead, which adds that process's Go runtime to their cost. Each
+# on-window opens and closes their connections (a run does that once).
 #
 #   bench/collect-duty.sh     (SECONDS_ON_LOAD=600 DUTY=2s INTERVAL=500ms CLIENTS=8)
 set -euo pipefail
@@ -36,14 +38,26 @@ psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DA
 
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores; dbharness $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "== select-only, $CLIENTS clients, Unix socket, ${SECONDS_ON_LOAD}s; collectors (os,server,waits) on for $DUTY, off for $DUTY"
-"$TMP/dbharness" run tpcb --db "postgres://postgres@/$DB?host=$SOCK&application_name=$APP" --mix select-only \
-  -c "$CLIENTS" -T "$((SECONDS_ON_LOAD + 10))s" --collect none --no-save --progress "$INTERVAL" --json "$TMP/run.json" >"$TMP/run.out" 2>&1 &
-load=$!
-sleep 5
-"$TMP/collectcost" -db "postgres://postgres@/$DB?host=$SOCK" -app "$APP" -duty "$DUTY" -seconds "$SECONDS_ON_LOAD" -windows "$TMP/windows"
-if ! wait "$load"; then
-  cat "$TMP/run.out" >&2
-  exit 1
+load=(run tpcb --db "postgres://postgres@/$DB?host=$SOCK&application_name=$APP" --mix select-only
+  -c "$CLIENTS" -T "$((SECONDS_ON_LOAD + 10))s" --collect none --no-save --progress "$INTERVAL" --json "$TMP/run.json")
+if [ -n "${SEPARATE:-}" ]; then
+  echo "== the collectors in a process of their own"
+  "$TMP/dbharness" "${load[@]}" >"$TMP/run.out" 2>&1 &
+  pid=$!
+  sleep 5
+  "$TMP/collectcost" -db "postgres://postgres@/$DB?host=$SOCK" -app "$APP" -duty "$DUTY" -seconds "$SECONDS_ON_LOAD" -windows "$TMP/windows"
+  if ! wait "$pid"; then
+    cat "$TMP/run.out" >&2
+    exit 1
+  fi
+else
+  echo "== the collectors in the load's process"
+  if ! "$TMP/collectcost" -db "postgres://postgres@/$DB?host=$SOCK" -app "$APP" -duty "$DUTY" -seconds "$SECONDS_ON_LOAD" \
+    -windows "$TMP/windows" -load "${load[*]}" >"$TMP/run.out" 2>&1; then
+    tail -20 "$TMP/run.out" >&2
+    exit 1
+  fi
+  grep '^collectors on for' "$TMP/run.out"
 fi
 "$TMP/collectcost" -analyze "$TMP/run.json" -windows "$TMP/windows"
 psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null

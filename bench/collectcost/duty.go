@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/dbharness/dbharness/internal/cli"
 	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
 )
@@ -69,4 +70,27 @@ func dutyCycle(url, app, windows string, d, total time.Duration) error {
 	}
 	fmt.Printf("collectors on for %d windows of %s, off as long between them\n", on, d)
 	return f.Sync()
+}
+
+// dutyBeside runs the load (a dbharness command line) in this process and
+// the duty cycle beside it, so that the collectors share the load's
+// process, its Go runtime and its threads, as they do in a run: a separate
+// process adds a runtime of its own (its system monitor wakes between
+// samples), which a run does not pay for. The load starts 5 s before the
+// first on-window, so that its clients have connected.
+func dutyBeside(load []string, url, app, windows string, d, total time.Duration) error {
+	done := make(chan int, 1)
+	go func() { done <- cli.Main(load) }()
+	select {
+	case code := <-done:
+		return fmt.Errorf("the load ended before the collectors started (exit %d)", code)
+	case <-time.After(5 * time.Second):
+	}
+	if err := dutyCycle(url, app, windows, d, total); err != nil {
+		return err
+	}
+	if code := <-done; code != 0 {
+		return fmt.Errorf("the load failed (exit %d)", code)
+	}
+	return nil
 }

@@ -17,7 +17,9 @@
 // (closing their connections), waits D, and so on for -seconds, writing
 // each on-window's start and end to -windows. -analyze RUN.json reads
 // the load run's per-interval throughput against those windows (see
-// analyze.go and bench/collect-duty.sh).
+// analyze.go and bench/collect-duty.sh). With -load 'run ...' it runs
+// that load itself, in this process, so that the collectors share the
+// load's process as in a run.
 package main
 
 import (
@@ -45,11 +47,14 @@ func main() {
 	app := flag.String("app", "", "with -duty: the application_name of the load's sessions, which the collectors sample")
 	windows := flag.String("windows", "", "with -duty: file the on-windows are written to; with -analyze: read from")
 	analyzeRun := flag.String("analyze", "", "a load run's JSON: its interval throughput with the collectors on against off (needs -windows)")
+	load := flag.String("load", "", "with -duty: a dbharness command line (run ...) this process runs beside the collectors, so that they share its process as in a run; its output goes to standard output")
 	flag.Parse()
 	var err error
 	switch {
 	case *analyzeRun != "":
 		err = analyze(*analyzeRun, *windows)
+	case *duty > 0 && *load != "":
+		err = dutyBeside(strings.Fields(*load), *url, *app, *windows, *duty, time.Duration(*secs)*time.Second)
 	case *duty > 0:
 		err = dutyCycle(*url, *app, *windows, *duty, time.Duration(*secs)*time.Second)
 	default:
