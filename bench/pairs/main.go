@@ -105,8 +105,9 @@ func run(name, cmd string) sample {
 }
 
 // machineCPU reads the CPU time of every CPU of the machine from
-// /proc/stat's first line: busy (user, nice, system, irq, softirq, steal)
-// and idle (idle, iowait).
+// /proc/stat's first line: busy (user, nice, system, irq, softirq) and
+// idle (idle, iowait). Steal (a VM's CPU time the host gave to others)
+// is neither.
 func machineCPU() (busy, idle time.Duration) {
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
@@ -128,7 +129,7 @@ func machineCPU() (busy, idle time.Duration) {
 		}
 		return time.Duration(v) * 10 * time.Millisecond
 	}
-	return tick(1) + tick(2) + tick(3) + tick(6) + tick(7) + tick(8), tick(4) + tick(5)
+	return tick(1) + tick(2) + tick(3) + tick(6) + tick(7), tick(4) + tick(5)
 }
 
 func sorted(xs []float64) []float64 {
