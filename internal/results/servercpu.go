@@ -198,13 +198,7 @@ func diffShares(a, b []CPUShare, max int) []CPUShareDiff {
 // PerTx writes the server's CPU per transaction in A and B and its
 // change: "41.2 µs → 38.0 µs (-7.8%)", "-" for a side without one.
 func (d ServerCPUDiff) PerTx() string {
-	us := func(v *float64) string {
-		if v == nil {
-			return "-"
-		}
-		return strconv.FormatFloat(*v, 'f', 1, 64) + " µs"
-	}
-	out := us(d.CPUPerTxUsA) + " → " + us(d.CPUPerTxUsB)
+	out := arrow(d.CPUPerTxUsA, d.CPUPerTxUsB, " µs", "-")
 	if d.CPUPerTxUsA != nil && d.CPUPerTxUsB != nil && *d.CPUPerTxUsA > 0 {
 		out += fmt.Sprintf(" (%+.1f%%)", 100*(*d.CPUPerTxUsB / *d.CPUPerTxUsA - 1))
 	}
@@ -230,15 +224,21 @@ func (d ServerCPUDiff) Lines() []string {
 // Shares writes "12.0% → 15.5% (+3.5 pts)", a share not listed as
 // "not listed".
 func (s CPUShareDiff) Shares() string {
-	p := func(v *float64) string {
-		if v == nil {
-			return "not listed"
-		}
-		return strconv.FormatFloat(*v, 'f', 1, 64) + "%"
-	}
-	out := p(s.SelfPctA) + " → " + p(s.SelfPctB)
+	out := arrow(s.SelfPctA, s.SelfPctB, "%", "not listed")
 	if s.DeltaPts != nil {
 		out += fmt.Sprintf(" (%+.1f pts)", *s.DeltaPts)
 	}
 	return out
+}
+
+// arrow writes "A → B", each side with one decimal and its unit, or
+// missing where it is nil.
+func arrow(a, b *float64, unit, missing string) string {
+	side := func(v *float64) string {
+		if v == nil {
+			return missing
+		}
+		return strconv.FormatFloat(*v, 'f', 1, 64) + unit
+	}
+	return side(a) + " → " + side(b)
 }
