@@ -73,7 +73,8 @@ type Config struct {
 	// be a db.LoopDB). Empty means DriverGoroutine.
 	Driver string
 	// Loops is the number of event loops, each on its own OS thread, that
-	// share the clients in loop mode; 0 means 1.
+	// share the clients in loop mode; 0 means 1 (ResolveDriver sets it to
+	// DefaultLoops when it chooses).
 	Loops int
 	// ClientBase and TerminalBase are the ids of this process's first
 	// client and terminal among those of a sharded run's every process:

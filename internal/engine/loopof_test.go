@@ -30,3 +30,21 @@ func TestClientsAreDealtToTheLoopsInBlocks(t *testing.T) {
 		}
 	}
 }
+
+// A database on this host gets a loop per processor, up to one per client;
+// one elsewhere.
+func TestDefaultLoops(t *testing.T) {
+	for _, tc := range []struct {
+		local          bool
+		clients, procs int
+		want           int
+	}{
+		{true, 8, 2, 2}, {true, 2, 2, 2}, {true, 1, 2, 1}, {true, 3, 8, 3},
+		{true, 64, 8, 8}, {true, 8, 1, 1}, {true, 8, 0, 1},
+		{false, 8, 2, 1}, {false, 64, 16, 1}, {false, 1, 1, 1},
+	} {
+		if got := DefaultLoops(tc.local, tc.clients, tc.procs); got != tc.want {
+			t.Errorf("DefaultLoops(local %v, %d clients, %d processors) = %d, want %d", tc.local, tc.clients, tc.procs, got, tc.want)
+		}
+	}
+}

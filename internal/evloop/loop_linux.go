@@ -312,6 +312,18 @@ func enter() {
 	}
 }
 
+// Processors is the number of processors (GOMAXPROCS) the program has
+// apart from what running loops added: GOMAXPROCS now, or what it was
+// before the first of the running loops raised it.
+func Processors() int {
+	procs.Lock()
+	defer procs.Unlock()
+	if procs.loops > 0 {
+		return procs.base
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
 // leave counts a loop that stopped; after the last one GOMAXPROCS is what
 // it was before the first.
 func leave() {

@@ -5,6 +5,7 @@ package evloop
 import (
 	"errors"
 	"net"
+	"runtime"
 	"time"
 )
 
@@ -56,3 +57,6 @@ func (s *Sock) TakeOver() error { return errNoLoop }
 
 // Attach fails: event loops need Linux.
 func (s *Sock) Attach(*Task) error { return errNoLoop }
+
+// Processors is GOMAXPROCS: no loop runs here to have raised it.
+func Processors() int { return runtime.GOMAXPROCS(0) }
