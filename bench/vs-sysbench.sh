@@ -24,10 +24,12 @@
 #
 # Usage: bench/vs-sysbench.sh            (env: PAIRS=5 CLIENTS=8 TX=10000
 #        TRANSPORTS="tcp socket" DB=dbh_vs_sysbench SOCK=/run/mysqld/mysqld.sock
-#        MYSQL_USER=root BIN=./dbharness SAME_TABLE=0; NOBUILD=1 runs BIN as it is)
+#        MYSQL_USER=root BIN=./dbharness SAME_TABLE=0 LOOPS=; NOBUILD=1 runs BIN as it is;
+#        LOOPS=N gives dbharness N event loops instead of its default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAIRS=${PAIRS:-5}
+LOOPS=${LOOPS:-}
 CLIENTS=${CLIENTS:-8}
 TX=${TX:-10000}
 TRANSPORTS=${TRANSPORTS:-tcp socket}
@@ -103,6 +105,7 @@ for transport in $TRANSPORTS; do
     *) echo "unknown transport $transport (tcp or socket)" >&2; exit 2 ;;
   esac
   dbh=("$BIN" run tpcb --db "$url" --mix select-only --clients "$CLIENTS" --transactions "$TX" --collect none --no-save --progress 0)
+  [ -n "$LOOPS" ] && dbh+=(--loops "$LOOPS")
   sb=(sysbench "$SB_SCRIPT" "${SB_COMMON[@]}" ${SB_OPTS[@]+"${SB_OPTS[@]}"} "${sb_conn[@]}" --threads="$CLIENTS" --events="$EVENTS" --time=0 run)
   echo "== $transport: $PAIRS pairs of $CLIENTS clients x $TX select-only transactions"
   # One unmeasured run of each warms the buffer pool and the page cache.
