@@ -42,17 +42,16 @@ func ResolveDriver(d db.DB, cfg *Config) error {
 // not say: on a host shared with the database one per processor, up to
 // one per client, and elsewhere one.
 //
-// On a shared host one loop holds the database back however few its
-// clients: its single thread wakes every backend in turn, and while it
+// On a shared host one loop can hold the database back, most of all with
+// few clients: its single thread wakes every backend in turn, and while it
 // works through a queue of replies the other processors run out of
-// backends to run. Select-only on 2 cores (2026-11-26), fixed work, one
-// loop against two: 2 clients took 1.76 times the wall time (and 1.28
-// times the CPU), 4 clients 1.19 times, 8 clients 1.00-1.15 times, 16
-// clients 1.05 times; from 8 clients up one loop costs 9-11% less CPU per
-// transaction. On MariaDB 2 clients took 1.90 times as long, but at 8
-// one loop was 3% faster. A remote database's backends do not compete with the
-// client's thread; there one loop serves until it is busy most of the run
-// (the report says when, and --loops adds more).
+// backends to run. With few clients two loops on 2 cores were about twice
+// as fast as one, at three quarters of its CPU; from 8 clients up they cost
+// 7-14% more CPU for 0-10% more throughput on PostgreSQL, and on MariaDB's
+// socket one loop was 3-7% faster (README, Drivers, has the table). A
+// remote database's backends do not compete with the client's thread;
+// there one loop serves until it is busy most of the run (the report says
+// when, and --loops adds more).
 func DefaultLoops(local bool, clients, procs int) int {
 	if !local {
 		return 1
