@@ -7,7 +7,7 @@
 # agree with one process's within the run-to-run spread, which it prints:
 # the mean and the range of each side over the pairs.
 #
-#   bench/shards-vs-one.sh                 (PAIRS=3 SECONDS_=10)
+#   bench/shards-vs-one.sh                 (PAIRS=3 SECONDS_=10 LOOPS=)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PG=${PG:-postgres://postgres@127.0.0.1:5432}
@@ -26,6 +26,9 @@ done
 URL="postgres://postgres@/$DB?host=$SOCK"
 STORE="$PG/$STORE_DB?sslmode=disable"
 common=(run tpcb --db "$URL" --mix select-only -c 12 -T "${SECS}s" --progress 0 --collect none --results "$STORE")
+# LOOPS=N gives every process N event loops instead of the default (one per
+# processor, the server being on this host).
+[ -n "${LOOPS:-}" ] && common+=(--loops "$LOOPS")
 
 one() {
   "$TMP/dbharness" "${common[@]}" --json "$TMP/one.json" >/dev/null
