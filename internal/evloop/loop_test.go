@@ -475,7 +475,7 @@ func TestRunningLoopsKeepAProcessorToSpareAndGiveItBack(t *testing.T) {
 	defer runtime.GOMAXPROCS(before)
 	const n = 2
 	loops := make([]*evloop.Loop, n)
-	seen := make([]int, n)
+	seen, counted := make([]int, n), make([]int, n)
 	var started atomic.Int32
 	for i := range loops {
 		l, err := evloop.New()
@@ -488,7 +488,7 @@ func TestRunningLoopsKeepAProcessorToSpareAndGiveItBack(t *testing.T) {
 			// Both loops are running once both tasks have started.
 			for started.Load() < n && tk.Sleep(time.Millisecond) {
 			}
-			seen[i] = runtime.GOMAXPROCS(0)
+			seen[i], counted[i] = runtime.GOMAXPROCS(0), evloop.Processors()
 		})
 	}
 	var wg sync.WaitGroup
@@ -504,9 +504,17 @@ func TestRunningLoopsKeepAProcessorToSpareAndGiveItBack(t *testing.T) {
 		if p < n+1 {
 			t.Errorf("loop %d ran with GOMAXPROCS %d beside %d loops; want at least %d", i, p, n, n+1)
 		}
+		// What the program has, for a run choosing its loops, leaves out
+		// what the loops added.
+		if counted[i] != 1 {
+			t.Errorf("Processors() %d while the loops ran; want the 1 the program had", counted[i])
+		}
 	}
 	if p := runtime.GOMAXPROCS(0); p != 1 {
 		t.Errorf("GOMAXPROCS %d after the loops ended; want the 1 it was before", p)
+	}
+	if p := evloop.Processors(); p != 1 {
+		t.Errorf("Processors() %d after the loops ended; want 1", p)
 	}
 }
 
