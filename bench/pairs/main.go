@@ -25,10 +25,10 @@ import (
 	"os"
 	"os/exec"
 	"sort"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/dbharness/dbharness/internal/selfcost"
 )
 
 // sample is one command's wall and CPU time, and the machine's busy and
@@ -104,32 +104,19 @@ func run(name, cmd string) sample {
 	return sample{wall: wall, cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), busy: busy1 - busy0, idle: idle1 - idle0}
 }
 
-// machineCPU reads the CPU time of every CPU of the machine from
-// /proc/stat's first line: busy (user, nice, system, irq, softirq) and
-// idle (idle, iowait). Steal (a VM's CPU time the host gave to others)
-// is neither.
+// machineCPU is the CPU time of every CPU of the machine so far, from
+// /proc/stat (selfcost): busy (user, nice, system, irq, softirq) and idle
+// (idle, iowait). Steal (a VM's CPU time the host gave to others) is
+// neither.
 func machineCPU() (busy, idle time.Duration) {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "pairs:", err)
+	s := selfcost.Read()
+	if s.HostTotal == 0 {
+		fmt.Fprintln(os.Stderr, "pairs: /proc/stat has no CPU time to read")
 		os.Exit(1)
 	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	f := strings.Fields(line)
-	if len(f) < 9 || f[0] != "cpu" {
-		fmt.Fprintf(os.Stderr, "pairs: /proc/stat starts %q\n", line)
-		os.Exit(1)
-	}
-	// USER_HZ is 100 on Linux: the fields count hundredths of a second.
-	tick := func(i int) time.Duration {
-		v, err := strconv.ParseInt(f[i], 10, 64)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "pairs: /proc/stat field %d: %v\n", i, err)
-			os.Exit(1)
-		}
-		return time.Duration(v) * 10 * time.Millisecond
-	}
-	return tick(1) + tick(2) + tick(3) + tick(6) + tick(7), tick(4) + tick(5)
+	// USER_HZ is 100 on Linux: the ticks are hundredths of a second.
+	ticks := func(n uint64) time.Duration { return time.Duration(n) * 10 * time.Millisecond }
+	return ticks(s.HostBusy - s.HostSteal), ticks(s.HostTotal - s.HostBusy)
 }
 
 func sorted(xs []float64) []float64 {

@@ -96,7 +96,7 @@ var allowed = map[string][]string{
 	"internal/cli": {"internal/collect", "internal/db", "internal/engine", "internal/experiment", "internal/hostinfo", "internal/iobench", "internal/k8sjob", "internal/metrics", "internal/redact", "internal/report",
 		"internal/results", "internal/runner", "internal/sweep", "internal/tablescan", "internal/workload", "internal/workload/all", "internal/workload/script"},
 	"cmd/dbharness":     {"internal/cli", "internal/db/all"},
-	"bench/pairs":       {},
+	"bench/pairs":       {"internal/selfcost"},
 	"bench/iofio":       {},
 	"bench/metricscost": {"internal/measure", "internal/metrics", "internal/results"},
 	// collectcost -load runs a load as the binary does (cli.Main), so

@@ -23,6 +23,9 @@ type Sample struct {
 	// far, in clock ticks summed over its CPUs (zero where /proc/stat cannot
 	// be read).
 	HostBusy, HostTotal uint64
+	// HostSteal is the part of HostBusy that was a VM's steal time: time
+	// the hypervisor gave to others while this host wanted to run.
+	HostSteal uint64
 	// Running is the number of runnable tasks on the host (procs_running),
 	// the harness's own reading thread included; -1 where unknown.
 	Running int
@@ -31,10 +34,15 @@ type Sample struct {
 // Read takes a sample.
 func Read() Sample {
 	s := Sample{At: time.Now(), CPU: ProcessCPU(), Running: -1}
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return s
+	if b, err := os.ReadFile("/proc/stat"); err == nil {
+		parseStat(b, &s)
 	}
+	return s
+}
+
+// parseStat reads the host's CPU time and run queue from /proc/stat's
+// text b into s.
+func parseStat(b []byte, s *Sample) {
 	for len(b) > 0 {
 		line := b
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
@@ -54,6 +62,9 @@ func Read() Sample {
 				if i != 3 && i != 4 { // idle and iowait are idle time
 					s.HostBusy += v
 				}
+				if i == 7 {
+					s.HostSteal = v
+				}
 			}
 		case bytes.HasPrefix(line, []byte("procs_running ")):
 			if n, err := strconv.Atoi(string(bytes.TrimSpace(line[len("procs_running "):]))); err == nil {
@@ -61,7 +72,6 @@ func Read() Sample {
 			}
 		}
 	}
-	return s
 }
 
 // ProcessCPU is the user plus system CPU time the process has used.

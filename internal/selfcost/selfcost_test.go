@@ -29,6 +29,17 @@ func TestASampleCountsTheProcessCPUAndTheHostsTime(t *testing.T) {
 	}
 }
 
+// The host's line is summed over its CPUs: idle and iowait are idle,
+// the rest up to steal busy, steal also apart; guest time is already in
+// user time and is not counted twice.
+func TestTheHostsLineOfProcStatIsSplitIntoBusyIdleAndSteal(t *testing.T) {
+	var s Sample
+	parseStat([]byte("cpu  100 2 30 500 7 1 4 9 50 0\ncpu0 50 1 15 250 3 0 2 4 25 0\nintr 1 2\nprocs_running 3\nprocs_blocked 0\n"), &s)
+	if s.HostBusy != 100+2+30+1+4+9 || s.HostTotal != s.HostBusy+500+7 || s.HostSteal != 9 || s.Running != 3 {
+		t.Errorf("busy %d, total %d, steal %d, running %d; want 146, 653, 9, 3", s.HostBusy, s.HostTotal, s.HostSteal, s.Running)
+	}
+}
+
 func TestSaturationIsIdleUnderFivePercentOrARunQueueOverTwiceTheCores(t *testing.T) {
 	cores := float64(runtime.NumCPU())
 	for _, c := range []struct {
