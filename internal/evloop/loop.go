@@ -35,8 +35,9 @@ type Stats struct {
 	// Busy is the time the loop's thread spent running tasks rather than
 	// waiting in epoll; Elapsed the time since the loop started.
 	Busy, Elapsed time.Duration
-	// Waits is the number of epoll waits that blocked; Resumes the number
-	// of times a task was resumed.
+	// Waits is the number of epoll waits that blocked and ended with an
+	// event or the timer (not a signal); Resumes the number of times a
+	// task was resumed.
 	Waits, Resumes int64
 }
 

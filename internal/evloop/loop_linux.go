@@ -258,7 +258,10 @@ func (l *Loop) poll(timeout time.Duration) {
 		t0 := time.Now()
 		n = l.epollWait(timeout, true)
 		l.blocked.Add(int64(time.Since(t0)))
-		l.waits.Add(1)
+		if n >= 0 {
+			l.waits.Add(1)
+		}
+		n = max(n, 0)
 	}
 	for _, ev := range l.events[:n] {
 		if ev.Fd == int32(l.wakefd) {
@@ -337,7 +340,8 @@ func leave() {
 }
 
 // epollWait waits up to timeout (negative: no limit; zero: a look) and
-// returns the number of events.
+// returns the number of events, or -1 when a signal cut a blocking wait
+// short.
 //
 // A look never enters the Go scheduler. A wait that blocks does not either
 // while the program has a processor (GOMAXPROCS) to spare beyond the
@@ -394,7 +398,7 @@ func (l *Loop) epollWait(timeout time.Duration, blocking bool) int {
 			if !blocking {
 				continue
 			}
-			return 0
+			return -1
 		}
 		if errno != 0 {
 			// EBADF or EINVAL would be a programmer error.

@@ -564,3 +564,136 @@ func TestTheLastWordsAndTheCloseInOneEdgeEndInEOF(t *testing.T) {
 		t.Errorf("read %q, then %v; want the last words, then EOF", got, readErr)
 	}
 }
+
+// unixPair returns a Unix stream socket taken over for a loop and the
+// peer's end as a plain net.Conn.
+func unixPair(t *testing.T) (*evloop.Sock, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("unix", t.TempDir()+"/s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("unix", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, err := ln.Accept()
+	if err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { peer.Close() })
+	s := evloop.Wrap(c)
+	if err := s.TakeOver(); err != nil {
+		t.Fatal(err)
+	}
+	return s, peer
+}
+
+// A write larger than the socket's buffers waits on the loop for room
+// (the other tasks go on meanwhile) and ends once the peer reads it all;
+// the socket then reads as before.
+func TestAWriteThatFillsTheSocketWaitsForRoomOnTheLoop(t *testing.T) {
+	s, peer := unixPair(t)
+	const size = 16 << 20
+	got := make(chan int, 1)
+	go func() {
+		time.Sleep(50 * time.Millisecond) // the writer fills the buffers first
+		n, _ := io.CopyN(io.Discard, peer, size)
+		got <- int(n)
+		io.WriteString(peer, "ok")
+	}()
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wrote int
+	var writeErr error
+	var reply string
+	var ticks atomic.Int64
+	writing := make(chan struct{})
+	l.Go(func(tk *evloop.Task) {
+		defer s.Close()
+		if writeErr = s.Attach(tk); writeErr != nil {
+			return
+		}
+		close(writing)
+		if wrote, writeErr = s.Write(make([]byte, size)); writeErr != nil {
+			return
+		}
+		buf := make([]byte, 8)
+		n, err := io.ReadFull(s, buf[:2])
+		reply, writeErr = string(buf[:n]), err
+	})
+	l.Go(func(tk *evloop.Task) {
+		<-writing // started before this task: the loop runs tasks in order
+		for tk.Sleep(time.Millisecond) && ticks.Add(1) < 20 {
+		}
+	})
+	runLoop(t, l)
+	var read int
+	select {
+	case read = <-got:
+	case <-time.After(10 * time.Second):
+	}
+	if writeErr != nil || wrote != size || read != size || reply != "ok" {
+		t.Fatalf("wrote %d (%v), the peer read %d bytes, reply %q; want %d written and read, then ok", wrote, writeErr, read, reply, size)
+	}
+	if _, writes := s.Counts(); writes < 2 {
+		t.Fatalf("one write call took all %d bytes: nothing waited for room", size)
+	}
+	if ticks.Load() < 20 {
+		t.Errorf("the other task ticked %d times, want 20: the write held up the loop", ticks.Load())
+	}
+}
+
+// The loop sleeps until a reply comes: the peer taking in a request (which
+// makes room to write) does not wake it. Each round the peer waits before
+// it reads the request and again before it replies, so the loop is asleep
+// for both; a loop that asked epoll for room to write woke twice a round.
+func TestThePeerReadingARequestDoesNotWakeTheLoop(t *testing.T) {
+	s, peer := unixPair(t)
+	const rounds = 6
+	go func() {
+		buf := make([]byte, 1)
+		for range rounds {
+			time.Sleep(20 * time.Millisecond)
+			if _, err := peer.Read(buf); err != nil {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+			if _, err := peer.Write(buf); err != nil {
+				return
+			}
+		}
+	}()
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runErr error
+	l.Go(func(tk *evloop.Task) {
+		defer s.Close()
+		if runErr = s.Attach(tk); runErr != nil {
+			return
+		}
+		buf := make([]byte, 1)
+		for range rounds {
+			if _, runErr = s.Write([]byte("?")); runErr != nil {
+				return
+			}
+			if _, runErr = s.Read(buf); runErr != nil {
+				return
+			}
+		}
+	})
+	runLoop(t, l)
+	if runErr != nil {
+		t.Fatal(runErr)
+	}
+	// One sleep a round, and one to spare.
+	if w := l.Stats().Waits; w > rounds+1 {
+		t.Errorf("the loop slept %d times in %d rounds, want at most %d: something other than the replies woke it", w, rounds, rounds+1)
+	}
+}

@@ -46,7 +46,10 @@ type Sock struct {
 	writable     bool
 	// hup: the peer closed (or the socket failed); reads never wait
 	// again, they return what is left and then EOF or the error.
-	hup           bool
+	hup bool
+	// outArmed: the socket's epoll registration asks for EPOLLOUT, which
+	// it does only while a write waits for room (see armOut).
+	outArmed      bool
 	waitDir       int
 	closed        bool
 	reads, writes int64
@@ -107,14 +110,39 @@ func (s *Sock) Attach(t *Task) error {
 	if s.task != nil {
 		s.Detach()
 	}
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET, Fd: int32(s.fd)}
+	ev := unix.EpollEvent{Events: sockEvents, Fd: int32(s.fd)}
 	if err := unix.EpollCtl(t.l.epfd, unix.EPOLL_CTL_ADD, s.fd, &ev); err != nil {
 		return os.NewSyscallError("epoll_ctl", err)
 	}
 	t.l.socks[int32(s.fd)] = s
 	s.task = t
+	s.outArmed = false
 	// What the socket holds already is not known: look once.
 	s.readable, s.writable = true, true
+	return nil
+}
+
+// sockEvents is what a socket's epoll registration asks for while no write
+// waits. Not EPOLLOUT: the kernel signals room to write each time the peer
+// reads (a Unix socket on every message the server takes in), and each
+// signal would wake a sleeping loop for nothing, at the peer's expense as
+// well as the loop's.
+const sockEvents = unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLET
+
+// armOut asks epoll for EPOLLOUT (on) or stops asking (off). Arming
+// re-reads the socket's state, so room that came before it is signalled.
+func (s *Sock) armOut(on bool) error {
+	if s.outArmed == on {
+		return nil
+	}
+	ev := unix.EpollEvent{Events: sockEvents, Fd: int32(s.fd)}
+	if on {
+		ev.Events |= unix.EPOLLOUT
+	}
+	if err := unix.EpollCtl(s.task.l.epfd, unix.EPOLL_CTL_MOD, s.fd, &ev); err != nil {
+		return os.NewSyscallError("epoll_ctl", err)
+	}
+	s.outArmed = on
 	return nil
 }
 
@@ -196,7 +224,11 @@ func (s *Sock) Write(p []byte) (int, error) {
 			return done, s.opError("write", net.ErrClosed)
 		}
 		if s.task != nil && !s.writable {
-			if err := s.await(waitWrite, &s.writable, s.wdl); err != nil {
+			err := s.armOut(true)
+			if err == nil {
+				err = s.await(waitWrite, &s.writable, s.wdl)
+			}
+			if err != nil {
 				return done, s.opError("write", err)
 			}
 		}
@@ -218,6 +250,11 @@ func (s *Sock) Write(p []byte) (int, error) {
 			}
 		default:
 			return done, s.opError("write", os.NewSyscallError("write", errno))
+		}
+	}
+	if s.outArmed {
+		if err := s.armOut(false); err != nil {
+			return done, s.opError("write", err)
 		}
 	}
 	return done, nil
