@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -31,15 +32,16 @@ func CRC32C(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 // every block size the probe takes up to 1 MiB, and larger blocks repeat it.
 const patternLen = 1 << 20
 
-// pattern is the fixed pseudo-random content under the stamps.
-var pattern = func() []byte {
+// pattern is the fixed pseudo-random content under the stamps, made on
+// first use: every run of the program would pay for it otherwise.
+var pattern = sync.OnceValue(func() []byte {
 	b := make([]byte, patternLen)
 	r := rand.New(rand.NewPCG(16, 0x10be))
 	for i := 0; i < len(b); i += 8 {
 		binary.LittleEndian.PutUint64(b[i:], r.Uint64())
 	}
 	return b
-}()
+})
 
 // alignedBuf returns n bytes whose address is a multiple of align.
 func alignedBuf(n int) []byte {
@@ -54,9 +56,10 @@ func alignedBuf(n int) []byte {
 // Fill writes the content of the file span [off, off+len(b)) into b: the
 // pattern with each sector's stamp. off and len(b) are multiples of Sector.
 func Fill(b []byte, off int64) {
+	pat := pattern()
 	for i := 0; i < len(b); {
 		p := int((off + int64(i)) % patternLen)
-		n := copy(b[i:], pattern[p:])
+		n := copy(b[i:], pat[p:])
 		i += n
 	}
 	stamp(b, off)

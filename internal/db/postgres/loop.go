@@ -111,6 +111,12 @@ type pgLoopConn struct {
 	// txStatus is the last ReadyForQuery's status: 'I' idle, 'T' in a
 	// transaction, 'E' in a failed one.
 	txStatus byte
+	msgs     struct {
+		bind    pgproto3.Bind
+		execute pgproto3.Execute
+		sync    pgproto3.Sync
+	}
+	tag []byte // the last CommandComplete's tag
 }
 
 // Attach implements LoopConn.
@@ -177,7 +183,8 @@ func (c *pgLoopConn) receive(keep int, res *pgResult) error {
 			// A statement of several results keeps the last one's rows.
 			res.rows, res.found = res.rows[:0], false
 		case *pgproto3.CommandComplete:
-			res.tag = append(res.tag[:0], m.CommandTag...)
+			c.tag = append(c.tag[:0], m.CommandTag...)
+			res.tag = c.tag
 			if keep == rowsEach {
 				// One statement of several is done.
 				res.each = append(res.each, res.textRows())
@@ -454,20 +461,24 @@ func (s *pgLoopStmt) bind(args []any, text bool) error {
 	if len(args) != len(s.sd.ParamOIDs) {
 		return fmt.Errorf("the statement takes %d parameters, %d given", len(s.sd.ParamOIDs), len(args))
 	}
+	// The messages are the connection's own: Send encodes them at once,
+	// and a message made for each transaction would be garbage.
+	b := &c.msgs.bind
+	*b = pgproto3.Bind{PreparedStatement: s.sd.Name}
 	if params, ok := c.plainParams(args); ok && text {
-		c.fe.Send(&pgproto3.Bind{PreparedStatement: s.sd.Name, Parameters: params})
+		b.Parameters = params
 	} else {
 		if err := c.eqb.Build(c.m, s.sd, args); err != nil {
 			return err
 		}
-		b := &pgproto3.Bind{PreparedStatement: s.sd.Name, ParameterFormatCodes: c.eqb.ParamFormats, Parameters: c.eqb.ParamValues}
+		b.ParameterFormatCodes, b.Parameters = c.eqb.ParamFormats, c.eqb.ParamValues
 		if !text {
 			b.ResultFormatCodes = c.eqb.ResultFormats
 		}
-		c.fe.Send(b)
 	}
-	c.fe.Send(&pgproto3.Execute{})
-	c.fe.Send(&pgproto3.Sync{})
+	c.fe.Send(b)
+	c.fe.Send(&c.msgs.execute)
+	c.fe.Send(&c.msgs.sync)
 	return c.flush()
 }
 
