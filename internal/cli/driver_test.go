@@ -5,9 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/dbharness/dbharness/internal/evloop"
 	"github.com/dbharness/dbharness/internal/testdb"
 )
 
@@ -16,18 +18,31 @@ import (
 func TestARunRecordsItsDriverAndItsOwnCost(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
+	defLoops := min(runtime.GOMAXPROCS(0), 2)
+	// pinnedTo is where n loops go: the first n CPUs this process may use,
+	// when it may use n or more and n is 2 or more.
+	pinnedTo := func(n int) []int {
+		cpus := evloop.AllowedCPUs()
+		if n < 2 || n > len(cpus) {
+			return nil
+		}
+		return cpus[:n]
+	}
 	for _, tc := range []struct {
 		name, url string
 		args      []string
 		want      string
 		loops     int
+		cpus      []int
 	}{
 		// The server is on this host: a loop per processor, up to one per
-		// client (the child has the test's GOMAXPROCS).
-		{"postgres by default", testdb.Postgres(t, "dbh_cli_driver"), nil, "loop", min(runtime.GOMAXPROCS(0), 2)},
-		{"postgres on goroutines when asked", testdb.Postgres(t, "dbh_cli_driver_g"), []string{"--driver", "goroutine"}, "goroutine", 0},
-		{"postgres on one loop when asked", testdb.Postgres(t, "dbh_cli_driver_1"), []string{"--loops", "1"}, "loop", 1},
-		{"sqlite", testdb.SQLite(t), nil, "goroutine", 0},
+		// client (the child has the test's GOMAXPROCS), each loop pinned
+		// to a CPU of its own when there are two or more.
+		{"postgres by default", testdb.Postgres(t, "dbh_cli_driver"), nil, "loop", defLoops, pinnedTo(defLoops)},
+		{"postgres with its loops left free", testdb.Postgres(t, "dbh_cli_driver_free"), []string{"--pin-loops=false"}, "loop", defLoops, nil},
+		{"postgres on goroutines when asked", testdb.Postgres(t, "dbh_cli_driver_g"), []string{"--driver", "goroutine"}, "goroutine", 0, nil},
+		{"postgres on one loop when asked", testdb.Postgres(t, "dbh_cli_driver_1"), []string{"--loops", "1"}, "loop", 1, nil},
+		{"sqlite", testdb.SQLite(t), nil, "goroutine", 0, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if r := dbh(t, home, "init", "tpcb", "--db", tc.url); r.code != 0 {
@@ -48,8 +63,9 @@ func TestARunRecordsItsDriverAndItsOwnCost(t *testing.T) {
 			}
 			var run struct {
 				Config struct {
-					Driver string `json:"driver"`
-					Loops  int    `json:"loops"`
+					Driver   string `json:"driver"`
+					Loops    int    `json:"loops"`
+					LoopCPUs []int  `json:"loop_cpus"`
 				} `json:"config"`
 				Summary map[string]any `json:"summary"`
 			}
@@ -61,6 +77,12 @@ func TestARunRecordsItsDriverAndItsOwnCost(t *testing.T) {
 			}
 			if run.Config.Loops != tc.loops {
 				t.Errorf("config.loops %d, want %d", run.Config.Loops, tc.loops)
+			}
+			if !slices.Equal(run.Config.LoopCPUs, tc.cpus) {
+				t.Errorf("config.loop_cpus %v, want %v", run.Config.LoopCPUs, tc.cpus)
+			}
+			if pinned := strings.Contains(r.stdout, "pinned to CPUs"); pinned != (tc.cpus != nil) {
+				t.Errorf("the summary says the loops were pinned: %v, want %v:\n%s", pinned, tc.cpus != nil, r.stdout)
 			}
 			if cpu, _ := run.Summary["client_cpu_us_per_tx"].(float64); cpu <= 0 {
 				t.Errorf("summary.client_cpu_us_per_tx is %v; the harness's own CPU must be measured", run.Summary["client_cpu_us_per_tx"])

@@ -76,6 +76,9 @@ type Config struct {
 	// share the clients in loop mode; 0 means 1 (ResolveDriver sets it to
 	// DefaultLoops when it chooses).
 	Loops int
+	// PinLoops keeps each loop's thread on a CPU of its own (PinLoops, the
+	// function, says when).
+	PinLoops bool
 	// ClientBase and TerminalBase are the ids of this process's first
 	// client and terminal among those of a sharded run's every process:
 	// a workload keys its per-client data (home warehouses, key ranges) by
@@ -411,6 +414,9 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 	if cfg.Driver == DriverLoop {
 		if loops, err = newLoops(max(1, cfg.Loops)); err != nil {
 			return nil, err
+		}
+		if cfg.PinLoops {
+			PinLoops(loops, evloop.AllowedCPUs())
 		}
 	}
 	conns := make([]db.Conn, cfg.Clients)
@@ -1285,6 +1291,14 @@ func (t *ticker) finish() {
 	}
 	if t.runQueueN > 0 {
 		t.res.RunQueue = t.runQueueSum / float64(t.runQueueN)
+	}
+	for _, l := range t.loops {
+		if cpu := l.Stats().CPU; cpu >= 0 {
+			t.res.LoopCPUs = append(t.res.LoopCPUs, cpu)
+		}
+	}
+	if len(t.res.LoopCPUs) != len(t.loops) {
+		t.res.LoopCPUs = nil // some ran unpinned: the list would mislead
 	}
 	for i := range t.measLoopEnd {
 		a, b := t.measLoopStart[i], t.measLoopEnd[i]

@@ -1,6 +1,11 @@
 package engine
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+
+	"github.com/dbharness/dbharness/internal/evloop"
+)
 
 // The loops get the clients in blocks of consecutive ids, as even as they
 // can be.
@@ -45,6 +50,43 @@ func TestDefaultLoops(t *testing.T) {
 	} {
 		if got := DefaultLoops(tc.local, tc.clients, tc.procs); got != tc.want {
 			t.Errorf("DefaultLoops(local %v, %d clients, %d processors) = %d, want %d", tc.local, tc.clients, tc.procs, got, tc.want)
+		}
+	}
+}
+
+// Two or more loops are pinned, each to the next of the CPUs given, when
+// there are enough; one loop, or more loops than CPUs, are left free.
+func TestPinLoops(t *testing.T) {
+	cpus := evloop.AllowedCPUs()
+	if len(cpus) == 0 {
+		t.Fatal("AllowedCPUs found no CPU this process may use")
+	}
+	c := cpus[0]
+	for _, tc := range []struct {
+		loops int
+		cpus  []int
+		want  []int // each loop's Stats().CPU after a run
+	}{
+		{1, []int{c, c}, []int{-1}},
+		{2, []int{c, c}, []int{c, c}},
+		{2, []int{c}, []int{-1, -1}},
+		{3, []int{c, c}, []int{-1, -1, -1}},
+		{2, nil, []int{-1, -1}},
+	} {
+		loops, err := newLoops(tc.loops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		PinLoops(loops, tc.cpus)
+		var got []int
+		for _, l := range loops {
+			l.Go(func(*evloop.Task) {})
+			l.Run()
+			l.Close()
+			got = append(got, l.Stats().CPU)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%d loops, CPUs %v: pinned to %v, want %v", tc.loops, tc.cpus, got, tc.want)
 		}
 	}
 }

@@ -39,6 +39,9 @@ type Stats struct {
 	// event or the timer (not a signal); Resumes the number of times a
 	// task was resumed.
 	Waits, Resumes int64
+	// CPU is the CPU the loop's thread was pinned to (Pin), or -1 when it
+	// was not.
+	CPU int
 }
 
 type ctxKey struct{}

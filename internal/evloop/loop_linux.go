@@ -42,6 +42,11 @@ type Loop struct {
 	events      []unix.EpollEvent
 	noPwait2    bool
 
+	// pin is the CPU Pin asked for (-1: none); cpu the CPU the loop's
+	// thread was pinned to when Run started (-1: none).
+	pin int
+	cpu atomic.Int32
+
 	start   atomic.Int64 // unix ns
 	blocked atomic.Int64 // ns spent in blocking epoll waits
 	waits   atomic.Int64
@@ -65,7 +70,50 @@ func New() (*Loop, error) {
 		unix.Close(wakefd)
 		return nil, err
 	}
-	return &Loop{epfd: epfd, wakefd: wakefd, socks: map[int32]*Sock{}, events: make([]unix.EpollEvent, 128)}, nil
+	l := &Loop{epfd: epfd, wakefd: wakefd, socks: map[int32]*Sock{}, events: make([]unix.EpollEvent, 128), pin: -1}
+	l.cpu.Store(-1)
+	return l, nil
+}
+
+// Pin asks Run to keep the loop's thread on one CPU (an id from
+// AllowedCPUs); call it before Run. Where the system refuses, the loop
+// runs unpinned: Stats says which.
+func (l *Loop) Pin(cpu int) { l.pin = cpu }
+
+// AllowedCPUs returns the CPUs this process may run on (its affinity
+// mask), in order; nil if the system does not say.
+func AllowedCPUs() []int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil
+	}
+	var cpus []int
+	for i := range len(set) * 64 {
+		if set.IsSet(i) {
+			cpus = append(cpus, i)
+		}
+	}
+	return cpus
+}
+
+// pinThread keeps the calling (locked) thread on l.pin and returns what
+// undoes it, or nil when it is not pinned.
+func (l *Loop) pinThread() (undo func()) {
+	if l.pin < 0 {
+		return nil
+	}
+	var was, one unix.CPUSet
+	if unix.SchedGetaffinity(0, &was) != nil {
+		return nil
+	}
+	one.Set(l.pin)
+	if unix.SchedSetaffinity(0, &one) != nil {
+		return nil
+	}
+	l.cpu.Store(int32(l.pin))
+	// The thread goes back to the Go scheduler's pool after Run: it must
+	// not stay on one CPU.
+	return func() { _ = unix.SchedSetaffinity(0, &was) }
 }
 
 // Go adds a task running fn. It may be called from any goroutine, before or
@@ -126,10 +174,11 @@ func (l *Loop) Abort() {
 func (l *Loop) Stats() Stats {
 	st := l.start.Load()
 	if st == 0 {
-		return Stats{}
+		return Stats{CPU: -1}
 	}
 	el := time.Duration(time.Now().UnixNano() - st)
-	return Stats{Elapsed: el, Busy: max(0, el-time.Duration(l.blocked.Load())), Waits: l.waits.Load(), Resumes: l.resumes.Load()}
+	return Stats{Elapsed: el, Busy: max(0, el-time.Duration(l.blocked.Load())), Waits: l.waits.Load(), Resumes: l.resumes.Load(),
+		CPU: int(l.cpu.Load())}
 }
 
 // Close releases the loop's epoll instance; call it after Run has
@@ -144,6 +193,9 @@ func (l *Loop) Close() error {
 func (l *Loop) Run() {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	if undo := l.pinThread(); undo != nil {
+		defer undo()
+	}
 	enter()
 	defer leave()
 	l.start.Store(time.Now().UnixNano())

@@ -37,7 +37,13 @@ func (l *Loop) Abort() {}
 func (l *Loop) Close() error { return nil }
 
 // Stats is never reached: New fails.
-func (l *Loop) Stats() Stats { return Stats{} }
+func (l *Loop) Stats() Stats { return Stats{CPU: -1} }
+
+// Pin is never reached: New fails.
+func (l *Loop) Pin(int) {}
+
+// AllowedCPUs returns nil: no loop runs here to be pinned.
+func AllowedCPUs() []int { return nil }
 
 // Task is unavailable on this system.
 type Task struct{}

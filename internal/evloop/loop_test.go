@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/dbharness/dbharness/internal/evloop"
 )
 
@@ -696,4 +698,74 @@ func TestThePeerReadingARequestDoesNotWakeTheLoop(t *testing.T) {
 	if w := l.Stats().Waits; w > rounds+1 {
 		t.Errorf("the loop slept %d times in %d rounds, want at most %d: something other than the replies woke it", w, rounds, rounds+1)
 	}
+}
+
+// A pinned loop's tasks run on the CPU it was given, and its thread has
+// the affinity it had before once Run returns.
+func TestAPinnedLoopRunsOnItsCPUAndGivesItsThreadBack(t *testing.T) {
+	cpus := evloop.AllowedCPUs()
+	if len(cpus) == 0 {
+		t.Fatal("AllowedCPUs found no CPU this process may use")
+	}
+	cpu := cpus[len(cpus)-1]
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Pin(cpu)
+	var inTask []int
+	l.Go(func(tk *evloop.Task) { inTask = allowed(t) })
+	var before, after []int
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// Locked here too, so that this goroutine is still on the loop's
+		// thread after Run.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		before = allowed(t)
+		l.Run()
+		after = allowed(t)
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the loop did not end within 60 s")
+	}
+	l.Close()
+	if len(inTask) != 1 || inTask[0] != cpu {
+		t.Errorf("a task of the loop pinned to CPU %d may run on CPUs %v", cpu, inTask)
+	}
+	if got := l.Stats().CPU; got != cpu {
+		t.Errorf("Stats().CPU = %d, want %d", got, cpu)
+	}
+	if fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("the thread may run on CPUs %v after the loop, %v before it", after, before)
+	}
+
+	free, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	free.Go(func(*evloop.Task) {})
+	runLoop(t, free)
+	if got := free.Stats().CPU; got != -1 {
+		t.Errorf("an unpinned loop's Stats().CPU = %d, want -1", got)
+	}
+}
+
+// allowed returns the CPUs the calling thread may run on.
+func allowed(t *testing.T) []int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		t.Error(err)
+		return nil
+	}
+	var cpus []int
+	for i := range 1024 {
+		if set.IsSet(i) {
+			cpus = append(cpus, i)
+		}
+	}
+	return cpus
 }

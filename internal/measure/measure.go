@@ -90,6 +90,9 @@ type Result struct {
 	// DriverLoop) and Loops the number of event loops (0 on goroutines).
 	Driver string
 	Loops  int
+	// LoopCPUs are the CPUs the loops' threads were pinned to, one a loop
+	// in order; nil when they were not pinned.
+	LoopCPUs []int
 	// CPU is the harness process's CPU time over the measured phase.
 	CPU time.Duration
 	// Outages are the spans during which clients had no connection, in

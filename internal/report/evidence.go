@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dbharness/dbharness/internal/results"
@@ -318,4 +319,16 @@ func plural(n int, s string) string {
 		return "1 " + s
 	}
 	return fmt.Sprintf("%d %ss", n, s)
+}
+
+// joinInts writes ns as an English list: "0", "0 and 1", "0, 1 and 2".
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }

@@ -248,6 +248,9 @@ func hostCost(e results.HostEvidence, host, loop string) (string, []string) {
 	if e.Driver == "loop" {
 		n := max(1, e.Loops)
 		drv = fmt.Sprintf("loop driver (%s", plural(n, "loop"))
+		if len(e.LoopCPUs) > 0 {
+			drv += " pinned to CPUs " + joinInts(e.LoopCPUs)
+		}
 		if e.LoopBusyPct != nil {
 			busiest := ""
 			if n > 1 {

@@ -27,10 +27,11 @@ func (s *Series) ClientHostSide() bool { return s != nil && s.Describes == Descr
 type HostEvidence struct {
 	// Cores are the host's CPU cores.
 	Cores int `json:"cores"`
-	// Driver and Loops are how the shard's clients ran (config.driver,
-	// config.loops of its run).
-	Driver string `json:"driver,omitempty"`
-	Loops  int    `json:"loops,omitempty"`
+	// Driver, Loops and LoopCPUs are how the shard's clients ran
+	// (config.driver, config.loops and config.loop_cpus of its run).
+	Driver   string `json:"driver,omitempty"`
+	Loops    int    `json:"loops,omitempty"`
+	LoopCPUs []int  `json:"loop_cpus,omitempty"`
 	// The harness's own cost and its host's load over the shard's
 	// measured phase, as in a run's summary.
 	ClientCPUSeconds float64  `json:"client_cpu_s"`
@@ -60,7 +61,7 @@ func hostEvidence(r *Run) *HostEvidence {
 // load: HostEvidence without the series.
 func (r *Run) HostCost() HostEvidence {
 	s := r.Summary
-	return HostEvidence{Cores: r.Host.Cores, Driver: r.Config.Driver, Loops: r.Config.Loops,
+	return HostEvidence{Cores: r.Host.Cores, Driver: r.Config.Driver, Loops: r.Config.Loops, LoopCPUs: r.Config.LoopCPUs,
 		ClientCPUSeconds: s.ClientCPUSeconds, ClientCPUUsPerTx: s.ClientCPUUsPerTx, HostIdlePct: s.HostIdlePct,
 		HostRunQueue: s.HostRunQueue, LoopBusyPct: s.LoopBusyPct, HostSaturated: s.HostSaturated}
 }

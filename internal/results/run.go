@@ -104,6 +104,9 @@ type Config struct {
 	// or "goroutine".
 	Driver string `json:"driver,omitempty"`
 	Loops  int    `json:"loops,omitempty"`
+	// LoopCPUs are the CPUs the loops' threads were pinned to (--pin-loops),
+	// one a loop; absent when they were not pinned.
+	LoopCPUs []int `json:"loop_cpus,omitempty"`
 	// StatementTimeoutMs is --statement-timeout and
 	// ReconnectTimeoutSeconds --reconnect-timeout as given (0: not given).
 	StatementTimeoutMs      float64 `json:"statement_timeout_ms,omitempty"`
@@ -547,7 +550,7 @@ func (r *Run) Fill(res *measure.Result, metrics map[string]float64) {
 		r.Summary.LagMs = LatencyOf(res.Lag, ps)
 	}
 	r.Summary.Metrics = metrics
-	r.Config.Driver, r.Config.Loops = res.Driver, res.Loops
+	r.Config.Driver, r.Config.Loops, r.Config.LoopCPUs = res.Driver, res.Loops, res.LoopCPUs
 	r.Summary.ClientCPUSeconds = round3(res.CPU.Seconds())
 	if r.Summary.Transactions > 0 {
 		r.Summary.ClientCPUUsPerTx = round2(float64(res.CPU.Microseconds()) / float64(r.Summary.Transactions))
