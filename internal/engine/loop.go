@@ -48,7 +48,8 @@ func ResolveDriver(d db.DB, cfg *Config) error {
 // backends to run. With few clients two loops on 2 cores were about twice
 // as fast as one, at three quarters of its CPU; from 8 clients up they cost
 // 7-14% more CPU for 0-10% more throughput on PostgreSQL, and on MariaDB's
-// socket one loop was 3-7% faster (README, Drivers, has the table). A
+// socket one loop was 3-7% faster; with the loops pinned (PinLoops), two
+// were faster on both (README, Drivers, has the figures). A
 // remote database's backends do not compete with the client's thread;
 // there one loop serves until it is busy most of the run (the report says
 // when, and --loops adds more).
@@ -84,11 +85,10 @@ const abandonAfterAbort = time.Second
 // loops to the first of cpus (the process's allowed CPUs), when there are
 // enough of them; else it leaves the loops to the system's scheduler.
 //
-// Left free, two loops on a 2-core host shared with the database settled
-// on one CPU in about half the runs: each then woke its backends on the
-// other CPU (41% of the wake-ups crossed CPUs, against pgbench's 24%),
-// and such runs cost a third more CPU, the client's and the server's
-// alike. Pinned, select-only over TCP took 0.87 of the client's CPU and
+// Left free, two loops on a 2-core host shared with the database ran
+// mostly on the same CPU in 3 or 4 runs of 10, and those runs cost a third
+// more CPU, the client's and the server's alike (in one free run 41% of
+// the loops' wake-ups of backends crossed CPUs, against pgbench's 24%). Pinned, select-only over TCP took 0.87 of the client's CPU and
 // 0.94 of the wall time in 10 alternating pairs, every pair faster (README,
 // Drivers). One loop is never pinned: there is nothing to keep apart.
 func PinLoops(loops []*evloop.Loop, cpus []int) {
