@@ -19,14 +19,14 @@ func TestARunRecordsItsDriverAndItsOwnCost(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	defLoops := min(runtime.GOMAXPROCS(0), 2)
-	// pinnedTo is where n loops go: the first n CPUs this process may use,
-	// when it may use n or more and n is 2 or more.
+	// pinnedTo is where n loops go: one to each CPU this process may use,
+	// when n is 2 or more and there are n of them.
 	pinnedTo := func(n int) []int {
 		cpus := evloop.AllowedCPUs()
-		if n < 2 || n > len(cpus) {
+		if n < 2 || n != len(cpus) {
 			return nil
 		}
-		return cpus[:n]
+		return cpus
 	}
 	for _, tc := range []struct {
 		name, url string

@@ -80,7 +80,7 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.collect, "collect", "all", collect.Help())
 	fs.StringVar(&o.physical, "physical", "auto", "with --collect physical: limited (no leaf page read: catalog and b-tree metapage), sampled (a sample of the leaf pages of an index above 10000 pages, all below), detailed (every page), or auto: detailed when the workload's tables and indexes are below 64 MiB, else limited (limited on MySQL/MariaDB, where the leaf modes run ANALYZE TABLE)")
 	fs.StringVar(&o.cfg.Driver, "driver", "", "how clients run: loop (event loops that own every connection, as pgbench's threads do) or goroutine (one goroutine per client); default loop where the engine has it (PostgreSQL, MySQL/MariaDB) and no --terminals")
-	fs.BoolVar(&o.cfg.PinLoops, "pin-loops", true, "with two or more event loops, keep each loop's thread on a CPU of its own when the process may use enough CPUs (--pin-loops=false leaves them to the system's scheduler)")
+	fs.BoolVar(&o.cfg.PinLoops, "pin-loops", true, "when there is an event loop for every CPU the process may use (two or more), keep each loop's thread on a CPU of its own (--pin-loops=false leaves them to the system's scheduler)")
 	fs.IntVar(&o.cfg.Loops, "loops", 0, "event loops (OS threads) that share the clients with the loop driver (default: one per processor, up to one per client, when the database is on this host; else 1)")
 	fs.StringVar(&o.live.addr, "metrics-addr", "", "serve the run's live figures to Prometheus at http://HOST:PORT/metrics (off by default); the address is bound before the run starts")
 	durationVarP(fs, &o.live.linger, "metrics-linger", "", 0, "with --metrics-addr: keep /metrics up this long after the run is saved, so that a last scrape sees the final counts")

@@ -81,9 +81,12 @@ const abortAfterCancel = time.Second
 // waits for its clients before it ends without them.
 const abandonAfterAbort = time.Second
 
-// PinLoops pins each of two or more loops to a CPU of its own, the first
-// loops to the first of cpus (the process's allowed CPUs), when there are
-// enough of them; else it leaves the loops to the system's scheduler.
+// PinLoops pins two or more loops one to each of cpus (the CPUs the
+// process may use) when there are as many loops as CPUs; else it leaves
+// the loops to the system's scheduler. Only a loop for every CPU is
+// pinned: fewer loops would all go to the lowest CPUs, and several
+// processes on one host (shards, runs side by side) would pile onto them
+// while the others stood idle.
 //
 // Left free, two loops on a 2-core host shared with the database ran
 // mostly on the same CPU in 3 or 4 runs of 10, and those runs cost a third
@@ -92,7 +95,7 @@ const abandonAfterAbort = time.Second
 // 0.94 of the wall time in 10 alternating pairs, every pair faster (README,
 // Drivers). One loop is never pinned: there is nothing to keep apart.
 func PinLoops(loops []*evloop.Loop, cpus []int) {
-	if len(loops) < 2 || len(loops) > len(cpus) {
+	if len(loops) < 2 || len(loops) != len(cpus) {
 		return
 	}
 	for i, l := range loops {

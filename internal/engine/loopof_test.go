@@ -54,8 +54,9 @@ func TestDefaultLoops(t *testing.T) {
 	}
 }
 
-// Two or more loops are pinned, each to the next of the CPUs given, when
-// there are enough; one loop, or more loops than CPUs, are left free.
+// Two or more loops are pinned, one to each of the CPUs given, when there
+// are as many loops as CPUs; one loop, or more or fewer loops than CPUs,
+// are left free.
 func TestPinLoops(t *testing.T) {
 	cpus := evloop.AllowedCPUs()
 	if len(cpus) == 0 {
@@ -71,6 +72,8 @@ func TestPinLoops(t *testing.T) {
 		{2, []int{c, c}, []int{c, c}},
 		{2, []int{c}, []int{-1, -1}},
 		{3, []int{c, c}, []int{-1, -1, -1}},
+		{2, []int{c, c, c}, []int{-1, -1}},
+		{3, []int{c, c, c}, []int{c, c, c}},
 		{2, nil, []int{-1, -1}},
 	} {
 		loops, err := newLoops(tc.loops)
