@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net"
 	"net/http"
@@ -305,7 +306,10 @@ func (r *Run) OnTick(tk *measure.Tick) {
 }
 
 // OnPoint takes a collector's interval (a results.Point, or the wait
-// profile's results.WaitInterval) as the collectors hand them out.
+// profile's results.WaitInterval) as the collectors hand them out. It
+// keeps copies of the interval's maps: the collector goes on owning them
+// (its Stop drops the rates that stayed zero) while a scrape may read the
+// run's.
 func (r *Run) OnPoint(kind string, _ int, v any) {
 	if r == nil {
 		return
@@ -314,13 +318,13 @@ func (r *Run) OnPoint(kind string, _ int, v any) {
 	defer r.s.mu.Unlock()
 	switch p := v.(type) {
 	case results.Point:
-		r.rates[kind], r.values[kind] = p.Rates, p.Values
+		r.rates[kind], r.values[kind] = maps.Clone(p.Rates), maps.Clone(p.Values)
 	case *results.Point:
-		r.rates[kind], r.values[kind] = p.Rates, p.Values
+		r.rates[kind], r.values[kind] = maps.Clone(p.Rates), maps.Clone(p.Values)
 	case results.WaitInterval:
-		r.values[kind] = p.Shares
+		r.values[kind] = maps.Clone(p.Shares)
 	case *results.WaitInterval:
-		r.values[kind] = p.Shares
+		r.values[kind] = maps.Clone(p.Shares)
 	}
 }
 
