@@ -114,8 +114,9 @@ func TestARunWhoseStoreFailsMidRunExitsOneAndKeepsItsJSON(t *testing.T) {
 // saved, no `saved as`, and its --json at jsonPath complete: at least
 // intervals intervals that tile the measured phase from its start to its
 // end, their transactions adding up to the summary's. (How many intervals
-// a run of a given length has is not asserted: on a starved machine a tick
-// that comes late takes in the boundaries it missed.)
+// a run of a given length has is not asserted: when a starved machine
+// holds the tick loop back past the deadline, the run's last interval
+// takes in the boundaries it missed.)
 func measuredNotSaved(t *testing.T, r result, jsonPath string, intervals int) {
 	t.Helper()
 	all := r.all()
