@@ -91,8 +91,9 @@ const abandonAfterAbort = time.Second
 // Left free, two loops on a 2-core host shared with the database ran
 // mostly on the same CPU in 3 or 4 runs of 10, and those runs cost a third
 // more CPU, the client's and the server's alike (in one free run 41% of
-// the loops' wake-ups of backends crossed CPUs, against pgbench's 24%). Pinned, select-only over TCP took 0.87 of the client's CPU and
-// 0.94 of the wall time in 10 alternating pairs, every pair faster (README,
+// the loops' wake-ups of backends crossed CPUs, against pgbench's 24%).
+// Pinned, select-only over TCP took 0.87 of the client's CPU and 0.94 of
+// the wall time in 10 alternating pairs, every pair faster (README,
 // Drivers). One loop is never pinned: there is nothing to keep apart.
 func PinLoops(loops []*evloop.Loop, cpus []int) {
 	if len(loops) < 2 || len(loops) != len(cpus) {

@@ -80,8 +80,9 @@ func New() (*Loop, error) {
 // runs unpinned: Stats says which.
 func (l *Loop) Pin(cpu int) { l.pin = cpu }
 
-// AllowedCPUs returns the CPUs this process may run on (its affinity
-// mask), in order; nil if the system does not say.
+// AllowedCPUs returns the CPUs the calling thread may run on (its
+// affinity mask), in order; nil if the system does not say. Off a pinned
+// loop's thread, that is the process's mask.
 func AllowedCPUs() []int {
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &set); err != nil {

@@ -18,8 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/dbharness/dbharness/internal/evloop"
 )
 
@@ -717,7 +715,7 @@ func TestAPinnedLoopRunsOnItsCPUAndGivesItsThreadBack(t *testing.T) {
 	}
 	l.Pin(cpu)
 	var inTask []int
-	l.Go(func(tk *evloop.Task) { inTask = allowed(t) })
+	l.Go(func(tk *evloop.Task) { inTask = evloop.AllowedCPUs() })
 	var before, after []int
 	done := make(chan struct{})
 	go func() {
@@ -726,9 +724,9 @@ func TestAPinnedLoopRunsOnItsCPUAndGivesItsThreadBack(t *testing.T) {
 		// thread after Run.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		before = allowed(t)
+		before = evloop.AllowedCPUs()
 		l.Run()
-		after = allowed(t)
+		after = evloop.AllowedCPUs()
 	}()
 	select {
 	case <-done:
@@ -755,20 +753,4 @@ func TestAPinnedLoopRunsOnItsCPUAndGivesItsThreadBack(t *testing.T) {
 	if got := free.Stats().CPU; got != -1 {
 		t.Errorf("an unpinned loop's Stats().CPU = %d, want -1", got)
 	}
-}
-
-// allowed returns the CPUs the calling thread may run on.
-func allowed(t *testing.T) []int {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		t.Error(err)
-		return nil
-	}
-	var cpus []int
-	for i := range 1024 {
-		if set.IsSet(i) {
-			cpus = append(cpus, i)
-		}
-	}
-	return cpus
 }
