@@ -183,8 +183,9 @@ func TestTheOSCollectorReadsProc(t *testing.T) {
 
 func TestTheOSCollectorComputesTheIostatView(t *testing.T) {
 	dir := t.TempDir()
-	write := func(stat, disk string) {
-		for name, body := range map[string]string{"stat": stat, "diskstats": disk, "meminfo": "MemTotal: 2048000 kB\nMemFree: 1024000 kB\nBuffers: 0 kB\nCached: 512000 kB\n"} {
+	write := func(stat, disk string, res int) {
+		irq := fmt.Sprintf("           CPU0       CPU1\n  0:         10          0   IO-APIC   2-edge      timer\nNMI:          0          0   Non-maskable interrupts\nRES: %10d %10d   Rescheduling interrupts\nCAL:       9000       9000   Function call interrupts\n", res, 2*res)
+		for name, body := range map[string]string{"stat": stat, "diskstats": disk, "interrupts": irq, "meminfo": "MemTotal: 2048000 kB\nMemFree: 1024000 kB\nBuffers: 0 kB\nCached: 512000 kB\n"} {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -192,11 +193,11 @@ func TestTheOSCollectorComputesTheIostatView(t *testing.T) {
 	}
 	o := &OS{Root: dir}
 	write("cpu 100 0 100 800 0 0 0 0\ncpu0 100 0 100 800 0 0 0 0\nctxt 1000\nprocs_running 2\n",
-		"   8       0 sda 100 0 800 50 100 0 1600 150 0 100 200\n   8       1 sda1 100 0 800 50 100 0 1600 150 0 100 200\n   7       0 loop0 5 0 5 5 0 0 0 0 0 0 0\n")
+		"   8       0 sda 100 0 800 50 100 0 1600 150 0 100 200\n   8       1 sda1 100 0 800 50 100 0 1600 150 0 100 200\n   7       0 loop0 5 0 5 5 0 0 0 0 0 0 0\n", 1000)
 	a, _ := o.Sample(context.Background())
 	a.Time = time.Unix(100, 0)
 	write("cpu 400 0 200 1400 0 0 0 0\ncpu0 400 0 200 1400 0 0 0 0\nctxt 3000\nprocs_running 3\n",
-		"   8       0 sda 300 0 2400 250 300 0 4800 550 0 600 200\n   8       1 sda1 300 0 2400 250 300 0 4800 550 0 600 200\n   7       0 loop0 5 0 5 5 0 0 0 0 0 0 0\n")
+		"   8       0 sda 300 0 2400 250 300 0 4800 550 0 600 200\n   8       1 sda1 300 0 2400 250 300 0 4800 550 0 600 200\n   7       0 loop0 5 0 5 5 0 0 0 0 0 0 0\n", 1500)
 	b, _ := o.Sample(context.Background())
 	b.Time = time.Unix(101, 0)
 	p := Point(o, a, b)
@@ -207,7 +208,8 @@ func TestTheOSCollectorComputesTheIostatView(t *testing.T) {
 			t.Errorf("%s = %g, want %g", k, p.Values[k], v)
 		}
 	}
-	rates := map[string]float64{"disk.sda.reads": 200, "disk.sda.writes": 200, "ctxt": 2000, "disk.sda.read_mb": 0.819}
+	// Reschedule interrupts: 1000 + 2000 before, 1500 + 3000 after.
+	rates := map[string]float64{"disk.sda.reads": 200, "disk.sda.writes": 200, "ctxt": 2000, "disk.sda.read_mb": 0.819, "resched_ipis": 1500}
 	for k, v := range rates {
 		if p.Rates[k] != v {
 			t.Errorf("%s = %g/s, want %g", k, p.Rates[k], v)
@@ -440,5 +442,22 @@ func TestStopWaitsNoLongerThanStopWait(t *testing.T) {
 	case <-done:
 	case <-time.After(time.Minute): // the timeout is an hour
 		t.Fatal("Stop waited for the sample's timeout, not StopWait")
+	}
+}
+
+func TestReschedulingInterruptsAreReadOnEveryArchitecture(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		want       float64
+		ok         bool
+	}{
+		{"x86", "            CPU0       CPU1       CPU2\n  0:         44          0          0   IO-APIC   2-edge      timer\nLOC:   18437745   17611012   17000000   Local timer interrupts\nRES:    4052359    3610390         11   Rescheduling interrupts\nCAL:    1554318     937870          0   Function call interrupts\n", 7662760, true},
+		{"arm64", "           CPU0       CPU1\n 11:     123456     654321     GICv3  27 Level     arch_timer\nIPI0:     2500      7500       Rescheduling interrupts\nIPI1:       40        60       Function call interrupts\n", 10000, true},
+		{"none", "           CPU0\n  0:         44   IO-APIC   2-edge      timer\n", 0, false},
+	} {
+		n, ok := ReschedulingInterrupts([]byte(c.text))
+		if n != c.want || ok != c.ok {
+			t.Errorf("%s: %g, %v; want %g, %v", c.name, n, ok, c.want, c.ok)
+		}
 	}
 }

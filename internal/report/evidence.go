@@ -100,6 +100,9 @@ func osLine(w io.Writer, s *results.Series) {
 	if v, ok := measureMean(s, "ctxt", true); ok {
 		parts = append(parts, fmt.Sprintf("%.0f context switches/s", v))
 	}
+	if v, ok := measureMean(s, "resched_ipis", true); ok {
+		parts = append(parts, fmt.Sprintf("%.0f reschedule interrupts/s", v))
+	}
 	if v, ok := measureMean(s, "run_queue", false); ok {
 		parts = append(parts, fmt.Sprintf("run queue %.1f", v))
 	}

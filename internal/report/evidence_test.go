@@ -16,9 +16,9 @@ func TestTheEvidenceBlockShowsCPUWaitsLogBytesAndPlanFlags(t *testing.T) {
 			"os": {Describes: "client host", DBLocal: &local, Intervals: []results.Point{
 				{Phase: "warmup", Seconds: 1, Values: map[string]float64{"cpu.user_pct": 99}},
 				{Phase: "measure", Seconds: 1, Values: map[string]float64{"cpu.user_pct": 40, "cpu.system_pct": 10, "cpu.idle_pct": 50, "run_queue": 2},
-					Rates: map[string]float64{"ctxt": 1000}},
+					Rates: map[string]float64{"ctxt": 1000, "resched_ipis": 100}},
 				{Phase: "measure", Seconds: 1, Values: map[string]float64{"cpu.user_pct": 60, "cpu.system_pct": 20, "cpu.idle_pct": 20, "run_queue": 4},
-					Rates: map[string]float64{"ctxt": 3000}},
+					Rates: map[string]float64{"ctxt": 3000, "resched_ipis": 300}},
 			}},
 			"server": {Totals: map[string]float64{"pg_stat_wal.wal_bytes": 2048000}},
 		}},
@@ -35,7 +35,7 @@ func TestTheEvidenceBlockShowsCPUWaitsLogBytesAndPlanFlags(t *testing.T) {
 	Evidence(&b, r)
 	out := b.String()
 	for _, want := range []string{
-		"cpu (client host, database on this host): user 50.0%, system 15.0%, idle 35.0%, 2000 context switches/s, run queue 3.0",
+		"cpu (client host, database on this host): user 50.0%, system 15.0%, idle 35.0%, 2000 context switches/s, 200 reschedule interrupts/s, run queue 3.0",
 		"waits (200 session samples): CPU 60.0%, LWLock:WALWrite 40.0%",
 		"WAL 2.0 kB/transaction",
 		"plans: 2 statements, 1 flagged",

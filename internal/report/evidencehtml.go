@@ -205,6 +205,20 @@ func hostSection(r *results.Run, name, title string, s *results.Series, bands []
 			sec.Charts = append(sec.Charts, c)
 		}
 	}
+	// Context switches and the wake-ups that crossed CPUs.
+	sw := lineChart("Context switches and reschedule interrupts", "per second", bands, markers, timeRange(r))
+	for i, k := range []string{"ctxt", "resched_ipis"} {
+		if x, y, ok := pointSeries(s, k, true); ok {
+			sw.Series = append(sw.Series, svg.Series{Name: map[string]string{"ctxt": "context switches", "resched_ipis": "reschedule interrupts"}[k], X: x, Y: zeroGaps(y), Color: svg.PaletteColor(i)})
+		}
+	}
+	if len(sw.Series) > 0 {
+		c, err := renderChart(sw, "Context switches", "Context switches per second on all CPUs, and reschedule interrupts: one CPU telling another to run a task it woke there (a wake-up that crossed CPUs, as when a client and a server on one host run apart).")
+		if err != nil {
+			return sec, err
+		}
+		sec.Charts = append(sec.Charts, c)
+	}
 	// Run queue and memory.
 	other := lineChart("Run queue and blocked processes", "processes", bands, markers, timeRange(r))
 	for i, k := range []string{"run_queue", "procs_blocked"} {

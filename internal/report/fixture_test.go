@@ -159,7 +159,7 @@ func withEvidence(r *results.Run) *results.Run {
 		sys := 12 + 2*rng.NormFloat64()
 		iow := 6 + 2*rng.Float64()
 		osS.Intervals = append(osS.Intervals, results.Point{Seq: iv.Seq, Phase: iv.Phase, T: iv.T, Seconds: iv.Seconds,
-			Rates: map[string]float64{"disk.sda.read_mb": 0.5 * rng.Float64(), "disk.sda.write_mb": tps * 0.012, "disk.sda.writes": tps * 1.1, "ctxt": tps * 9},
+			Rates: map[string]float64{"disk.sda.read_mb": 0.5 * rng.Float64(), "disk.sda.write_mb": tps * 0.012, "disk.sda.writes": tps * 1.1, "ctxt": tps * 9, "resched_ipis": tps * 0.3},
 			Values: map[string]float64{"cpu.user_pct": user, "cpu.system_pct": sys, "cpu.iowait_pct": iow, "cpu.idle_pct": 100 - user - sys - iow - 1,
 				"cpu.steal_pct":     1,
 				"disk.sda.util_pct": math.Min(100, tps/8), "disk.sda.await_ms": 0.4 + rng.Float64(), "run_queue": 2 + float64(rng.IntN(4)), "mem.used_mb": 1800}})

@@ -163,7 +163,7 @@ func TestRunReportShowsEvidenceWhenPresent(t *testing.T) {
 	if got := strings.Join(sectionIDs(b), ","); got != want {
 		t.Errorf("sections %s, want %s", got, want)
 	}
-	for _, s := range []string{">CPU<", "iowait", "Disk throughput", "sda write", "Disk utilisation", "Run queue", "pg_stat_database.xact_commit",
+	for _, s := range []string{">CPU<", "iowait", "Disk throughput", "sda write", "Disk utilisation", "Run queue", "Context switches and reschedule interrupts", "reschedule interrupts", "pg_stat_database.xact_commit",
 		"Server ratios", "pg_stat_database.hit_pct", "track_wal_io_timing is off", "LWLock:WALWrite", "Wait events over time",
 		"pg_stat_activity sampled every 100 ms", "parameter-sensitive", `<tr class="flagged">`, "Seq Scan on t\n  Filter: (k &gt; $1)",
 		"the host&#39;s counters include the server&#39;s work"} {

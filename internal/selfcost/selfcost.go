@@ -43,13 +43,8 @@ func Read() Sample {
 // parseStat reads the host's CPU time and run queue from /proc/stat's
 // text b into s.
 func parseStat(b []byte, s *Sample) {
-	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
+	for line := range bytes.Lines(b) {
+		line = bytes.TrimSuffix(line, []byte("\n"))
 		switch {
 		case bytes.HasPrefix(line, []byte("cpu ")):
 			// user nice system idle iowait irq softirq steal ...
