@@ -7,9 +7,11 @@
 // median ratio of B to A and its spread over the pairs.
 //
 // It also prints the share of the machine's CPU time that stood idle
-// while each ran, and how much CPU the rest of the machine used (B/A):
-// with the database server on this host, that is the server's work for
-// the same transactions.
+// while each ran, how much CPU the rest of the machine used (B/A): with
+// the database server on this host, that is the server's work for the
+// same transactions, and how many reschedule interrupts the machine took
+// (wake-ups that crossed CPUs: where a client and a server on one host
+// ran apart, each message costs both more).
 //
 // With fixed work, wall time is throughput: a ratio under 1 means B was
 // faster (or cheaper). Alternating spreads the machine's drift over both
@@ -28,13 +30,19 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/selfcost"
 )
 
-// sample is one command's wall and CPU time, and the machine's busy and
-// idle CPU time while it ran (from /proc/stat: every process's, the
-// database server's included when it runs on this host).
-type sample struct{ wall, cpu, busy, idle time.Duration }
+// sample is one command's wall and CPU time, the machine's busy and idle
+// CPU time while it ran (from /proc/stat: every process's, the database
+// server's included when it runs on this host) and the reschedule
+// interrupts its CPUs took meanwhile (from /proc/interrupts; -1 where
+// unknown).
+type sample struct {
+	wall, cpu, busy, idle time.Duration
+	resched               float64
+}
 
 // idleShare is the part of the machine's CPU time that stood idle.
 func (s sample) idleShare() float64 { return s.idle.Seconds() / (s.busy + s.idle).Seconds() }
@@ -59,7 +67,7 @@ func main() {
 	if *title != "" {
 		fmt.Println(*title)
 	}
-	var wall, cpu, other, idleA, idleB []float64
+	var wall, cpu, other, idleA, idleB, resA, resB []float64
 	for i := 1; i <= *n; i++ {
 		// Alternate which runs first, so that neither always follows the
 		// other.
@@ -73,8 +81,9 @@ func main() {
 		or := sb.others().Seconds() / sa.others().Seconds()
 		wall, cpu, other = append(wall, wr), append(cpu, cr), append(other, or)
 		idleA, idleB = append(idleA, 100*sa.idleShare()), append(idleB, 100*sb.idleShare())
-		fmt.Printf("  pair %d: %s %6.2fs wall %6.2fs cpu %4.1f%% idle | %s %6.2fs wall %6.2fs cpu %4.1f%% idle | %s/%s wall %.3f cpu %.3f others' cpu %.3f\n",
-			i, *nameA, sa.wall.Seconds(), sa.cpu.Seconds(), 100*sa.idleShare(), *nameB, sb.wall.Seconds(), sb.cpu.Seconds(), 100*sb.idleShare(), *nameB, *nameA, wr, cr, or)
+		resA, resB = append(resA, sa.resched/1000), append(resB, sb.resched/1000)
+		fmt.Printf("  pair %d: %s %6.2fs wall %6.2fs cpu %4.1f%% idle %6.1fk IPIs | %s %6.2fs wall %6.2fs cpu %4.1f%% idle %6.1fk IPIs | %s/%s wall %.3f cpu %.3f others' cpu %.3f\n",
+			i, *nameA, sa.wall.Seconds(), sa.cpu.Seconds(), 100*sa.idleShare(), sa.resched/1000, *nameB, sb.wall.Seconds(), sb.cpu.Seconds(), 100*sb.idleShare(), sb.resched/1000, *nameB, *nameA, wr, cr, or)
 	}
 	fmt.Printf("  %s/%s over %d pairs: wall median %.3f (range %.3f-%.3f, IQR %.3f-%.3f); cpu median %.3f (range %.3f-%.3f, IQR %.3f-%.3f)\n",
 		*nameB, *nameA, *n, median(wall), minOf(wall), maxOf(wall), quantile(wall, 0.25), quantile(wall, 0.75),
@@ -82,6 +91,10 @@ func main() {
 	fmt.Printf("  the machine's idle CPU time, median: %s %.1f%% (range %.1f-%.1f), %s %.1f%% (range %.1f-%.1f); the rest of the machine's CPU (the server's, on this host), %s/%s median %.3f (range %.3f-%.3f)\n",
 		*nameA, median(idleA), minOf(idleA), maxOf(idleA), *nameB, median(idleB), minOf(idleB), maxOf(idleB),
 		*nameB, *nameA, median(other), minOf(other), maxOf(other))
+	if minOf(resA) >= 0 && minOf(resB) >= 0 {
+		fmt.Printf("  reschedule interrupts (wake-ups that crossed CPUs), thousands, median: %s %.1f (range %.1f-%.1f), %s %.1f (range %.1f-%.1f)\n",
+			*nameA, median(resA), minOf(resA), maxOf(resA), *nameB, median(resB), minOf(resB), maxOf(resB))
+	}
 	fmt.Printf("RESULT wall_median=%.4f wall_min=%.4f wall_max=%.4f cpu_median=%.4f cpu_min=%.4f cpu_max=%.4f\n",
 		median(wall), minOf(wall), maxOf(wall), median(cpu), minOf(cpu), maxOf(cpu))
 }
@@ -92,16 +105,35 @@ func run(name, cmd string) sample {
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
 	busy0, idle0 := machineCPU()
+	res0 := resched()
 	start := time.Now()
 	err := c.Run()
 	wall := time.Since(start)
 	busy1, idle1 := machineCPU()
+	res := resched() - res0
+	if res0 < 0 {
+		res = -1
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "pairs: %s failed (%v):\n%s", name, err, out.String())
 		os.Exit(1)
 	}
 	ru := c.ProcessState.SysUsage().(*syscall.Rusage)
-	return sample{wall: wall, cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), busy: busy1 - busy0, idle: idle1 - idle0}
+	return sample{wall: wall, cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), busy: busy1 - busy0, idle: idle1 - idle0, resched: res}
+}
+
+// resched is the reschedule interrupts every CPU has taken so far (the OS
+// collector's reading of /proc/interrupts); -1 where unknown.
+func resched() float64 {
+	b, err := os.ReadFile("/proc/interrupts")
+	if err != nil {
+		return -1
+	}
+	n, ok := collect.ReschedulingInterrupts(b)
+	if !ok {
+		return -1
+	}
+	return n
 }
 
 // machineCPU is the CPU time of every CPU of the machine so far, from
