@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -571,21 +572,24 @@ func (c Counts) Total() int64 {
 	return n
 }
 
-// Since returns how much the counters grew from before to c: the increase
-// of each key read both times, plus the whole count of a key that is new
-// (a database created meanwhile). A key that is gone (a database dropped
-// meanwhile) takes its counts with it and is left out, so that the sum
-// never goes down for that. ok is false when a counter went down: it was
-// reset.
-func (c Counts) Since(before Counts) (n int64, ok bool) {
+// Growth returns how much the counters grew from before to c: the
+// increase of each key read both times, plus the whole count of a key that
+// is new (a database created meanwhile). A key that is gone (a database
+// dropped meanwhile) takes its counts with it and is left out, so that the
+// sum never goes down for that. A key whose counter went down was reset
+// meanwhile: it adds its count since the reset (less than it grew, by what
+// it counted before the reset) and is named in reset.
+func (c Counts) Growth(before Counts) (n int64, reset []string) {
 	for k, v := range c {
 		d := v - before[k]
 		if d < 0 {
-			return 0, false
+			d = v
+			reset = append(reset, k)
 		}
 		n += d
 	}
-	return n, true
+	slices.Sort(reset)
+	return n, reset
 }
 
 // QueryString runs a one-row, one-column query and returns its text.

@@ -11,9 +11,11 @@ package tpcc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -507,7 +509,9 @@ func (w *TPCC) readPhase(ctx context.Context, conn db.Conn, i int) error {
 // database and session included) and server_tpm (the same counters of the
 // target database alone, where the engine keeps them), per minute of the
 // measured phase. A counter that went down (reset during the run) gives no
-// figure and an error saying so.
+// figure and an error saying so; where only other databases' counters went
+// down (pg_stat_reset in another database), hammerdb_tpm counts their
+// transactions from the reset on, and the error says that instead.
 func (w *TPCC) AfterRun(_ context.Context, _ *workload.Env, _ db.Conn, t workload.Totals) (map[string]float64, error) {
 	if t.Seconds <= 0 {
 		return nil, nil
@@ -528,7 +532,7 @@ func (w *TPCC) AfterRun(_ context.Context, _ *workload.Env, _ db.Conn, t workloa
 	if !ph.started || !ph.ended {
 		return m, nil
 	}
-	var reset []string
+	var reset, notes []string
 	figure := func(name string, d int64, ok bool) {
 		if ok {
 			m[name] = round1(float64(d) / mins)
@@ -541,15 +545,25 @@ func (w *TPCC) AfterRun(_ context.Context, _ *workload.Env, _ db.Conn, t workloa
 		figure("hammerdb_nopm", d, d >= 0)
 	}
 	if ph.hasServer {
-		d, ok := ph.server[1].Since(ph.server[0])
-		figure("hammerdb_tpm", d, ok)
+		d, gone := ph.server[1].Growth(ph.server[0])
+		own := func(k string) bool { _, ok := ph.database[1][k]; return ok }
+		if len(gone) > 0 && ph.hasDBXact && !slices.ContainsFunc(gone, own) {
+			// Other databases' counters were reset, not this one's: the
+			// server's figure keeps their transactions from the reset on.
+			notes = append(notes, fmt.Sprintf("hammerdb_tpm counts the transactions of %d other database(s) only from when their statistics were reset during the run", len(gone)))
+			gone = nil
+		}
+		figure("hammerdb_tpm", d, len(gone) == 0)
 	}
 	if ph.hasDBXact {
-		d, ok := ph.database[1].Since(ph.database[0])
-		figure("server_tpm", d, ok)
+		d, gone := ph.database[1].Growth(ph.database[0])
+		figure("server_tpm", d, len(gone) == 0)
 	}
 	if len(reset) > 0 {
-		return m, fmt.Errorf("%s left out: its counter went down during the run (reset by another session, or init run meanwhile)", strings.Join(reset, ", "))
+		notes = append(notes, fmt.Sprintf("%s left out: its counter went down during the run (reset by another session, or init run meanwhile)", strings.Join(reset, ", ")))
+	}
+	if len(notes) > 0 {
+		return m, errors.New(strings.Join(notes, "; "))
 	}
 	return m, nil
 }

@@ -255,11 +255,33 @@ func TestAfterRunGivesHammerDBsFiguresFromThePhaseReadings(t *testing.T) {
 		t.Fatalf("a database dropped and one created during the run: metrics %v, error %v; want hammerdb_tpm 2200", m, err)
 	}
 
+	// The run's own database's counters reset (key 5): the server's figure
+	// cannot be known.
 	reset := read
-	reset.server = [2]db.Counts{{"1": 5_000}, {"1": 100}}
+	reset.server = [2]db.Counts{{"1": 600, "5": 5_000}, {"1": 1_300, "5": 100}}
 	m, err = (&TPCC{phase: reset}).AfterRun(t.Context(), nil, nil, totals)
 	if _, has := m["hammerdb_tpm"]; has || err == nil || !strings.Contains(err.Error(), "hammerdb_tpm left out") || m["server_tpm"] != 2000 {
 		t.Fatalf("a counter reset during the run: metrics %v, error %v; want hammerdb_tpm left out and said so", m, err)
+	}
+
+	// Another database's counters reset (key 1, pg_stat_reset there): the
+	// server's figure keeps that database's 100 from the reset on, beside
+	// this one's 400, and says so.
+	other := read
+	other.server = [2]db.Counts{{"1": 5_000, "5": 400}, {"1": 100, "5": 800}}
+	m, err = (&TPCC{phase: other}).AfterRun(t.Context(), nil, nil, totals)
+	if m["hammerdb_tpm"] != 1000 || err == nil || !strings.Contains(err.Error(), "hammerdb_tpm counts the transactions of 1 other database(s) only from when their statistics were reset") ||
+		strings.Contains(err.Error(), "left out") || m["server_tpm"] != 2000 {
+		t.Fatalf("another database's counters reset during the run: metrics %v, error %v; want hammerdb_tpm 1000 and a note", m, err)
+	}
+
+	// MySQL keeps no counters per database: a reset of the server's
+	// leaves the figure out.
+	mysqlReset := read
+	mysqlReset.hasDBXact = false
+	mysqlReset.server = [2]db.Counts{{"Com_commit": 5_000}, {"Com_commit": 100}}
+	if m, err := (&TPCC{phase: mysqlReset}).AfterRun(t.Context(), nil, nil, totals); err == nil || !strings.Contains(err.Error(), "hammerdb_tpm left out") {
+		t.Fatalf("a server-wide counter reset without per-database counters: metrics %v, error %v; want hammerdb_tpm left out", m, err)
 	}
 
 	noDB := read
