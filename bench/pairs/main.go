@@ -30,7 +30,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/selfcost"
 )
 
@@ -122,14 +121,14 @@ func run(name, cmd string) sample {
 	return sample{wall: wall, cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), busy: busy1 - busy0, idle: idle1 - idle0, resched: res}
 }
 
-// resched is the reschedule interrupts every CPU has taken so far (the OS
-// collector's reading of /proc/interrupts); -1 where unknown.
+// resched is the reschedule interrupts every CPU has taken so far (from
+// /proc/interrupts, as the OS collector reads them); -1 where unknown.
 func resched() float64 {
 	b, err := os.ReadFile("/proc/interrupts")
 	if err != nil {
 		return -1
 	}
-	n, ok := collect.ReschedulingInterrupts(b)
+	n, ok := selfcost.ReschedulingInterrupts(b)
 	if !ok {
 		return -1
 	}

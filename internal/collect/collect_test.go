@@ -444,20 +444,3 @@ func TestStopWaitsNoLongerThanStopWait(t *testing.T) {
 		t.Fatal("Stop waited for the sample's timeout, not StopWait")
 	}
 }
-
-func TestReschedulingInterruptsAreReadOnEveryArchitecture(t *testing.T) {
-	for _, c := range []struct {
-		name, text string
-		want       float64
-		ok         bool
-	}{
-		{"x86", "            CPU0       CPU1       CPU2\n  0:         44          0          0   IO-APIC   2-edge      timer\nLOC:   18437745   17611012   17000000   Local timer interrupts\nRES:    4052359    3610390         11   Rescheduling interrupts\nCAL:    1554318     937870          0   Function call interrupts\n", 7662760, true},
-		{"arm64", "           CPU0       CPU1\n 11:     123456     654321     GICv3  27 Level     arch_timer\nIPI0:     2500      7500       Rescheduling interrupts\nIPI1:       40        60       Function call interrupts\n", 10000, true},
-		{"none", "           CPU0\n  0:         44   IO-APIC   2-edge      timer\n", 0, false},
-	} {
-		n, ok := ReschedulingInterrupts([]byte(c.text))
-		if n != c.want || ok != c.ok {
-			t.Errorf("%s: %g, %v; want %g, %v", c.name, n, ok, c.want, c.ok)
-		}
-	}
-}

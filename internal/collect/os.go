@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/selfcost"
 )
 
 // Source is where the OS collector reads /proc from. Local reads the
@@ -109,7 +110,7 @@ func (o *OS) Sample(ctx context.Context) (*Snapshot, error) {
 		parseDiskstats(disk, snap)
 	}
 	if irq, err := o.Src.ReadFile(ctx, o.root()+"/interrupts"); err == nil {
-		if n, ok := ReschedulingInterrupts(irq); ok {
+		if n, ok := selfcost.ReschedulingInterrupts(irq); ok {
 			snap.Counters["resched_ipis"] = n
 		}
 	}
@@ -149,37 +150,6 @@ func parseStat(b []byte, snap *Snapshot) {
 			snap.Gauges["procs_blocked"] = v
 		}
 	}
-}
-
-// ReschedulingInterrupts returns the reschedule interrupts every CPU has
-// taken so far, from /proc/interrupts' text b: the row Linux describes as
-// "Rescheduling interrupts" (RES on x86, IPI0 on arm64). One CPU sends one
-// to another to make it run a task it woke there, so their rate counts
-// the wake-ups that crossed CPUs, what a client and a server on one host
-// pay for each other's messages when they run apart. false when b has
-// no such row.
-func ReschedulingInterrupts(b []byte) (float64, bool) {
-	for line := range bytes.Lines(b) {
-		if !bytes.Contains(line, []byte("Rescheduling interrupts")) {
-			continue
-		}
-		// "RES:  n0  n1 ...  Rescheduling interrupts": the numbers after
-		// the row's name, one per CPU, up to its description.
-		_, rest, ok := bytes.Cut(line, []byte(":"))
-		if !ok {
-			return 0, false
-		}
-		var n float64
-		for _, f := range bytes.Fields(rest) {
-			v, err := strconv.ParseUint(string(f), 10, 64)
-			if err != nil {
-				break
-			}
-			n += float64(v)
-		}
-		return n, true
-	}
-	return 0, false
 }
 
 // parseMeminfo reads used and cached memory as free(1) computes them.

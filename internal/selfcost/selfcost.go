@@ -1,7 +1,9 @@
 // Package selfcost measures what a run costs the machine it runs on: the
 // harness process's own CPU time (getrusage) and whether its host is
 // saturated (idle time and run queue from /proc/stat), so that a run can
-// say when the harness itself may have been the bottleneck.
+// say when the harness itself may have been the bottleneck; and how many
+// of the host's wake-ups crossed CPUs (reschedule interrupts, from
+// /proc/interrupts).
 package selfcost
 
 import (
@@ -67,6 +69,37 @@ func parseStat(b []byte, s *Sample) {
 			}
 		}
 	}
+}
+
+// ReschedulingInterrupts returns the reschedule interrupts every CPU has
+// taken so far, from /proc/interrupts' text b: the row Linux describes as
+// "Rescheduling interrupts" (RES on x86, IPI0 on arm64). One CPU sends one
+// to another to make it run a task it woke there, so their rate counts
+// the wake-ups that crossed CPUs, what a client and a server on one host
+// pay for each other's messages when they run apart. false when b has
+// no such row.
+func ReschedulingInterrupts(b []byte) (float64, bool) {
+	for line := range bytes.Lines(b) {
+		if !bytes.Contains(line, []byte("Rescheduling interrupts")) {
+			continue
+		}
+		// "RES:  n0  n1 ...  Rescheduling interrupts": the numbers after
+		// the row's name, one per CPU, up to its description.
+		_, rest, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			return 0, false
+		}
+		var n float64
+		for _, f := range bytes.Fields(rest) {
+			v, err := strconv.ParseUint(string(f), 10, 64)
+			if err != nil {
+				break
+			}
+			n += float64(v)
+		}
+		return n, true
+	}
+	return 0, false
 }
 
 // ProcessCPU is the user plus system CPU time the process has used.
