@@ -207,9 +207,9 @@ func hostSection(r *results.Run, name, title string, s *results.Series, bands []
 	}
 	// Context switches and the wake-ups that crossed CPUs.
 	sw := lineChart("Context switches and reschedule interrupts", "per second", bands, markers, timeRange(r))
-	for i, k := range []string{"ctxt", "resched_ipis"} {
-		if x, y, ok := pointSeries(s, k, true); ok {
-			sw.Series = append(sw.Series, svg.Series{Name: map[string]string{"ctxt": "context switches", "resched_ipis": "reschedule interrupts"}[k], X: x, Y: zeroGaps(y), Color: svg.PaletteColor(i)})
+	for i, c := range []struct{ key, name string }{{"ctxt", "context switches"}, {"resched_ipis", "reschedule interrupts"}} {
+		if x, y, ok := pointSeries(s, c.key, true); ok {
+			sw.Series = append(sw.Series, svg.Series{Name: c.name, X: x, Y: zeroGaps(y), Color: svg.PaletteColor(i)})
 		}
 	}
 	if len(sw.Series) > 0 {
