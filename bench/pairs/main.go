@@ -109,9 +109,9 @@ func run(name, cmd string) sample {
 	err := c.Run()
 	wall := time.Since(start)
 	busy1, idle1 := machineCPU()
-	res := resched() - res0
-	if res0 < 0 {
-		res = -1
+	res := -1.0
+	if res1 := resched(); res0 >= 0 && res1 >= 0 {
+		res = res1 - res0
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "pairs: %s failed (%v):\n%s", name, err, out.String())
