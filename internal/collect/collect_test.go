@@ -171,6 +171,10 @@ func TestTheOSCollectorReadsProc(t *testing.T) {
 	if p.Rates["ctxt"] <= 0 {
 		t.Errorf("no context switches: %+v", p.Rates)
 	}
+	// The count may not move in 300 ms; the reading must be there.
+	if _, ok := b.Counters["resched_ipis"]; !ok {
+		t.Errorf("no reschedule interrupts read from /proc/interrupts: %v", b.Counters)
+	}
 	if p.Values["run_queue"] < 1 || p.Values["mem.used_mb"] <= 0 || p.Values["mem.cached_mb"] <= 0 {
 		t.Errorf("run queue or memory missing: %+v", p.Values)
 	}
