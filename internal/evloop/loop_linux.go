@@ -30,6 +30,8 @@ type Loop struct {
 	posted  []func()
 	spawns  []func(*Task)
 	wakeSet atomic.Bool
+	// holds keeps Run going while no task is left (Hold).
+	holds atomic.Int32
 
 	// Owned by the loop's thread.
 	runq, spare []*Task
@@ -126,6 +128,20 @@ func (l *Loop) Go(fn func(t *Task)) {
 	l.wake()
 }
 
+// Hold keeps Run from returning when the loop has no task left, until a
+// Release for each Hold: a program that moves tasks between loops (ending
+// one here and starting its sequel there with Go) holds every loop, so that
+// none ends while a task may still come to it. It may be called from any
+// goroutine.
+func (l *Loop) Hold() { l.holds.Add(1) }
+
+// Release undoes one Hold; Run returns once no task and no hold is left.
+// It may be called from any goroutine.
+func (l *Loop) Release() {
+	l.holds.Add(-1)
+	l.wake()
+}
+
 // post runs fn on the loop's thread; it may be called from any goroutine.
 func (l *Loop) post(fn func()) {
 	l.mu.Lock()
@@ -134,13 +150,19 @@ func (l *Loop) post(fn func()) {
 	l.wake()
 }
 
-// wake interrupts a blocking epoll wait.
+// wake interrupts a blocking epoll wait. The write is made under l.mu,
+// which Close takes: a loop may end (and be closed) between a Release and
+// its wake, and the eventfd's number may be another file's by then.
 func (l *Loop) wake() {
 	if l.wakeSet.Swap(true) {
 		return
 	}
 	one := [8]byte{1}
-	_, _ = unix.Write(l.wakefd, one[:])
+	l.mu.Lock()
+	if l.wakefd >= 0 {
+		_, _ = unix.Write(l.wakefd, one[:])
+	}
+	l.mu.Unlock()
 }
 
 // Interrupt ends every sleep, now and later: Task.Sleep returns false.
@@ -185,7 +207,10 @@ func (l *Loop) Stats() Stats {
 // Close releases the loop's epoll instance; call it after Run has
 // returned.
 func (l *Loop) Close() error {
+	l.mu.Lock()
 	unix.Close(l.wakefd)
+	l.wakefd = -1
+	l.mu.Unlock()
 	return unix.Close(l.epfd)
 }
 
@@ -218,7 +243,7 @@ func (l *Loop) Run() {
 			}
 			l.spare = q[:0]
 		}
-		if l.live == 0 && !l.pending() {
+		if l.live == 0 && l.holds.Load() == 0 && !l.pending() {
 			return
 		}
 		timeout := time.Duration(-1)

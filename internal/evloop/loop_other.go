@@ -39,6 +39,12 @@ func (l *Loop) Close() error { return nil }
 // Stats is never reached: New fails.
 func (l *Loop) Stats() Stats { return Stats{CPU: -1} }
 
+// Hold is never reached: New fails.
+func (l *Loop) Hold() {}
+
+// Release is never reached: New fails.
+func (l *Loop) Release() {}
+
 // Pin is never reached: New fails.
 func (l *Loop) Pin(int) {}
 
@@ -63,6 +69,15 @@ func (s *Sock) TakeOver() error { return errNoLoop }
 
 // Attach fails: event loops need Linux.
 func (s *Sock) Attach(*Task) error { return errNoLoop }
+
+// Detach is never reached: Attach fails.
+func (s *Sock) Detach() {}
+
+// IncomingCPU returns -1: nothing is known here.
+func (s *Sock) IncomingCPU() int { return -1 }
+
+// ProcessCPU returns -1: nothing is known here.
+func ProcessCPU(int, string) int { return -1 }
 
 // Processors is GOMAXPROCS: no loop runs here to have raised it.
 func Processors() int { return runtime.GOMAXPROCS(0) }
