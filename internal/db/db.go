@@ -668,6 +668,14 @@ type LoopConn interface {
 	// Attach hands the connection's socket to task t; it must be called
 	// from t.
 	Attach(t *evloop.Task) error
+	// Detach takes the socket back from its task, so that another task
+	// (on another loop) may Attach it; it must be called from the task.
+	Detach()
+	// ServerCPU is the CPU the connection's server process or thread
+	// runs on, as far as the client can tell cheaply, or -1: it is read
+	// now and then (not on every transaction) to deal connections to the
+	// loop on the same CPU.
+	ServerCPU() int
 }
 
 // FreezeLoader is a DB that can load a table so that its rows are written

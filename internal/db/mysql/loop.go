@@ -44,6 +44,15 @@ type myLoopConn struct {
 // Attach implements LoopConn.
 func (c *myLoopConn) Attach(t *evloop.Task) error { return c.sock.Attach(t) }
 
+// Detach implements LoopConn.
+func (c *myLoopConn) Detach() { c.sock.Detach() }
+
+// ServerCPU implements LoopConn: over TCP the CPU that took in the server's
+// last reply (on loopback, the server thread's). Over a Unix socket it is
+// unknown: the server's threads are not named by anything the protocol
+// gives the client.
+func (c *myLoopConn) ServerCPU() int { return c.sock.IncomingCPU() }
+
 // Cancel sends KILL QUERY only: an attached socket may be closed only from
 // its task, and the loop's Abort ends the waits of a statement that a
 // server which stopped answering cannot end.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -269,4 +270,28 @@ func TestAMySQLLoopStatementIsCancelledOrAbortedWhenTheServerStopsAnswering(t *t
 			t.Fatalf("the aborted statement returned %v (%+v), want a lost connection", qerr, cl)
 		}
 	})
+}
+
+// A MySQL loop connection names the CPU that took in the server's last
+// reply over TCP (on loopback, the server thread's), and none over the Unix
+// socket, where the protocol names no thread of the server.
+func TestAMySQLLoopConnectionNamesItsServersCPUOverTCPOnly(t *testing.T) {
+	u := testdb.MySQL(t, "dbh_my_servercpu")
+	name := u[strings.LastIndex(u, "/")+1:]
+	for _, tc := range []struct {
+		name, url string
+		want     bool
+	}{
+		{"over TCP", u, true},
+		{"over the Unix socket", "mysql://root@/" + name + "?socket=/run/mysqld/mysqld.sock", false},
+	} {
+		c := loopConns(t, testdb.Open(t, tc.url), 1)[0]
+		if err := c.Exec(context.Background(), "SELECT 1"); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got := c.ServerCPU()
+		if known := got >= 0 && got < runtime.NumCPU(); known != tc.want || !known && got != -1 {
+			t.Errorf("%s: ServerCPU = %d on a %d-CPU host", tc.name, got, runtime.NumCPU())
+		}
+	}
 }

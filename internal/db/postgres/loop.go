@@ -122,6 +122,20 @@ type pgLoopConn struct {
 // Attach implements LoopConn.
 func (c *pgLoopConn) Attach(t *evloop.Task) error { return c.sock.Attach(t) }
 
+// Detach implements LoopConn.
+func (c *pgLoopConn) Detach() { c.sock.Detach() }
+
+// ServerCPU implements LoopConn: over TCP the CPU that took in the
+// backend's last reply (on loopback, the backend's); over the Unix socket,
+// the CPU the backend process (its PID is in the login's BackendKeyData)
+// last ran on, when this host's process of that PID is a postgres.
+func (c *pgLoopConn) ServerCPU() int {
+	if c.cancelNet == "unix" {
+		return evloop.ProcessCPU(int(c.pid), "postgres")
+	}
+	return c.sock.IncomingCPU()
+}
+
 // fail marks the connection dead after an I/O error.
 func (c *pgLoopConn) fail(err error) error {
 	c.dead = true
