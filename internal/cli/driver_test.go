@@ -34,15 +34,19 @@ func TestARunRecordsItsDriverAndItsOwnCost(t *testing.T) {
 		want      string
 		loops     int
 		cpus      []int
+		// follow: the connections follow their server processes
+		// (pinned loops and --follow-server, on by default).
+		follow bool
 	}{
 		// The server is on this host: a loop per processor, up to one per
 		// client (the child has the test's GOMAXPROCS), each loop pinned
 		// to a CPU of its own when there are two or more.
-		{"postgres by default", testdb.Postgres(t, "dbh_cli_driver"), nil, "loop", defLoops, pinnedTo(defLoops)},
-		{"postgres with its loops left free", testdb.Postgres(t, "dbh_cli_driver_free"), []string{"--pin-loops=false"}, "loop", defLoops, nil},
-		{"postgres on goroutines when asked", testdb.Postgres(t, "dbh_cli_driver_g"), []string{"--driver", "goroutine"}, "goroutine", 0, nil},
-		{"postgres on one loop when asked", testdb.Postgres(t, "dbh_cli_driver_1"), []string{"--loops", "1"}, "loop", 1, nil},
-		{"sqlite", testdb.SQLite(t), nil, "goroutine", 0, nil},
+		{"postgres by default", testdb.Postgres(t, "dbh_cli_driver"), nil, "loop", defLoops, pinnedTo(defLoops), pinnedTo(defLoops) != nil},
+		{"postgres with its loops left free", testdb.Postgres(t, "dbh_cli_driver_free"), []string{"--pin-loops=false"}, "loop", defLoops, nil, false},
+		{"postgres not following its server", testdb.Postgres(t, "dbh_cli_driver_stay"), []string{"--follow-server=false"}, "loop", defLoops, pinnedTo(defLoops), false},
+		{"postgres on goroutines when asked", testdb.Postgres(t, "dbh_cli_driver_g"), []string{"--driver", "goroutine"}, "goroutine", 0, nil, false},
+		{"postgres on one loop when asked", testdb.Postgres(t, "dbh_cli_driver_1"), []string{"--loops", "1"}, "loop", 1, nil, false},
+		{"sqlite", testdb.SQLite(t), nil, "goroutine", 0, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if r := dbh(t, home, "init", "tpcb", "--db", tc.url); r.code != 0 {
@@ -66,6 +70,7 @@ func TestARunRecordsItsDriverAndItsOwnCost(t *testing.T) {
 					Driver   string `json:"driver"`
 					Loops    int    `json:"loops"`
 					LoopCPUs []int  `json:"loop_cpus"`
+					Follow   bool   `json:"follow_server"`
 				} `json:"config"`
 				Summary map[string]any `json:"summary"`
 			}
@@ -83,6 +88,12 @@ func TestARunRecordsItsDriverAndItsOwnCost(t *testing.T) {
 			}
 			if pinned := strings.Contains(r.stdout, "pinned to CPUs"); pinned != (tc.cpus != nil) {
 				t.Errorf("the summary says the loops were pinned: %v, want %v:\n%s", pinned, tc.cpus != nil, r.stdout)
+			}
+			if run.Config.Follow != tc.follow {
+				t.Errorf("config.follow_server %v, want %v", run.Config.Follow, tc.follow)
+			}
+			if says := strings.Contains(r.stdout, "to the server's CPU"); says != tc.follow {
+				t.Errorf("the summary counts moves to the server's CPU: %v, want %v:\n%s", says, tc.follow, r.stdout)
 			}
 			if cpu, _ := run.Summary["client_cpu_us_per_tx"].(float64); cpu <= 0 {
 				t.Errorf("summary.client_cpu_us_per_tx is %v; the harness's own CPU must be measured", run.Summary["client_cpu_us_per_tx"])

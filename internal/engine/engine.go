@@ -79,6 +79,9 @@ type Config struct {
 	// PinLoops keeps each loop's thread on a CPU of its own (PinLoops, the
 	// function, says when).
 	PinLoops bool
+	// FollowServer, with pinned loops, moves each client now and then to
+	// the loop on the CPU its server process runs on (placer).
+	FollowServer bool
 	// ClientBase and TerminalBase are the ids of this process's first
 	// client and terminal among those of a sharded run's every process:
 	// a workload keys its per-client data (home warehouses, key ranges) by
@@ -411,12 +414,13 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 		return nil, err
 	}
 	var loops []*evloop.Loop
+	var pinned []int // the loops' CPUs, when pinned
 	if cfg.Driver == DriverLoop {
 		if loops, err = newLoops(max(1, cfg.Loops)); err != nil {
 			return nil, err
 		}
 		if cfg.PinLoops {
-			PinLoops(loops, evloop.AllowedCPUs())
+			pinned = PinLoops(loops, evloop.AllowedCPUs())
 		}
 	}
 	conns := make([]db.Conn, cfg.Clients)
@@ -509,11 +513,13 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 		clients[i].setConn(conns[i])
 	}
 	var termEnds []atomic.Int64
+	var pl *placer
 	switch {
 	case tr != nil:
 		termEnds = runTerminals(hard, tr, &cfg, clients, &wg, &stopping, stopC, measureStart)
 	case loops != nil:
-		runLoops(hard, loops, clients, &wg)
+		pl = newPlacer(loops, pinned, clients, cfg.FollowServer)
+		runLoops(hard, pl, clients, &wg)
 	default:
 		for _, c := range clients {
 			wg.Add(1)
@@ -539,7 +545,7 @@ func Run(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Observ
 		res.Driver, res.Loops = DriverLoop, len(loops)
 	}
 	t := &ticker{cfg: &cfg, ops: ops, reg: reg, lagReg: lagReg, stats: stats, obs: obs, start: start,
-		measureStart: measureStart, res: res, loops: loops, cost: startCost}
+		measureStart: measureStart, res: res, loops: loops, pl: pl, cost: startCost}
 	t.init()
 
 	// The end of the run: the deadline, every client done, or stop.
@@ -836,6 +842,15 @@ type client struct {
 	// taskCtx the context its statements run under.
 	task    *evloop.Task
 	taskCtx context.Context
+	// measured counts the client's transactions begun in the measured
+	// phase (run's; terminals count their own), and ended is when its last
+	// transaction ended.
+	measured int64
+	ended    time.Time
+	// loopIdx is the index of the client's loop, and seat its place in
+	// the placer's watch (nil: the client stays where it is).
+	loopIdx int
+	seat    *seat
 }
 
 type liveConn struct{ c db.Conn }
@@ -891,12 +906,13 @@ func (c *client) loop(ctx context.Context) {
 	c.run(ctx)
 }
 
-// run runs transactions until the client's end.
-func (c *client) run(ctx context.Context) {
-	var measured int64
+// run runs transactions until the client's end, or until it is to move
+// to another loop: then it returns that loop's index (else -1), between
+// transactions.
+func (c *client) run(ctx context.Context) (moveTo int) {
 	for !c.stopping.Load() {
-		if c.cfg.Transactions > 0 && measured >= c.cfg.Transactions {
-			return
+		if c.cfg.Transactions > 0 && c.measured >= c.cfg.Transactions {
+			return -1
 		}
 		var intended time.Time
 		if c.sched != nil {
@@ -905,22 +921,28 @@ func (c *client) run(ctx context.Context) {
 				// No arrival left before the deadline: wait for it, so
 				// that the measured phase is the duration asked for.
 				c.sleep(time.Until(intended))
-				return
+				return -1
 			}
 			if !c.sleep(time.Until(intended)) {
-				return
+				return -1
 			}
 		}
 		op := c.w.Next()
-		if !c.execute(ctx, op, intended, &measured) {
-			return
+		if !c.execute(ctx, op, intended, &c.measured) {
+			return -1
 		}
 		if th, ok := c.w.(workload.Thinker); ok {
 			if d := th.ThinkTime(op); d > 0 && !c.sleep(d) {
-				return
+				return -1
+			}
+		}
+		if c.seat != nil && !c.ended.Before(c.seat.next) {
+			if to := c.seat.look(c); to >= 0 {
+				return to
 			}
 		}
 	}
+	return -1
 }
 
 // finish closes the client's connection and notes when it finished.
@@ -958,6 +980,7 @@ func (c *client) execute(ctx context.Context, op int, intended time.Time, measur
 		err = c.w.Do(sctx, op)
 	}
 	end := time.Now()
+	c.ended = end
 	c.st.busySince.Store(0)
 	c.st.lastEnd.Store(int64(end.Sub(c.measureStart)))
 	if begin.After(c.measureStart) {
@@ -1108,6 +1131,7 @@ type ticker struct {
 	// stats, and the measured phase's sums.
 	cost                selfcost.Sample
 	loops               []*evloop.Loop
+	pl                  *placer
 	loopStats           []evloop.Stats
 	measCPU             time.Duration
 	measBusy, measTotal uint64
@@ -1299,6 +1323,9 @@ func (t *ticker) finish() {
 	}
 	if len(t.res.LoopCPUs) != len(t.loops) {
 		t.res.LoopCPUs = nil // some ran unpinned: the list would mislead
+	}
+	if t.pl != nil && t.pl.follow && t.res.LoopCPUs != nil {
+		t.res.FollowServer, t.res.LoopMoves = true, t.pl.moves.Load()
 	}
 	for i := range t.measLoopEnd {
 		a, b := t.measLoopStart[i], t.measLoopEnd[i]

@@ -93,6 +93,11 @@ type Result struct {
 	// LoopCPUs are the CPUs the loops' threads were pinned to, one a loop
 	// in order; nil when they were not pinned.
 	LoopCPUs []int
+	// FollowServer is set when the loops' clients followed their server
+	// processes (engine.Config.FollowServer, with pinned loops), and
+	// LoopMoves is how many times a client moved to another loop.
+	FollowServer bool
+	LoopMoves    int64
 	// CPU is the harness process's CPU time over the measured phase.
 	CPU time.Duration
 	// Outages are the spans during which clients had no connection, in

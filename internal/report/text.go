@@ -251,6 +251,9 @@ func hostCost(e results.HostEvidence, host, loop string) (string, []string) {
 		if len(e.LoopCPUs) > 0 {
 			drv += " pinned to CPUs " + joinInts(e.LoopCPUs)
 		}
+		if e.FollowServer {
+			drv += fmt.Sprintf(", %s to the server's CPU", plural(int(e.LoopMoves), "connection move"))
+		}
 		if e.LoopBusyPct != nil {
 			busiest := ""
 			if n > 1 {

@@ -32,6 +32,10 @@ type HostEvidence struct {
 	Driver   string `json:"driver,omitempty"`
 	Loops    int    `json:"loops,omitempty"`
 	LoopCPUs []int  `json:"loop_cpus,omitempty"`
+	// FollowServer and LoopMoves are config.follow_server and
+	// summary.loop_moves of its run.
+	FollowServer bool  `json:"follow_server,omitempty"`
+	LoopMoves    int64 `json:"loop_moves,omitempty"`
 	// The harness's own cost and its host's load over the shard's
 	// measured phase, as in a run's summary.
 	ClientCPUSeconds float64  `json:"client_cpu_s"`
@@ -62,6 +66,7 @@ func hostEvidence(r *Run) *HostEvidence {
 func (r *Run) HostCost() HostEvidence {
 	s := r.Summary
 	return HostEvidence{Cores: r.Host.Cores, Driver: r.Config.Driver, Loops: r.Config.Loops, LoopCPUs: r.Config.LoopCPUs,
+		FollowServer: r.Config.FollowServer, LoopMoves: s.LoopMoves,
 		ClientCPUSeconds: s.ClientCPUSeconds, ClientCPUUsPerTx: s.ClientCPUUsPerTx, HostIdlePct: s.HostIdlePct,
 		HostRunQueue: s.HostRunQueue, LoopBusyPct: s.LoopBusyPct, HostSaturated: s.HostSaturated}
 }

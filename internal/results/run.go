@@ -107,6 +107,9 @@ type Config struct {
 	// LoopCPUs are the CPUs the loops' threads were pinned to (--pin-loops),
 	// one a loop; absent when they were not pinned.
 	LoopCPUs []int `json:"loop_cpus,omitempty"`
+	// FollowServer is set when the pinned loops' connections followed
+	// their server processes' CPUs (--follow-server).
+	FollowServer bool `json:"follow_server,omitempty"`
 	// StatementTimeoutMs is --statement-timeout and
 	// ReconnectTimeoutSeconds --reconnect-timeout as given (0: not given).
 	StatementTimeoutMs      float64 `json:"statement_timeout_ms,omitempty"`
@@ -249,6 +252,9 @@ type Summary struct {
 	HostIdlePct  *float64 `json:"host_idle_pct,omitempty"`
 	HostRunQueue *float64 `json:"host_run_queue,omitempty"`
 	LoopBusyPct  *float64 `json:"loop_busy_pct,omitempty"`
+	// LoopMoves is how many times a connection moved to the loop on its
+	// server process's CPU (with config.follow_server).
+	LoopMoves int64 `json:"loop_moves,omitempty"`
 	// HostSaturated is true when the client host was saturated over the
 	// measured phase (idle under 5%, or a run queue above twice its cores):
 	// the harness may have been the bottleneck.
@@ -551,6 +557,7 @@ func (r *Run) Fill(res *measure.Result, metrics map[string]float64) {
 	}
 	r.Summary.Metrics = metrics
 	r.Config.Driver, r.Config.Loops, r.Config.LoopCPUs = res.Driver, res.Loops, res.LoopCPUs
+	r.Config.FollowServer, r.Summary.LoopMoves = res.FollowServer, res.LoopMoves
 	r.Summary.ClientCPUSeconds = round3(res.CPU.Seconds())
 	if r.Summary.Transactions > 0 {
 		r.Summary.ClientCPUUsPerTx = round2(float64(res.CPU.Microseconds()) / float64(r.Summary.Transactions))
