@@ -280,7 +280,7 @@ func TestAMySQLLoopConnectionNamesItsServersCPUOverTCPOnly(t *testing.T) {
 	name := u[strings.LastIndex(u, "/")+1:]
 	for _, tc := range []struct {
 		name, url string
-		want     bool
+		want      bool
 	}{
 		{"over TCP", u, true},
 		{"over the Unix socket", "mysql://root@/" + name + "?socket=/run/mysqld/mysqld.sock", false},
