@@ -121,14 +121,24 @@ func TestLatencyPercentilesAreInMilliseconds(t *testing.T) {
 	}
 }
 
+// A workload's metrics come back as metrics, and the summary's own
+// numeric fields as themselves, never as metrics (the report lists the
+// metrics as facts of the run).
 func TestSummaryMetricsRoundTrip(t *testing.T) {
-	b, _ := json.Marshal(sampleRun())
+	r := sampleRun()
+	idle, queue, busy := 12.5, 3.0, 40.0
+	r.Summary.HostIdlePct, r.Summary.HostRunQueue, r.Summary.LoopBusyPct = &idle, &queue, &busy
+	r.Summary.LoopMoves, r.Summary.AbandonedClients, r.Summary.ClientCPUSeconds = 8, 2, 1.5
+	b, _ := json.Marshal(r)
 	var back Run
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Summary.Metrics["nopm"] != 12.5 || back.Summary.TPS != 1000 {
+	if back.Summary.Metrics["nopm"] != 12.5 || back.Summary.TPS != 1000 || back.Summary.LoopMoves != 8 || back.Summary.AbandonedClients != 2 {
 		t.Fatalf("summary read back as %+v", back.Summary)
+	}
+	if len(back.Summary.Metrics) != 1 {
+		t.Errorf("the summary's metrics read back as %v; want only the workload's nopm", back.Summary.Metrics)
 	}
 	if _, err := DecodeHist(back.Ops[0].Histogram); err != nil {
 		t.Fatalf("histogram does not decode: %v", err)

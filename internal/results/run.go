@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -311,6 +312,20 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
+// summaryKeys are the JSON keys of Summary's own fields, read from their
+// tags, so that a field added to Summary is never taken for a workload's
+// metric.
+var summaryKeys = func() map[string]bool {
+	keys := map[string]bool{}
+	t := reflect.TypeFor[summaryJSON]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			keys[name] = true
+		}
+	}
+	return keys
+}()
+
 // UnmarshalJSON reads Metrics back from unknown numeric keys.
 func (s *Summary) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, (*summaryJSON)(s)); err != nil {
@@ -320,11 +335,8 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return err
 	}
-	known := map[string]bool{"tps": true, "transactions": true, "errors": true, "retries": true, "late": true,
-		"reconnects": true, "seconds": true, "latency_ms": true, "lag_ms": true, "client_cpu_s": true,
-		"client_cpu_us_per_tx": true, "host_idle_pct": true, "host_run_queue": true, "loop_busy_pct": true}
 	for k, v := range m {
-		if f, ok := v.(float64); ok && !known[k] {
+		if f, ok := v.(float64); ok && !summaryKeys[k] {
 			if s.Metrics == nil {
 				s.Metrics = map[string]float64{}
 			}
