@@ -76,8 +76,5 @@ func (s *Sock) Detach() {}
 // IncomingCPU returns -1: nothing is known here.
 func (s *Sock) IncomingCPU() int { return -1 }
 
-// ProcessCPU returns -1: nothing is known here.
-func ProcessCPU(int, string) int { return -1 }
-
 // Processors is GOMAXPROCS: no loop runs here to have raised it.
 func Processors() int { return runtime.GOMAXPROCS(0) }

@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"io"
 	"net"
-	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -96,33 +95,6 @@ func TestIncomingCPUNamesTheCPUThePeerSentFrom(t *testing.T) {
 	}
 	if got := u.IncomingCPU(); got != -1 {
 		t.Errorf("over a Unix socket IncomingCPU = %d, want -1 (Linux does not keep it)", got)
-	}
-}
-
-// ProcessCPU reads the CPU a thread last ran on, and only when the name
-// matches.
-func TestProcessCPUReadsWhereAThreadRanWhenItsNameMatches(t *testing.T) {
-	cpus := twoCPUs(t)
-	b, err := os.ReadFile("/proc/self/comm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	comm := strings.TrimSpace(string(b))
-	for _, cpu := range []int{cpus[0], cpus[len(cpus)-1]} {
-		var got, wrongName int
-		onCPU(t, cpu, func() {
-			tid := unix.Gettid()
-			got, wrongName = evloop.ProcessCPU(tid, comm), evloop.ProcessCPU(tid, comm+"x")
-		})
-		if got != cpu {
-			t.Errorf("ProcessCPU of a thread kept on CPU %d = %d", cpu, got)
-		}
-		if wrongName != -1 {
-			t.Errorf("ProcessCPU under another name = %d, want -1", wrongName)
-		}
-	}
-	if got := evloop.ProcessCPU(0, comm); got != -1 {
-		t.Errorf("ProcessCPU(0) = %d, want -1", got)
 	}
 }
 

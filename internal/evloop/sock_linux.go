@@ -3,12 +3,10 @@
 package evloop
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"net"
 	"os"
-	"strconv"
 	"syscall"
 	"time"
 	"unsafe"
@@ -169,46 +167,6 @@ func (s *Sock) IncomingCPU() int {
 		return -1
 	}
 	cpu, err := unix.GetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_INCOMING_CPU)
-	if err != nil || cpu < 0 {
-		return -1
-	}
-	return cpu
-}
-
-// ProcessCPU returns the CPU that process pid last ran on, from
-// /proc/PID/stat, when the process's name (its comm, as the kernel shows
-// it) is comm; else -1. The name check keeps a PID of another namespace (a
-// server in a container) from naming an unrelated process of this one.
-func ProcessCPU(pid int, comm string) int {
-	if pid <= 0 {
-		return -1
-	}
-	var buf [512]byte
-	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return -1
-	}
-	n, _ := io.ReadFull(f, buf[:])
-	f.Close()
-	return statCPU(buf[:n], comm)
-}
-
-// statCPU reads the processor field (the 39th) of a /proc/PID/stat line
-// whose comm is comm; -1 when it is not there or the name differs. The
-// comm is in parentheses and may hold spaces and parentheses itself: the
-// fields after it start after the line's last ')'.
-func statCPU(b []byte, comm string) int {
-	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
-	if open < 0 || end < open || string(b[open+1:end]) != comm {
-		return -1
-	}
-	// Field 3 (state) is the first after the comm; the processor is the
-	// 39th, 36 further on.
-	fields := bytes.Fields(b[end+1:])
-	if len(fields) < 37 {
-		return -1
-	}
-	cpu, err := strconv.Atoi(string(fields[36]))
 	if err != nil || cpu < 0 {
 		return -1
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/evloop"
 
 	"github.com/dbharness/dbharness/internal/db"
@@ -131,7 +132,7 @@ func (c *pgLoopConn) Detach() { c.sock.Detach() }
 // last ran on, when this host's process of that PID is a postgres.
 func (c *pgLoopConn) ServerCPU() int {
 	if c.cancelNet == "unix" {
-		return evloop.ProcessCPU(int(c.pid), "postgres")
+		return collect.ProcessCPU(int(c.pid), "postgres")
 	}
 	return c.sock.IncomingCPU()
 }
