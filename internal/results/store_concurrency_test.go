@@ -140,6 +140,9 @@ func testConcurrentWriters(t *testing.T, loc string) {
 		}
 	}
 
+	if !IsServer(loc) {
+		onlyStoreFiles(t, loc)
+	}
 	ctx := context.Background()
 	s := openStoreT(t, loc)
 	rows, err := s.List(ctx, 0)

@@ -27,52 +27,81 @@ const storeApplicationID = 0x64626872
 // file it cannot create or write, and a file that is not a dbharness store
 // of a version it knows; it never adds its tables to another SQLite file.
 func openFile(path string) (*Store, error) {
-	created, err := createStoreFile(path)
+	if err := createStoreFile(path); err != nil {
+		return nil, err
+	}
+	s, err := openStore(path, url.Values{"_pragma": {"busy_timeout(10000)", "synchronous(NORMAL)"}})
 	if err != nil {
 		return nil, err
 	}
-	// journal_mode(WAL) is set once the file is known to be a store: it
-	// rewrites the file's header.
-	s, err := openStore(path, url.Values{"_pragma": {"busy_timeout(10000)", "synchronous(NORMAL)"}})
-	if err == nil {
-		if err = s.kind.setUp(context.Background(), s); err != nil {
-			s.Close()
-		}
-	}
-	if err != nil {
-		if created {
-			for _, f := range []string{path, path + "-wal", path + "-shm"} {
-				os.Remove(f)
-			}
-		}
+	if err := s.kind.setUp(context.Background(), s); err != nil {
+		s.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// createStoreFile creates the store's file, and the directories above it,
-// when it does not exist, and says whether it did.
-func createStoreFile(path string) (bool, error) {
+// createStoreFile makes a new store at path, and the directories above
+// it, when nothing is there. The store is set up whole (tables, mark,
+// WAL) under a private name beside path and then linked to path, so that
+// another dbharness opening path at the same time finds either nothing
+// or a finished store, never a file being set up, and a failed set-up
+// removes only its own file. When another made path first, its store is
+// kept and this one dropped.
+func createStoreFile(path string) error {
 	fi, err := os.Stat(path)
 	switch {
 	case err == nil && fi.IsDir():
-		return false, fmt.Errorf("results store %s is a directory", path)
+		return fmt.Errorf("results store %s is a directory", path)
 	case err == nil:
-		return false, nil
+		return nil
 	case !errors.Is(err, fs.ErrNotExist):
-		return false, fmt.Errorf("results store %s cannot be opened: %v", path, pathCause(err))
+		return fmt.Errorf("results store %s cannot be opened: %v", path, pathCause(err))
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return false, fmt.Errorf("results store %s cannot be created: %v", path, pathCause(err))
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("results store %s cannot be created: %v", path, pathCause(err))
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return false, nil // another dbharness created it meanwhile
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".new-*") // 0600
+	if err != nil {
+		return fmt.Errorf("results store %s cannot be created: %v", path, pathCause(err))
+	}
+	tmp := f.Name()
+	defer func() {
+		for _, f := range []string{tmp, tmp + "-wal", tmp + "-shm"} {
+			os.Remove(f)
+		}
+	}()
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("results store %s cannot be created: %v", path, pathCause(err))
+	}
+	s, err := openStore(tmp, url.Values{"_pragma": {"synchronous(NORMAL)"}})
+	if err != nil {
+		return err
+	}
+	s.path = path // its messages name the store the user asked for
+	err = s.kind.setUp(context.Background(), s)
+	if cerr := s.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("results store %s cannot be created: %v", path, cerr)
 	}
 	if err != nil {
-		return false, fmt.Errorf("results store %s cannot be created: %v", path, pathCause(err))
+		return err
 	}
-	return true, f.Close()
+	switch err := os.Link(tmp, path); {
+	case err == nil, errors.Is(err, fs.ErrExist):
+		return nil // made here, or by another dbharness meanwhile
+	default:
+		// A file system without hard links: renaming replaces, so a
+		// store another dbharness made in this instant would be lost;
+		// look once more first.
+		if _, serr := os.Stat(path); serr == nil {
+			return nil
+		}
+		if rerr := os.Rename(tmp, path); rerr != nil {
+			return fmt.Errorf("results store %s cannot be created: %v", path, pathCause(err))
+		}
+		return nil
+	}
 }
 
 // pathCause is an error without the path that the message names already.

@@ -100,6 +100,24 @@ func TestAStoreIsCreatedForItsOwnerOnly(t *testing.T) {
 			t.Errorf("%s has mode %#o, want %#o", p, got, want)
 		}
 	}
+	onlyStoreFiles(t, path)
+}
+
+// onlyStoreFiles fails when the directory of the SQLite store at path
+// holds anything but the store and SQLite's side files: the private
+// file a new store is set up in is gone once it is linked.
+func onlyStoreFiles(t *testing.T, path string) {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Base(path)
+	for _, e := range entries {
+		if n := e.Name(); n != base && n != base+"-wal" && n != base+"-shm" {
+			t.Errorf("%s is left beside the store", n)
+		}
+	}
 }
 
 func TestOpenRefusesWhatIsNotAWritableStore(t *testing.T) {
