@@ -87,7 +87,7 @@ func createStoreFile(path string) error {
 	if err != nil {
 		return err
 	}
-	switch err := os.Link(tmp, path); {
+	switch err := linkFile(tmp, path); {
 	case err == nil, errors.Is(err, fs.ErrExist):
 		return nil // made here, or by another dbharness meanwhile
 	default:
@@ -104,10 +104,16 @@ func createStoreFile(path string) error {
 	}
 }
 
+// linkFile is os.Link; a test stands in a file system without hard links.
+var linkFile = os.Link
+
 // pathCause is an error without the path that the message names already.
 func pathCause(err error) error {
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 		return pe.Err
+	}
+	if le := (*os.LinkError)(nil); errors.As(err, &le) {
+		return le.Err
 	}
 	return err
 }

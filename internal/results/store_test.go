@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -265,4 +266,50 @@ func TestAStoreMadeBeforeTheMarkIsAcceptedAndStamped(t *testing.T) {
 	if got := schemaOf(t, path); !strings.Contains(got, "table evidence") || !strings.Contains(got, "table sweeps") {
 		t.Errorf("the old store lacks the new tables: %s", got)
 	}
+}
+
+// TestANewStoreIsMadeWhereFilesCannotBeLinked stands in a file system
+// without hard links: the new store is renamed into place instead, and
+// a store another harness made at that instant is kept, not replaced.
+func TestANewStoreIsMadeWhereFilesCannotBeLinked(t *testing.T) {
+	t.Cleanup(func() { linkFile = os.Link })
+	noLink := func(old, new string) error {
+		return &os.LinkError{Op: "link", Old: old, New: new, Err: syscall.EPERM}
+	}
+	ctx := context.Background()
+
+	path := filepath.Join(t.TempDir(), "results.db")
+	linkFile = noLink
+	s := openStoreT(t, path)
+	r := sampleRun()
+	if err := s.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(ctx, r.RunID); err != nil || got.RunID != r.RunID {
+		t.Fatalf("the renamed store reads back %v, %v", got, err)
+	}
+	onlyStoreFiles(t, path)
+
+	// Another harness makes the store while this one sets up its own.
+	path = filepath.Join(t.TempDir(), "results.db")
+	other := sampleRun()
+	linkFile = func(old, new string) error {
+		linkFile = os.Link
+		o, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Save(other); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Close(); err != nil { // the run is in the file, not a WAL beside it
+			t.Fatal(err)
+		}
+		return noLink(old, new)
+	}
+	s = openStoreT(t, path)
+	if got, err := s.Get(ctx, other.RunID); err != nil || got.RunID != other.RunID {
+		t.Fatalf("the other harness's run is gone: %v, %v", got, err)
+	}
+	onlyStoreFiles(t, path)
 }
