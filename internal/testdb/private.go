@@ -98,7 +98,7 @@ func (m *PrivateMaria) Start() {
 		m.t.Fatal(err)
 	}
 	defer d.Close()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(setupTimeout)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		err = d.PingContext(ctx)
@@ -114,7 +114,7 @@ func (m *PrivateMaria) Start() {
 		}
 		if time.Now().After(deadline) {
 			log, _ := os.ReadFile(m.logf)
-			m.t.Fatalf("the private MariaDB server did not accept connections within 60 s: %v\n%s", err, log)
+			m.t.Fatalf("the private MariaDB server did not accept connections within %s: %v\n%s", setupTimeout, err, log)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -148,7 +148,7 @@ func (p *PrivatePG) Start() {
 		p.t.Errorf("start the private PostgreSQL server: %v\n%s\n%s", err, out, log)
 		return
 	}
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(setupTimeout)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		c, err := pgx.Connect(ctx, p.URL())

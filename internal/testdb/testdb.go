@@ -38,6 +38,13 @@ func MySQLBase() string {
 	return "mysql://root@127.0.0.1:3306"
 }
 
+// setupTimeout bounds a test database's set-up and teardown. They assert
+// nothing about time, and on a busy machine DROP DATABASE ... WITH (FORCE)
+// waits for a checkpoint behind other packages' writes: a fixed 30 s once
+// failed a suite run beside two CPU hogs. The bound is only there so that a
+// server that never answers ends the test.
+const setupTimeout = 5 * time.Minute
+
 // dbName is a test database's name: name, after $DBHARNESS_TEST_DB_PREFIX
 // when it is set, so that test runs of two checkouts on one server keep out
 // of each other's databases.
@@ -47,7 +54,7 @@ func dbName(name string) string { return os.Getenv("DBHARNESS_TEST_DB_PREFIX") +
 func Postgres(t testing.TB, name string) string {
 	t.Helper()
 	name = dbName(name)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()
 	c, err := pgx.Connect(ctx, PostgresBase()+"/postgres")
 	if err != nil {
@@ -74,7 +81,7 @@ func MySQL(t testing.TB, name string) string {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()
 	if err := d.PingContext(ctx); err != nil {
 		t.Fatalf("MariaDB/MySQL at %s is not reachable (start it with `start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd`): %v", MySQLBase(), err)
@@ -134,7 +141,7 @@ func Open(t testing.TB, url string) db.DB {
 func Connect(t testing.TB, url string) (db.DB, db.Conn) {
 	t.Helper()
 	d := Open(t, url)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()
 	c, err := d.Connect(ctx)
 	if err != nil {
