@@ -43,11 +43,14 @@ var allowed = map[string][]string{
 	"internal/analysis":   {},
 	"internal/report/svg": {},
 	"internal/redact":     {},
-	"internal/datadir":    {},
-	"internal/runphase":   {},
-	"internal/measure":    {},
-	"internal/pgbexpr":    {"internal/datagen"},
-	"internal/wlfile":     {"internal/datagen", "internal/pgbexpr", "internal/sqlparams"},
+	// What /proc says of this host's processes, for the collectors and
+	// the drivers' hot path alike.
+	"internal/procfs":   {},
+	"internal/datadir":  {},
+	"internal/runphase": {},
+	"internal/measure":  {},
+	"internal/pgbexpr":  {"internal/datagen"},
+	"internal/wlfile":   {"internal/datagen", "internal/pgbexpr", "internal/sqlparams"},
 	// The Kubernetes Job of a sharded run (`dbharness k8s job`): the API's
 	// types, none of ours.
 	"internal/k8sjob": {},
@@ -73,7 +76,7 @@ var allowed = map[string][]string{
 	"internal/workload/all": {"internal/workload/file", "internal/workload/inserts", "internal/workload/null", "internal/workload/script",
 		"internal/workload/tpcb", "internal/workload/tpcc", "internal/workload/transtats"},
 	"internal/engine":  {"internal/db", "internal/evloop", "internal/histogram", "internal/measure", "internal/runphase", "internal/selfcost", "internal/workload"},
-	"internal/collect": {"internal/db", "internal/results", "internal/selfcost", "internal/workload"},
+	"internal/collect": {"internal/db", "internal/procfs", "internal/results", "internal/selfcost", "internal/workload"},
 	// The live figures for Prometheus: fed the engine's ticks (measure)
 	// and the collectors' points (results), knowing neither.
 	"internal/metrics": {"internal/measure", "internal/results"},
@@ -81,7 +84,7 @@ var allowed = map[string][]string{
 	// One package per engine: it plugs into db (connections, dialect,
 	// catalog) and collect (server counters, waits, plans). Only db/all
 	// names them, and what must open a database imports db/all.
-	"internal/db/postgres": {"internal/collect", "internal/db", "internal/evloop", "internal/redact", "internal/results"},
+	"internal/db/postgres": {"internal/collect", "internal/db", "internal/evloop", "internal/procfs", "internal/redact", "internal/results"},
 	"internal/db/mysql":    {"internal/collect", "internal/db", "internal/db/sqlconn", "internal/evloop", "internal/redact", "internal/results"},
 	"internal/db/sqlite":   {"internal/collect", "internal/db", "internal/db/sqlconn", "internal/results"},
 	"internal/db/all":      {"internal/db/mysql", "internal/db/postgres", "internal/db/sqlite"},

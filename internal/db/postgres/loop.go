@@ -13,8 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/evloop"
+	"github.com/dbharness/dbharness/internal/procfs"
 
 	"github.com/dbharness/dbharness/internal/db"
 )
@@ -132,7 +132,7 @@ func (c *pgLoopConn) Detach() { c.sock.Detach() }
 // last ran on, when this host's process of that PID is a postgres.
 func (c *pgLoopConn) ServerCPU() int {
 	if c.cancelNet == "unix" {
-		return collect.ProcessCPU(int(c.pid), "postgres")
+		return procfs.ProcessCPU(int(c.pid), "postgres")
 	}
 	return c.sock.IncomingCPU()
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dbharness/dbharness/internal/collect"
+	"github.com/dbharness/dbharness/internal/procfs"
 )
 
 // ServerProcess implements collect.ServerProcessFinder: the postmaster,
@@ -21,7 +22,7 @@ func (d *pgDB) ServerProcess(ctx context.Context) (collect.ServerProcess, error)
 	if backend <= 0 {
 		return collect.ServerProcess{}, fmt.Errorf("the server did not say which process serves this connection")
 	}
-	pm, err := collect.ParentPID(backend)
+	pm, err := procfs.ParentPID(backend)
 	if err != nil {
 		return collect.ServerProcess{}, fmt.Errorf("the server's backend %d is not a process on this host (another host or container?)", backend)
 	}

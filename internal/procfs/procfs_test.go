@@ -1,4 +1,4 @@
-package collect_test
+package procfs_test
 
 import (
 	"os"
@@ -8,17 +8,17 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/dbharness/dbharness/internal/collect"
+	"github.com/dbharness/dbharness/internal/procfs"
 )
 
 // A command name may hold spaces and parentheses: the fields start after
 // the last ")".
 func TestProcStatSplitsANameWithParentheses(t *testing.T) {
-	comm, f, ok := collect.ParseProcStat([]byte("4242 (a) (b c) S 1 4242 4242 0 -1\n"))
+	comm, f, ok := procfs.ParseProcStat([]byte("4242 (a) (b c) S 1 4242 4242 0 -1\n"))
 	if !ok || comm != "a) (b c" || len(f) != 6 || f[0] != "S" || f[1] != "1" {
 		t.Errorf("parsed as %q, %q, %v", comm, f, ok)
 	}
-	if _, _, ok := collect.ParseProcStat([]byte("4242 no name here")); ok {
+	if _, _, ok := procfs.ParseProcStat([]byte("4242 no name here")); ok {
 		t.Error("a line without a name parsed")
 	}
 }
@@ -58,7 +58,7 @@ func TestProcessCPUReadsWhereAThreadRanWhenItsNameMatches(t *testing.T) {
 				return
 			}
 			tid := unix.Gettid()
-			done <- reading{collect.ProcessCPU(tid, comm), collect.ProcessCPU(tid, comm+"x")}
+			done <- reading{procfs.ProcessCPU(tid, comm), procfs.ProcessCPU(tid, comm+"x")}
 		}()
 		r := <-done
 		if r.got == -2 {
@@ -71,7 +71,7 @@ func TestProcessCPUReadsWhereAThreadRanWhenItsNameMatches(t *testing.T) {
 			t.Errorf("ProcessCPU under another name = %d, want -1", r.wrongName)
 		}
 	}
-	if got := collect.ProcessCPU(0, comm); got != -1 {
+	if got := procfs.ProcessCPU(0, comm); got != -1 {
 		t.Errorf("ProcessCPU(0) = %d, want -1", got)
 	}
 }

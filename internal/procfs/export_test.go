@@ -1,0 +1,4 @@
+package procfs
+
+// ParseProcStat is parseProcStat, for the tests.
+var ParseProcStat = parseProcStat
