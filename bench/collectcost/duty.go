@@ -11,6 +11,7 @@ import (
 	"github.com/dbharness/dbharness/internal/cli"
 	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/evidence"
 )
 
 // dutyCycle starts the collectors for d, stops them for d, and so on until
@@ -32,7 +33,7 @@ func dutyCycle(url, app, windows string, d, total time.Duration) error {
 	}
 	defer f.Close()
 	ctx := context.Background()
-	kinds := map[string]bool{collect.KindOS: true, collect.KindServer: true, collect.KindWaits: true}
+	kinds := map[string]bool{collect.KindOS: true, evidence.KindServer: true, evidence.KindWaits: true}
 	end := time.Now().Add(total)
 	on := 0
 	for time.Until(end) >= 2*d {

@@ -37,6 +37,7 @@ import (
 	"github.com/dbharness/dbharness/internal/db"
 	_ "github.com/dbharness/dbharness/internal/db/all" // every engine
 	"github.com/dbharness/dbharness/internal/db/postgres"
+	"github.com/dbharness/dbharness/internal/evidence"
 )
 
 func main() {
@@ -106,7 +107,7 @@ func run(url string, secs, sessions int) error {
 		}
 		defer c.Close()
 	}
-	col := collect.For(d, map[string]bool{collect.KindOS: true, collect.KindServer: true, collect.KindWaits: true}, app)
+	col := collect.For(d, map[string]bool{collect.KindOS: true, evidence.KindServer: true, evidence.KindWaits: true}, app)
 	if w := col.Start(ctx); len(w) > 0 {
 		return fmt.Errorf("%v", w)
 	}
@@ -151,7 +152,7 @@ func run(url string, secs, sessions int) error {
 	client, srv := selfCPU()-c0, s1-s0
 	cores := runtime.NumCPU()
 	fmt.Printf("collectors alone for %.1fs (%d collector backends, %d idle run sessions, %d wait samples, %d OS and %d server points)\n",
-		c1, len(pids), sessions, int(res.Waits.Total), points(res, collect.KindOS), points(res, collect.KindServer))
+		c1, len(pids), sessions, int(res.Waits.Total), points(res, collect.KindOS), points(res, evidence.KindServer))
 	fmt.Printf("client CPU %.2f ms/s, server CPU %.2f ms/s, total %.2f ms/s = %.3f%% of %d cores\n",
 		1000*client/c1, 1000*srv/c1, 1000*(client+srv)/c1, 100*(client+srv)/c1/float64(cores), cores)
 	return nil

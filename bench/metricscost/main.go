@@ -27,9 +27,9 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/measure"
 	"github.com/dbharness/dbharness/internal/metrics"
-	"github.com/dbharness/dbharness/internal/results"
 )
 
 func cpu() time.Duration {
@@ -75,8 +75,8 @@ func main() {
 		}
 		ticks[k] = tk
 	}
-	point := func() results.Point {
-		p := results.Point{Rates: map[string]float64{}, Values: map[string]float64{}}
+	point := func() evidence.Point {
+		p := evidence.Point{Rates: map[string]float64{}, Values: map[string]float64{}}
 		for i := range *counters {
 			p.Rates[fmt.Sprintf("counter_%d", i)] = rng.Float64() * 1e4
 			p.Values[fmt.Sprintf("value_%d_pct", i)] = rng.Float64() * 100

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/testdb"
 )
@@ -44,7 +45,7 @@ func TestEveryRunGathersEvidenceOnTheRunsIntervals(t *testing.T) {
 	// One point per interval, with the same seq and phase, sampled when the
 	// interval had ended (the collector samples on its own goroutine, on a
 	// busy machine a while after the end: how long after is not bounded).
-	for _, s := range []*results.Series{c.Get("os"), c.Get("server")} {
+	for _, s := range []*evidence.Series{c.Get("os"), c.Get("server")} {
 		if len(s.Intervals) != len(run.Intervals) {
 			t.Fatalf("%s: %d points for %d intervals", s.Source, len(s.Intervals), len(run.Intervals))
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/testdb"
 )
@@ -30,7 +31,7 @@ func TestRandomUUIDKeysLeaveEmptierMoreScatteredLeavesThanSerialKeys(t *testing.
 	for _, e := range testdb.Engines(t, "dbh_phys_keys") {
 		t.Run(e.Name, func(t *testing.T) {
 			home := t.TempDir()
-			pk := map[string]results.PhysicalItem{}
+			pk := map[string]evidence.PhysicalItem{}
 			for _, key := range []string{"serial", "uuid-random"} {
 				// The same prefill, then the same rows inserted by two
 				// clients.
@@ -50,7 +51,7 @@ func TestRandomUUIDKeysLeaveEmptierMoreScatteredLeavesThanSerialKeys(t *testing.
 				if p == nil || p.Mode != "detailed" || len(p.Before) == 0 || len(p.After) == 0 {
 					t.Fatalf("%s: no physical measurement: %+v\n%s", key, p, r.stderr)
 				}
-				var got *results.PhysicalItem
+				var got *evidence.PhysicalItem
 				for i, it := range p.After {
 					if it.Error != "" {
 						t.Fatalf("%s: %s: %s", key, it.Name(), it.Error)
@@ -72,15 +73,15 @@ func TestRandomUUIDKeysLeaveEmptierMoreScatteredLeavesThanSerialKeys(t *testing.
 				if leaves != *got.LeafPages || (density == nil) != (got.LeafDensityPct == nil) ||
 					density != nil && math.Abs(*density-*got.LeafDensityPct) > 0.01 {
 					t.Errorf("%s: the run says %d leaf pages, %s full; the catalog says %d, %s", key, *got.LeafPages,
-						results.PctText(got.LeafDensityPct), leaves, results.PctText(density))
+						evidence.PctText(got.LeafDensityPct), leaves, evidence.PctText(density))
 				}
 				t.Logf("%s: %s, %d leaf pages, %s full, %s out of order (%s)", key, results.BytesText(got.SizeBytes), *got.LeafPages,
-					results.PctText(got.LeafDensityPct), results.PctText(got.LeafFragmentationPct), got.Method)
+					evidence.PctText(got.LeafDensityPct), evidence.PctText(got.LeafFragmentationPct), got.Method)
 				pk[key] = *got
 			}
 			s, u := pk["serial"], pk["uuid-random"]
 			if s.LeafDensityPct == nil || u.LeafDensityPct == nil || *u.LeafDensityPct >= *s.LeafDensityPct {
-				t.Errorf("leaf density: uuid-random %s, serial %s; want uuid-random's lower", results.PctText(u.LeafDensityPct), results.PctText(s.LeafDensityPct))
+				t.Errorf("leaf density: uuid-random %s, serial %s; want uuid-random's lower", evidence.PctText(u.LeafDensityPct), evidence.PctText(s.LeafDensityPct))
 			}
 			if e.Name == "mysql" {
 				// InnoDB cannot say how its leaves are ordered: null, not 0.
@@ -91,7 +92,7 @@ func TestRandomUUIDKeysLeaveEmptierMoreScatteredLeavesThanSerialKeys(t *testing.
 			}
 			if s.LeafFragmentationPct == nil || u.LeafFragmentationPct == nil || *u.LeafFragmentationPct <= *s.LeafFragmentationPct {
 				t.Errorf("leaf fragmentation: uuid-random %s, serial %s; want uuid-random's higher",
-					results.PctText(u.LeafFragmentationPct), results.PctText(s.LeafFragmentationPct))
+					evidence.PctText(u.LeafFragmentationPct), evidence.PctText(s.LeafFragmentationPct))
 			}
 		})
 	}

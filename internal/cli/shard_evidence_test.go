@@ -12,6 +12,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/histogram"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/testdb"
@@ -79,7 +80,7 @@ func TestAThreeShardGroupKeepsEachHostsEvidenceAndWritesItsMergedHDRLog(t *testi
 			t.Fatalf("shard %d has no host evidence: %+v", i, sh)
 		}
 		mine := r.Collect.Get("os")
-		if mine == nil || len(mine.Intervals) == 0 || mine.Describes != results.DescribesClientHost {
+		if mine == nil || len(mine.Intervals) == 0 || mine.Describes != evidence.DescribesClientHost {
 			t.Fatalf("shard %d's own run has no client host series: %+v", i, mine)
 		}
 		if got := e.Collect.Get("os"); !reflect.DeepEqual(got, mine) {

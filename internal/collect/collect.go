@@ -23,73 +23,17 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/results"
 )
 
 // The collectors of this package, as --collect names them; each registers
-// itself (Register) from its own file.
+// itself (Register) from its own file. Those the engines name (the server
+// counters and the wait profile) are evidence.KindServer and KindWaits.
 const (
-	KindOS     = "os"
-	KindServer = "server"
-	KindWaits  = "waits"
-	KindPlans  = "plans"
+	KindOS    = "os"
+	KindPlans = "plans"
 )
-
-// Snapshot is one reading of a sampler.
-type Snapshot struct {
-	Time time.Time
-	// Counters only grow; their per-second rates are reported. Names
-	// starting with "_" are read for Derive only and not reported.
-	Counters map[string]float64
-	// Gauges are reported as they are.
-	Gauges map[string]float64
-}
-
-// Sampler reads one source of counters.
-type Sampler interface {
-	// Name is the name of the collector (Kind) it samples for.
-	Name() string
-	// Start prepares the sampler (e.g. opens its connection).
-	Start(ctx context.Context) error
-	// Sample reads the counters now.
-	Sample(ctx context.Context) (*Snapshot, error)
-	// Stop releases what Start took.
-	Stop() error
-	// Describe fills the series' description (source, what it describes,
-	// parts that are unavailable).
-	Describe(s *results.Series)
-}
-
-// Settler is a Sampler whose source publishes its counters late (e.g.
-// PostgreSQL backends flush their statistics at most once a second, and on
-// exit): after the run, the collector waits until Settled says every late
-// counter has arrived, or Settle at most, and reads it again; the last
-// interval absorbs what arrived late.
-type Settler interface {
-	// Settle is the longest the collector waits.
-	Settle() time.Duration
-	// Settled reports whether the late counters have all arrived; appName
-	// is the name of the harness's sessions (db.Tagger), empty if they
-	// carry none. The collector asks every few milliseconds.
-	Settled(ctx context.Context, appName string) (bool, error)
-}
-
-// Deriver is a Sampler that computes derived figures (percentages,
-// averages) from two successive snapshots into values.
-type Deriver interface {
-	Derive(prev, cur *Snapshot, values map[string]float64)
-}
-
-// WaitProfiler measures where the harness's sessions spend their time.
-type WaitProfiler interface {
-	Start(ctx context.Context) error
-	// Cut returns the weight of each event since the previous cut.
-	Cut(ctx context.Context) (map[string]float64, error)
-	Stop() error
-	// Method says how the profile is measured; Unit is the weight's unit.
-	Method() string
-	Unit() string
-}
 
 // Collector runs the samplers and the wait profiler of one run.
 //
@@ -100,8 +44,8 @@ type WaitProfiler interface {
 // them, so no delta mixes two lives of the server, and reports count only
 // the intervals it covered (results.Coverage).
 type Collector struct {
-	samplers []Sampler
-	waits    WaitProfiler
+	samplers []evidence.Sampler
+	waits    evidence.WaitProfiler
 	// appName is the name of the harness's sessions (For), for Settlers.
 	appName string
 	// timeout bounds each sample, cut and restart; Stop waits at most as
@@ -116,7 +60,7 @@ type Collector struct {
 	// (db.DB.Classify), to say why evidence is missing.
 	Classify func(error) db.ErrorClass
 	// OnPoint, when set before Start, is given each interval as it is
-	// computed, on the collector's goroutine: a results.Point of the
+	// computed, on the collector's goroutine: a evidence.Point of the
 	// sampler's collector (kind its name) or a results.WaitInterval
 	// (KindWaits). The run stores them as it goes.
 	OnPoint func(kind string, seq int, v any)
@@ -134,7 +78,7 @@ type Collector struct {
 	start  time.Time
 	tracks []*track // one per sampler
 	wtrack *track   // the wait profiler's
-	series []*results.Series
+	series []*evidence.Series
 	errs   []string
 	wout   *results.Waits
 	reqs   chan request
@@ -148,7 +92,7 @@ type Collector struct {
 type track struct {
 	// prev is a sampler's last snapshot and before the one its last point
 	// started from.
-	prev, before *Snapshot
+	prev, before *evidence.Snapshot
 	// ok: the last sample (or cut) succeeded at boundary seq, time t (in
 	// seconds on the run's clock; seq -1 is the start of the clock), and
 	// the next one can end a point.
@@ -160,8 +104,8 @@ type track struct {
 	retry   time.Time
 	backoff time.Duration
 	// gap is the open gap while down; gaps the closed ones.
-	gap  *results.Gap
-	gaps []results.Gap
+	gap  *evidence.Gap
+	gaps []evidence.Gap
 }
 
 type request struct {
@@ -173,7 +117,7 @@ type request struct {
 
 // New returns a Collector over the given samplers and wait profiler (nil
 // for none).
-func New(samplers []Sampler, waits WaitProfiler) *Collector {
+func New(samplers []evidence.Sampler, waits evidence.WaitProfiler) *Collector {
 	return &Collector{samplers: samplers, waits: waits, timeout: 5 * time.Second,
 		minBackoff: 250 * time.Millisecond, maxBackoff: 4 * time.Second}
 }
@@ -185,7 +129,7 @@ func (c *Collector) Start(ctx context.Context) []string {
 	sctx, cancel := context.WithTimeout(ctx, 2*c.timeout)
 	defer cancel()
 	var warns []string
-	var kept []Sampler
+	var kept []evidence.Sampler
 	for _, s := range c.samplers {
 		if err := s.Start(sctx); err != nil {
 			warns = append(warns, fmt.Sprintf("%s collector: %v", s.Name(), err))
@@ -195,10 +139,10 @@ func (c *Collector) Start(ctx context.Context) []string {
 	}
 	c.samplers = kept
 	c.tracks = make([]*track, len(kept))
-	c.series = make([]*results.Series, len(kept))
+	c.series = make([]*evidence.Series, len(kept))
 	for i, s := range kept {
 		c.tracks[i] = &track{seq: -1}
-		c.series[i] = &results.Series{Intervals: []results.Point{}, Totals: map[string]float64{}}
+		c.series[i] = &evidence.Series{Intervals: []evidence.Point{}, Totals: map[string]float64{}}
 		s.Describe(c.series[i])
 		if k, ok := Lookup(s.Name()); ok {
 			c.series[i].Title = cmp.Or(c.series[i].Title, k.Title)
@@ -270,7 +214,7 @@ func (c *Collector) sampleAll(r request, late bool) {
 	t := round3(time.Since(c.start).Seconds())
 	for i, s := range c.samplers {
 		tr := c.tracks[i]
-		var snap *Snapshot
+		var snap *evidence.Snapshot
 		if !c.attempt(tr, r, at, late, s.Stop, s.Start, func(ctx context.Context) (err error) {
 			snap, err = s.Sample(ctx)
 			return err
@@ -284,7 +228,7 @@ func (c *Collector) sampleAll(r request, late bool) {
 			continue
 		}
 		tr.before = prev
-		p := Point(s, prev, snap)
+		p := evidence.NewPoint(s, prev, snap)
 		p.Seq, p.Phase, p.T = r.seq, r.phase, t
 		if n := r.seq - from; n > 1 {
 			p.Span = n
@@ -335,7 +279,7 @@ func (c *Collector) sampleAll(r request, late bool) {
 	}
 	c.wout.Intervals = append(c.wout.Intervals, wi)
 	if c.OnPoint != nil {
-		c.OnPoint(KindWaits, wi.Seq, wi)
+		c.OnPoint(evidence.KindWaits, wi.Seq, wi)
 	}
 }
 
@@ -398,7 +342,7 @@ func (c *Collector) up(tr *track, r request, at float64, late bool, stop func() 
 // server did not answer).
 func (c *Collector) lose(tr *track, r request, at float64, err error) {
 	if tr.gap == nil {
-		tr.gap = &results.Gap{FirstSeq: tr.seq + 1, From: tr.t, Reason: c.why(err), Error: oneLine(err.Error())}
+		tr.gap = &evidence.Gap{FirstSeq: tr.seq + 1, From: tr.t, Reason: c.why(err), Error: oneLine(err.Error())}
 		tr.backoff = c.minBackoff
 	}
 	tr.down, tr.ok, tr.prev, tr.before = true, false, nil, nil
@@ -452,10 +396,10 @@ func (c *Collector) timedOut(err error) bool {
 func (c *Collector) Headers() *Result {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	res := &Result{Series: map[string]*results.Series{}}
+	res := &Result{Series: map[string]*evidence.Series{}}
 	for i, s := range c.samplers {
 		h := *c.series[i]
-		h.Intervals, h.Totals = []results.Point{}, nil
+		h.Intervals, h.Totals = []evidence.Point{}, nil
 		h.Unavailable = append([]string(nil), h.Unavailable...)
 		res.Series[s.Name()] = &h
 	}
@@ -487,41 +431,10 @@ func (c *Collector) warn(s string) {
 	c.errs = append(c.errs, s)
 }
 
-// Point turns two snapshots of sampler s into one interval's rates and
-// values.
-func Point(s Sampler, prev, cur *Snapshot) results.Point {
-	secs := cur.Time.Sub(prev.Time).Seconds()
-	p := results.Point{Seconds: round3(secs), Rates: map[string]float64{}, Values: map[string]float64{}}
-	for k, v := range cur.Counters {
-		if strings.HasPrefix(k, "_") {
-			continue
-		}
-		pv, ok := prev.Counters[k]
-		if !ok || secs <= 0 {
-			continue
-		}
-		d := v - pv
-		if d < 0 { // a counter reset (pg_stat_reset, server restart)
-			continue
-		}
-		p.Rates[k] = round3(d / secs)
-	}
-	for k, v := range cur.Gauges {
-		p.Values[k] = round3(v)
-	}
-	if d, ok := s.(Deriver); ok {
-		d.Derive(prev, cur, p.Values)
-	}
-	if len(p.Values) == 0 {
-		p.Values = nil
-	}
-	return p
-}
-
 // Result is what the collectors gathered.
 type Result struct {
 	// Series are the samplers' series by collector name.
-	Series map[string]*results.Series
+	Series map[string]*evidence.Series
 	Waits  *results.Waits
 	// Warnings are problems met while sampling, one line each.
 	Warnings []string
@@ -553,7 +466,7 @@ func (c *Collector) Stop(seq int, phase string, t time.Time) *Result {
 	if c.cancel != nil {
 		c.cancel()
 	}
-	res := &Result{Series: map[string]*results.Series{}}
+	res := &Result{Series: map[string]*evidence.Series{}}
 	for i, s := range c.samplers {
 		_ = s.Stop()
 		sr := c.series[i]
@@ -584,7 +497,7 @@ func (c *Collector) Stop(seq int, phase string, t time.Time) *Result {
 
 // gaps closes the open gap of source name's track and returns its gaps,
 // each also as a warning.
-func (c *Collector) gaps(name string, tr *track) []results.Gap {
+func (c *Collector) gaps(name string, tr *track) []evidence.Gap {
 	if tr == nil {
 		return nil
 	}
@@ -609,11 +522,11 @@ func (c *Collector) settle() {
 	// The settlers to read again: those whose last interval was sampled
 	// (a sampler that lost its source is not asked).
 	var wait time.Duration
-	var settlers []Settler
+	var settlers []evidence.Settler
 	again := map[int]bool{}
 	for i, s := range c.samplers {
 		sr, tr := c.series[i], c.tracks[i]
-		if st, ok := s.(Settler); ok && len(sr.Intervals) > 0 && tr.ok && tr.before != nil &&
+		if st, ok := s.(evidence.Settler); ok && len(sr.Intervals) > 0 && tr.ok && tr.before != nil &&
 			sr.Intervals[len(sr.Intervals)-1].Seq == tr.seq {
 			wait = max(wait, st.Settle())
 			settlers = append(settlers, st)
@@ -642,7 +555,7 @@ func (c *Collector) settle() {
 			continue
 		}
 		last := &sr.Intervals[len(sr.Intervals)-1]
-		p := Point(s, tr.before, snap)
+		p := evidence.NewPoint(s, tr.before, snap)
 		p.Seq, p.Phase, p.T, p.Span = last.Seq, last.Phase, last.T, last.Span
 		if last.Phase != "warmup" {
 			for k, v := range snap.Counters {
@@ -657,7 +570,7 @@ func (c *Collector) settle() {
 }
 
 // settled reports whether every settler's late counters have arrived.
-func (c *Collector) settled(settlers []Settler) bool {
+func (c *Collector) settled(settlers []evidence.Settler) bool {
 	for _, st := range settlers {
 		ctx, cancel := c.op()
 		ok, err := st.Settled(ctx, c.appName)
@@ -670,7 +583,7 @@ func (c *Collector) settled(settlers []Settler) bool {
 }
 
 // dropZero removes rates that are zero in every interval.
-func dropZero(s *results.Series) {
+func dropZero(s *evidence.Series) {
 	nonzero := map[string]bool{}
 	for _, p := range s.Intervals {
 		for k, v := range p.Rates {
@@ -691,8 +604,6 @@ func dropZero(s *results.Series) {
 	}
 }
 
-func round3(f float64) float64 { return Round3(f) }
+func round3(f float64) float64 { return evidence.Round3(f) }
 
-// Round3 rounds f to three decimals, as the collectors store figures.
-func Round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 func round4(f float64) float64 { return math.Round(f*10000) / 10000 }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/evidence"
 )
 
 func TestParseKinds(t *testing.T) {
@@ -60,17 +60,17 @@ type fake struct {
 	now  time.Time
 }
 
-func (f *fake) Name() string                                { return KindServer }
-func (f *fake) Start(context.Context) error                 { return nil }
-func (f *fake) Stop() error                                 { return nil }
-func (f *fake) Describe(s *results.Series)                  { s.Source = "fake" }
-func (f *fake) Derive(_, _ *Snapshot, v map[string]float64) { v["derived"] = 1 }
-func (f *fake) Sample(context.Context) (*Snapshot, error) {
+func (f *fake) Name() string                                         { return evidence.KindServer }
+func (f *fake) Start(context.Context) error                          { return nil }
+func (f *fake) Stop() error                                          { return nil }
+func (f *fake) Describe(s *evidence.Series)                          { s.Source = "fake" }
+func (f *fake) Derive(_, _ *evidence.Snapshot, v map[string]float64) { v["derived"] = 1 }
+func (f *fake) Sample(context.Context) (*evidence.Snapshot, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.n += f.step
 	f.now = f.now.Add(20 * time.Millisecond)
-	return &Snapshot{Time: f.now, Counters: map[string]float64{"c": f.n, "zero": 5, "_hidden": f.n},
+	return &evidence.Snapshot{Time: f.now, Counters: map[string]float64{"c": f.n, "zero": 5, "_hidden": f.n},
 		Gauges: map[string]float64{"g": 3}}, nil
 }
 
@@ -97,7 +97,7 @@ func TestTheCollectorTurnsSamplesIntoRatesPerInterval(t *testing.T) {
 		{"CPU": 3, "IO:DataFileRead": 1},
 		{"CPU": 4},
 	}}
-	c := New([]Sampler{&fake{step: 10}}, fw)
+	c := New([]evidence.Sampler{&fake{step: 10}}, fw)
 	if w := c.Start(context.Background()); len(w) != 0 {
 		t.Fatal(w)
 	}
@@ -107,7 +107,7 @@ func TestTheCollectorTurnsSamplesIntoRatesPerInterval(t *testing.T) {
 	c.Boundary(0, "warmup", start.Add(20*time.Millisecond))
 	c.Boundary(1, "measure", start.Add(40*time.Millisecond))
 	res := c.Stop(2, "measure", start.Add(60*time.Millisecond))
-	s := res.Series[KindServer]
+	s := res.Series[evidence.KindServer]
 	if s == nil || len(s.Intervals) != 3 {
 		t.Fatalf("series: %+v", s)
 	}
@@ -160,7 +160,7 @@ func TestTheOSCollectorReadsProc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := Point(o, a, b)
+	p := evidence.NewPoint(o, a, b)
 	sum := p.Values["cpu.user_pct"] + p.Values["cpu.system_pct"] + p.Values["cpu.iowait_pct"] + p.Values["cpu.idle_pct"] + p.Values["cpu.steal_pct"]
 	if sum < 99 || sum > 101 {
 		t.Errorf("CPU shares add up to %g: %+v", sum, p.Values)
@@ -178,7 +178,7 @@ func TestTheOSCollectorReadsProc(t *testing.T) {
 	if p.Values["run_queue"] < 1 || p.Values["mem.used_mb"] <= 0 || p.Values["mem.cached_mb"] <= 0 {
 		t.Errorf("run queue or memory missing: %+v", p.Values)
 	}
-	var s results.Series
+	var s evidence.Series
 	o.Describe(&s)
 	if s.Describes != "client host" || s.DBLocal == nil || !*s.DBLocal {
 		t.Errorf("description: %+v", s)
@@ -204,7 +204,7 @@ func TestTheOSCollectorComputesTheIostatView(t *testing.T) {
 		"   8       0 sda 300 0 2400 250 300 0 4800 550 0 600 200\n   8       1 sda1 300 0 2400 250 300 0 4800 550 0 600 200\n   7       0 loop0 5 0 5 5 0 0 0 0 0 0 0\n", 1500)
 	b, _ := o.Sample(context.Background())
 	b.Time = time.Unix(101, 0)
-	p := Point(o, a, b)
+	p := evidence.NewPoint(o, a, b)
 	want := map[string]float64{"cpu.user_pct": 30, "cpu.system_pct": 10, "cpu.idle_pct": 60, "disk.sda.avg_req_kb": 6,
 		"disk.sda.await_ms": 1.5, "disk.sda.util_pct": 50, "run_queue": 3, "mem.used_mb": 500, "mem.cached_mb": 500}
 	for k, v := range want {
@@ -235,7 +235,7 @@ func (l *late) Settled(context.Context, string) (bool, error) { return true, nil
 
 func TestLateCountersAreFoldedIntoTheLastInterval(t *testing.T) {
 	l := &late{fake{step: 10}}
-	c := New([]Sampler{l}, nil)
+	c := New([]evidence.Sampler{l}, nil)
 	sampled := make(chan int, 2)
 	c.OnPoint = func(_ string, seq int, _ any) { sampled <- seq }
 	c.Start(context.Background())
@@ -251,7 +251,7 @@ func TestLateCountersAreFoldedIntoTheLastInterval(t *testing.T) {
 	l.mu.Lock()
 	l.step = 100
 	l.mu.Unlock()
-	s := c.Stop(-1, "", time.Time{}).Series[KindServer]
+	s := c.Stop(-1, "", time.Time{}).Series[evidence.KindServer]
 	if len(s.Intervals) != 2 || s.Intervals[1].Seq != 1 {
 		t.Fatalf("points: %+v", s.Intervals)
 	}
@@ -283,9 +283,9 @@ func (f *flaky) setDown(d bool) {
 	f.mu.Unlock()
 }
 
-func (f *flaky) Name() string               { return KindServer }
-func (f *flaky) Stop() error                { return nil }
-func (f *flaky) Describe(s *results.Series) { s.Source = "flaky" }
+func (f *flaky) Name() string                { return evidence.KindServer }
+func (f *flaky) Stop() error                 { return nil }
+func (f *flaky) Describe(s *evidence.Series) { s.Source = "flaky" }
 func (f *flaky) Start(context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -295,7 +295,7 @@ func (f *flaky) Start(context.Context) error {
 	f.conn, f.n = true, 0
 	return nil
 }
-func (f *flaky) Sample(context.Context) (*Snapshot, error) {
+func (f *flaky) Sample(context.Context) (*evidence.Snapshot, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.down || !f.conn {
@@ -303,7 +303,7 @@ func (f *flaky) Sample(context.Context) (*Snapshot, error) {
 		return nil, errLost
 	}
 	f.n += 10
-	return &Snapshot{Time: time.Now(), Counters: map[string]float64{"c": f.n}}, nil
+	return &evidence.Snapshot{Time: time.Now(), Counters: map[string]float64{"c": f.n}}, nil
 }
 
 // flakyWaits is the wait profile of the same server, on its own
@@ -337,7 +337,7 @@ func (w *flakyWaits) Cut(context.Context) (map[string]float64, error) {
 
 func TestACollectorWhoseConnectionIsLostComesBackAndLeavesAGap(t *testing.T) {
 	f := &flaky{}
-	c := New([]Sampler{f}, &flakyWaits{src: f})
+	c := New([]evidence.Sampler{f}, &flakyWaits{src: f})
 	c.Classify = func(err error) db.ErrorClass { return db.ErrorClass{ConnLost: errors.Is(err, errLost)} }
 	c.minBackoff = 0 // restart at every boundary
 	if w := c.Start(context.Background()); len(w) != 0 {
@@ -354,7 +354,7 @@ func TestACollectorWhoseConnectionIsLostComesBackAndLeavesAGap(t *testing.T) {
 	}
 	res := c.Stop(-1, "", time.Time{})
 
-	s := res.Series[KindServer]
+	s := res.Series[evidence.KindServer]
 	var seqs []int
 	for _, p := range s.Intervals {
 		seqs = append(seqs, p.Seq)
@@ -362,7 +362,7 @@ func TestACollectorWhoseConnectionIsLostComesBackAndLeavesAGap(t *testing.T) {
 	if fmt.Sprint(seqs) != "[0 1 5 6]" {
 		t.Errorf("points at %v, want 0 and 1, then 5 and 6 after the baseline taken on reconnecting at 4", seqs)
 	}
-	want := []results.Gap{{FirstSeq: 2, LastSeq: 4, From: 2, To: 5, Reason: "its connection was lost", Error: "connection lost"}}
+	want := []evidence.Gap{{FirstSeq: 2, LastSeq: 4, From: 2, To: 5, Reason: "its connection was lost", Error: "connection lost"}}
 	if fmt.Sprint(s.Gaps) != fmt.Sprint(want) {
 		t.Errorf("gaps %+v, want %+v", s.Gaps, want)
 	}
@@ -389,7 +389,7 @@ type hanging struct {
 	hang atomic.Bool
 }
 
-func (h *hanging) Sample(ctx context.Context) (*Snapshot, error) {
+func (h *hanging) Sample(ctx context.Context) (*evidence.Snapshot, error) {
 	if h.hang.Load() {
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -399,7 +399,7 @@ func (h *hanging) Sample(ctx context.Context) (*Snapshot, error) {
 
 func TestASamplerThatStopsAnsweringNeverHoldsTheRun(t *testing.T) {
 	h := &hanging{fake: fake{step: 1}}
-	c := New([]Sampler{h}, nil)
+	c := New([]evidence.Sampler{h}, nil)
 	c.timeout = 50 * time.Millisecond
 	c.Start(context.Background())
 	c.Begin(time.Now())
@@ -415,7 +415,7 @@ func TestASamplerThatStopsAnsweringNeverHoldsTheRun(t *testing.T) {
 		c.Boundary(seq, "measure", time.Now())
 	}
 	begin := time.Now()
-	s := c.Stop(-1, "", time.Time{}).Series[KindServer]
+	s := c.Stop(-1, "", time.Time{}).Series[evidence.KindServer]
 	// Each sample gives up after the timeout and one stuck sampler is
 	// not restarted on every late boundary: generous on a busy machine.
 	if d := time.Since(begin); d > 20*time.Second {
@@ -430,7 +430,7 @@ func TestASamplerThatStopsAnsweringNeverHoldsTheRun(t *testing.T) {
 // sample timeout (the runner's budget after a run on a stalled server).
 func TestStopWaitsNoLongerThanStopWait(t *testing.T) {
 	h := &hanging{fake: fake{step: 1}}
-	c := New([]Sampler{h}, nil)
+	c := New([]evidence.Sampler{h}, nil)
 	c.timeout = time.Hour
 	c.StopWait = 50 * time.Millisecond
 	c.Start(context.Background())

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/selfcost"
 )
 
@@ -38,9 +38,9 @@ func (LocalSource) Local() bool { return true }
 func (LocalSource) ReadFile(_ context.Context, path string) ([]byte, error) { return os.ReadFile(path) }
 
 func init() {
-	Register(Kind{Name: KindOS, Order: 10, InAll: true, Title: "Operating system", Layout: results.LayoutHost,
+	Register(Kind{Name: KindOS, Order: 10, InAll: true, Title: "Operating system", Layout: evidence.LayoutHost,
 		Help: "the client host's CPU, disks, memory and run queue from /proc", Needs: "Linux",
-		Sampler: func(env *Env) Sampler { return &OS{Src: LocalSource{}, DBLocal: env.DB.Target().Local()} }})
+		Sampler: func(env *Env) evidence.Sampler { return &OS{Src: LocalSource{}, DBLocal: env.DB.Target().Local()} }})
 }
 
 // OS samples CPU, context switches, reschedule interrupts, run queue,
@@ -78,10 +78,10 @@ func (o *OS) Start(ctx context.Context) error {
 func (o *OS) Stop() error { return nil }
 
 // Describe implements Sampler.
-func (o *OS) Describe(s *results.Series) {
+func (o *OS) Describe(s *evidence.Series) {
 	s.Source = "/proc (stat, meminfo, diskstats, interrupts) on the " + o.Src.Name() + " host"
 	if o.Src.Local() {
-		s.Describes = results.DescribesClientHost
+		s.Describes = evidence.DescribesClientHost
 	} else {
 		s.Describes = "remote host " + o.Src.Name()
 	}
@@ -93,11 +93,11 @@ func (o *OS) Describe(s *results.Series) {
 var cpuCols = []string{"user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"}
 
 // Sample implements Sampler.
-func (o *OS) Sample(ctx context.Context) (*Snapshot, error) {
+func (o *OS) Sample(ctx context.Context) (*evidence.Snapshot, error) {
 	if o.Src == nil {
 		o.Src = LocalSource{}
 	}
-	snap := &Snapshot{Time: time.Now(), Counters: map[string]float64{}, Gauges: map[string]float64{}}
+	snap := &evidence.Snapshot{Time: time.Now(), Counters: map[string]float64{}, Gauges: map[string]float64{}}
 	stat, err := o.Src.ReadFile(ctx, o.root()+"/stat")
 	if err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ func (o *OS) Sample(ctx context.Context) (*Snapshot, error) {
 
 // parseStat reads /proc/stat: per-CPU jiffies (hidden counters, turned
 // into percentages by Derive), context switches and the run queue.
-func parseStat(b []byte, snap *Snapshot) {
+func parseStat(b []byte, snap *evidence.Snapshot) {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -153,7 +153,7 @@ func parseStat(b []byte, snap *Snapshot) {
 }
 
 // parseMeminfo reads used and cached memory as free(1) computes them.
-func parseMeminfo(b []byte, snap *Snapshot) {
+func parseMeminfo(b []byte, snap *evidence.Snapshot) {
 	kb := map[string]float64{}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
@@ -186,7 +186,7 @@ func parseMeminfo(b []byte, snap *Snapshot) {
 
 // parseDiskstats reads /proc/diskstats for whole block devices (not
 // partitions, loop or ram devices).
-func parseDiskstats(b []byte, snap *Snapshot) {
+func parseDiskstats(b []byte, snap *evidence.Snapshot) {
 	type row struct {
 		name string
 		f    []float64
@@ -248,7 +248,7 @@ func isPartition(name string, names map[string]bool) bool {
 
 // Derive implements Deriver: CPU shares in percent (total and per CPU) and
 // the iostat averages per device.
-func (o *OS) Derive(prev, cur *Snapshot, values map[string]float64) {
+func (o *OS) Derive(prev, cur *evidence.Snapshot, values map[string]float64) {
 	secs := cur.Time.Sub(prev.Time).Seconds()
 	for k := range cur.Counters {
 		if !strings.HasPrefix(k, "_cpu") || !strings.HasSuffix(k, ".user") {

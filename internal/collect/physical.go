@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/results"
 )
 
@@ -26,43 +27,6 @@ func init() {
 // leaf page, so that --collect all stays cheap on large data.
 const AutoDetailedBelow = 64 << 20
 
-// SampleAbovePages is the index size, in pages, above which sampled mode
-// reads a sample of the pages rather than all of them (SQL Server's
-// SAMPLED reads every page of an index below 10,000 pages). It is a
-// variable so that a test can sample a small index.
-var SampleAbovePages int64 = 10_000
-
-// SamplePages is how many pages sampled mode reads of an index of pages
-// pages: 1%, but at least 100 and never more than the index.
-func SamplePages(pages int64) int64 {
-	return min(pages, max(100, pages/100))
-}
-
-// PhysicalReader is a db.DB whose engine can say how its tables and
-// indexes are stored: the engine's package implements it on its DB, and
-// the physical collector finds it by type assertion.
-type PhysicalReader interface {
-	// PreparePhysical readies conn's database for measuring (PostgreSQL
-	// creates pgstattuple where the user may). It returns what the
-	// measurements read (the run's physical.source) and a line for each
-	// thing the engine cannot give and why.
-	PreparePhysical(ctx context.Context, conn db.Conn) (source string, notes []string)
-	// Physical measures table and each of its indexes in mode (one of
-	// results.PhysicalModes): the table first, then its indexes by name.
-	// Each item records its method, the pages it read and its time; an
-	// item that could not be measured carries its Error.
-	Physical(ctx context.Context, conn db.Conn, table, mode string) ([]results.PhysicalItem, error)
-}
-
-// PhysicalStatsChanger is a PhysicalReader whose sampled and detailed
-// modes change what the optimizer knows (InnoDB's ANALYZE TABLE): auto
-// keeps it in limited mode, so that the default evidence does not change
-// the experiment.
-type PhysicalStatsChanger interface {
-	// PhysicalChangesStats names what changes the statistics.
-	PhysicalChangesStats() string
-}
-
 // PhysicalMode resolves --physical: "" or auto picks detailed when the
 // tables' and indexes' bytes (total, -1 when unknown) are below
 // AutoDetailedBelow and limited otherwise, and says why; an explicit mode
@@ -70,7 +34,7 @@ type PhysicalStatsChanger interface {
 // modes change in the optimizer's statistics: auto then stays limited.
 func PhysicalMode(flag string, total int64, changesStats string) (mode, reason string, err error) {
 	switch flag {
-	case results.PhysicalLimited, results.PhysicalSampled, results.PhysicalDetailed:
+	case evidence.PhysicalLimited, evidence.PhysicalSampled, evidence.PhysicalDetailed:
 		return flag, "", nil
 	case "", "auto":
 	default:
@@ -79,13 +43,13 @@ func PhysicalMode(flag string, total int64, changesStats string) (mode, reason s
 	lim := results.HumanBytes(AutoDetailedBelow)
 	switch {
 	case changesStats != "":
-		return results.PhysicalLimited, fmt.Sprintf("auto: on this engine sampled and detailed run %s, which changes the optimizer's statistics, so limited (no leaf page read); ask --physical sampled or detailed for leaf figures", changesStats), nil
+		return evidence.PhysicalLimited, fmt.Sprintf("auto: on this engine sampled and detailed run %s, which changes the optimizer's statistics, so limited (no leaf page read); ask --physical sampled or detailed for leaf figures", changesStats), nil
 	case total < 0:
-		return results.PhysicalLimited, "auto: the tables' size is unknown, so limited (no leaf page read)", nil
+		return evidence.PhysicalLimited, "auto: the tables' size is unknown, so limited (no leaf page read)", nil
 	case total < AutoDetailedBelow:
-		return results.PhysicalDetailed, fmt.Sprintf("auto: the tables and indexes (%s) are below %s, so detailed", results.HumanBytes(total), lim), nil
+		return evidence.PhysicalDetailed, fmt.Sprintf("auto: the tables and indexes (%s) are below %s, so detailed", results.HumanBytes(total), lim), nil
 	default:
-		return results.PhysicalLimited, fmt.Sprintf("auto: the tables and indexes (%s) are %s or more, so limited (no leaf page read); ask --physical sampled or detailed for leaf figures", results.HumanBytes(total), lim), nil
+		return evidence.PhysicalLimited, fmt.Sprintf("auto: the tables and indexes (%s) are %s or more, so limited (no leaf page read); ask --physical sampled or detailed for leaf figures", results.HumanBytes(total), lim), nil
 	}
 }
 
@@ -105,8 +69,8 @@ type Physical struct {
 // measured when the engine cannot or the workload names no tables; the
 // collector is then nil.
 func NewPhysical(d db.DB, tables []string, mode, reason, workload string) (*Physical, *results.Physical) {
-	rep := &results.Physical{Mode: mode, ModeReason: reason, Before: []results.PhysicalItem{}, After: []results.PhysicalItem{}}
-	if _, ok := d.(PhysicalReader); !ok {
+	rep := &results.Physical{Mode: mode, ModeReason: reason, Before: []evidence.PhysicalItem{}, After: []evidence.PhysicalItem{}}
+	if _, ok := d.(evidence.PhysicalReader); !ok {
 		rep.Unavailable = fmt.Sprintf("the %s engine cannot say how its tables are stored", d.Target().Kind)
 		return nil, rep
 	}
@@ -119,7 +83,7 @@ func NewPhysical(d db.DB, tables []string, mode, reason, workload string) (*Phys
 
 // Before prepares the database and measures every table on conn.
 func (p *Physical) Before(ctx context.Context, conn db.Conn) {
-	pr := p.DB.(PhysicalReader)
+	pr := p.DB.(evidence.PhysicalReader)
 	p.Report.Source, p.Report.Notes = pr.PreparePhysical(ctx, conn)
 	start := time.Now()
 	p.Report.Before = p.measure(ctx, conn)
@@ -139,13 +103,13 @@ func (p *Physical) AfterFailed(err error) {
 	p.Report.AfterError = oneLine(err.Error())
 }
 
-func (p *Physical) measure(ctx context.Context, conn db.Conn) []results.PhysicalItem {
-	pr := p.DB.(PhysicalReader)
-	out := []results.PhysicalItem{}
+func (p *Physical) measure(ctx context.Context, conn db.Conn) []evidence.PhysicalItem {
+	pr := p.DB.(evidence.PhysicalReader)
+	out := []evidence.PhysicalItem{}
 	for _, t := range p.Tables {
 		items, err := pr.Physical(ctx, conn, t, p.Report.Mode)
 		if err != nil {
-			out = append(out, results.PhysicalItem{Table: t, Error: oneLine(err.Error())})
+			out = append(out, evidence.PhysicalItem{Table: t, Error: oneLine(err.Error())})
 			continue
 		}
 		out = append(out, items...)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/workload"
 )
@@ -178,7 +179,7 @@ func (pc *PlanCheck) Before(ctx context.Context, conn db.Conn) []results.Stateme
 		if len(sp.Plans) > 1 {
 			sp.Flags = append(sp.Flags, FlagParameterSensitive)
 		}
-		if gp, ok := pc.DB.(GenericPlanner); ok && sp.Error == "" && len(st.Params) > 0 && !st.OneShot {
+		if gp, ok := pc.DB.(evidence.GenericPlanner); ok && sp.Error == "" && len(st.Params) > 0 && !st.OneShot {
 			g, err := genericPlan(ctx, gp, conn, st, i, rng)
 			if err != nil {
 				sp.Error = "generic plan: " + oneLine(err.Error())
@@ -243,7 +244,7 @@ func (pc *PlanCheck) AfterFailed(err error) []results.StatementPlans {
 
 // genericPlan asks the engine for the generic plan of statement i, with
 // random draws of its parameters.
-func genericPlan(ctx context.Context, gp GenericPlanner, conn db.Conn, st workload.Statement, i int, rng *rand.Rand) (*results.GenericPlan, error) {
+func genericPlan(ctx context.Context, gp evidence.GenericPlanner, conn db.Conn, st workload.Statement, i int, rng *rand.Rand) (*results.GenericPlan, error) {
 	draw := func() []any {
 		v := make([]any, len(st.Params))
 		for k, p := range st.Params {
@@ -291,33 +292,10 @@ func Fingerprint(shape string) string {
 	return hex.EncodeToString(h[:8])
 }
 
-// Explainer is a db.DB whose engine can show the plan of a statement: the
-// engine's package implements it on its DB, and the plan check finds it by
-// type assertion.
-type Explainer interface {
-	// Explain returns the normalized plan of sql (with $1..$n
-	// placeholders) for the parameter values args, run on conn: the plan's
-	// shape (operations, tables, indexes, join order) without estimates,
-	// costs or values, so that equal plans give equal text.
-	Explain(ctx context.Context, conn db.Conn, sql string, args []any) (string, error)
-}
-
-// GenericPlanner is an Explainer whose engine may run a prepared statement
-// with one generic plan for all parameter values instead of a plan for each
-// (PostgreSQL's plan cache, after five executions).
-type GenericPlanner interface {
-	Explainer
-	// GenericPlan prepares sql on conn under name as the clients do,
-	// explains executions of it with values from draw as the server chooses
-	// their plan, and then its generic plan. It returns the generic plan's
-	// normalized shape and whether the server chose the generic plan.
-	GenericPlan(ctx context.Context, conn db.Conn, name, sql string, draw func() []any) (shape string, chosen bool, err error)
-}
-
 // Explain returns the normalized plan of sql (with $1..$n placeholders) for
 // the parameter values args, as the engine gives it (Explainer).
 func Explain(ctx context.Context, d db.DB, conn db.Conn, sql string, args []any) (string, error) {
-	e, ok := d.(Explainer)
+	e, ok := d.(evidence.Explainer)
 	if !ok {
 		return "", fmt.Errorf("this engine cannot explain statements")
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/evidence"
 )
 
 // A Kind is a collector that --collect can name. Each registers itself
@@ -35,11 +36,11 @@ type Kind struct {
 	// gauges on the run's intervals: it returns the sampler for the run's
 	// environment, or nil where there is nothing to sample (the engine
 	// has no such counters).
-	Sampler func(env *Env) Sampler
+	Sampler func(env *Env) evidence.Sampler
 	// Waits, when set, makes the collector the run's wait profile: it
 	// returns the profiler, or nil where the engine has none. It is made
 	// after every sampler, which it may look up (Env.Sampler).
-	Waits func(env *Env) WaitProfiler
+	Waits func(env *Env) evidence.WaitProfiler
 	// A kind with neither runs around the measured phase rather than on
 	// its intervals (the plan check: PlanCheck), made by the run itself.
 }
@@ -50,12 +51,12 @@ type Env struct {
 	// AppName is the name the harness's sessions carry (db.Tagger), empty
 	// when they carry none.
 	AppName  string
-	samplers map[string]Sampler
+	samplers map[string]evidence.Sampler
 }
 
 // Sampler returns the sampler made for the collector name in this run, or
 // nil.
-func (e *Env) Sampler(name string) Sampler { return e.samplers[name] }
+func (e *Env) Sampler(name string) evidence.Sampler { return e.samplers[name] }
 
 var (
 	regMu sync.RWMutex
@@ -181,8 +182,8 @@ func Help() string {
 // sessions carry (db.Tagger), used to find them in the server's session
 // list.
 func For(d db.DB, m map[string]bool, appName string) *Collector {
-	env := &Env{DB: d, AppName: appName, samplers: map[string]Sampler{}}
-	var samplers []Sampler
+	env := &Env{DB: d, AppName: appName, samplers: map[string]evidence.Sampler{}}
+	var samplers []evidence.Sampler
 	for _, k := range Kinds() {
 		if !m[k.Name] || k.Sampler == nil {
 			continue
@@ -192,7 +193,7 @@ func For(d db.DB, m map[string]bool, appName string) *Collector {
 			samplers = append(samplers, s)
 		}
 	}
-	var waits WaitProfiler
+	var waits evidence.WaitProfiler
 	for _, k := range Kinds() {
 		if m[k.Name] && k.Waits != nil && waits == nil {
 			waits = k.Waits(env)

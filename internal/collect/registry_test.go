@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/evidence"
 )
 
 // loadavg is a collector as a new one would be added: one file that
@@ -16,15 +16,15 @@ type loadavg struct{ n float64 }
 func (l *loadavg) Name() string                { return "loadavg" }
 func (l *loadavg) Start(context.Context) error { return nil }
 func (l *loadavg) Stop() error                 { return nil }
-func (l *loadavg) Describe(s *results.Series)  { s.Source = "a test counter" }
-func (l *loadavg) Sample(context.Context) (*Snapshot, error) {
+func (l *loadavg) Describe(s *evidence.Series) { s.Source = "a test counter" }
+func (l *loadavg) Sample(context.Context) (*evidence.Snapshot, error) {
 	l.n++
-	return &Snapshot{Time: time.Now(), Counters: map[string]float64{"ticks": l.n}}, nil
+	return &evidence.Snapshot{Time: time.Now(), Counters: map[string]float64{"ticks": l.n}}, nil
 }
 
 func init() {
 	Register(Kind{Name: "loadavg", Order: 25, Title: "Load", Help: "a test counter", Needs: "nothing real",
-		Sampler: func(env *Env) Sampler {
+		Sampler: func(env *Env) evidence.Sampler {
 			if env.AppName == "no-loadavg" {
 				return nil // where there is nothing to sample
 			}
@@ -83,7 +83,7 @@ func TestRegisterRefusesBadKinds(t *testing.T) {
 		{Name: "all", Help: "reserved"},
 		{Name: "a,b", Help: "a list"},
 		{Name: "nohelp"},
-		{Name: "both", Help: "x", Sampler: func(*Env) Sampler { return nil }, Waits: func(*Env) WaitProfiler { return nil }},
+		{Name: "both", Help: "x", Sampler: func(*Env) evidence.Sampler { return nil }, Waits: func(*Env) evidence.WaitProfiler { return nil }},
 	} {
 		func() {
 			defer func() {

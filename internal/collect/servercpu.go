@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/procfs"
 	"github.com/dbharness/dbharness/internal/results"
 )
@@ -44,29 +45,6 @@ func init() {
 		Needs: "perf (Debian linux-perf), root or CAP_PERFMON, and the server on this host"})
 }
 
-// ServerProcess names a database server's main process on this host.
-type ServerProcess struct {
-	PID int
-	// Names are the command names (/proc/PID/comm) the server's process
-	// carries; the process is checked against them before it is profiled,
-	// so that a PID from another host or container is not taken for it.
-	Names []string
-	// Children says that its child processes are part of the server
-	// (PostgreSQL's backends and background processes); a process's
-	// threads are always included.
-	Children bool
-	// What describes it, e.g. "PostgreSQL postmaster".
-	What string
-}
-
-// ServerProcessFinder is a db.DB whose engine can find its server's main
-// process on this host, asking the server through a connection. An engine
-// whose server runs inside dbharness (SQLite) returns an error that says
-// so.
-type ServerProcessFinder interface {
-	ServerProcess(ctx context.Context) (ServerProcess, error)
-}
-
 // ServerCPU profiles the processes of a database server on this host with
 // perf record on the software cpu-clock event (hardware counters are not
 // available on every machine, virtual ones often lack them). Start starts
@@ -86,7 +64,7 @@ type ServerCPU struct {
 	MaxData int64
 
 	path   string
-	server ServerProcess
+	server evidence.ServerProcess
 	from   float64 // the measured phase's start on CLOCK_MONOTONIC
 	what   string
 	dir    string
@@ -139,7 +117,7 @@ func (p *ServerCPU) Method() string {
 // error is one line saying why there will be no profile; the run goes on
 // without it.
 func (p *ServerCPU) Start(ctx context.Context) error {
-	f, ok := p.DB.(ServerProcessFinder)
+	f, ok := p.DB.(evidence.ServerProcessFinder)
 	if !ok {
 		return fmt.Errorf("the %s engine cannot name its server's process", p.DB.Target().Kind)
 	}
@@ -479,7 +457,7 @@ func (c *capped) String() string {
 
 // processTree checks the server's process and returns its PID followed,
 // where its children belong to the server, by theirs.
-func processTree(sp ServerProcess) ([]int, error) {
+func processTree(sp evidence.ServerProcess) ([]int, error) {
 	comm, err := procComm(sp.PID)
 	if err != nil {
 		return nil, fmt.Errorf("the server's process %d is not a process on this host", sp.PID)

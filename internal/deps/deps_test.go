@@ -6,8 +6,9 @@
 //	results → analysis → report
 //
 // with one package per engine under db (db/postgres, ...) plugging into db
-// and collect, named only by db/all; measure, runphase, redact and the
-// other leaves are shared by both chains.
+// and implementing the evidence contract (evidence, which collect reads and
+// results stores), named only by db/all; measure, runphase, redact, procfs
+// and the other leaves are shared by both chains.
 //
 // Each package's allowed imports are listed below. A new package, or a
 // new edge between packages, fails this test until it is added here on
@@ -57,7 +58,7 @@ var allowed = map[string][]string{
 
 	// What a run produced, and what reads it: results, analysis and
 	// report know no database and no driver.
-	"internal/results":    {"internal/datadir", "internal/histogram", "internal/hostinfo", "internal/measure", "internal/redact", "internal/selfcost"},
+	"internal/results":    {"internal/datadir", "internal/evidence", "internal/histogram", "internal/hostinfo", "internal/measure", "internal/redact", "internal/selfcost"},
 	"internal/experiment": {"internal/analysis", "internal/results", "internal/runphase"},
 	// The storage probe (`dbharness io`) measures files, not a database.
 	"internal/iobench": {"internal/histogram", "internal/hostinfo", "internal/results"},
@@ -65,33 +66,39 @@ var allowed = map[string][]string{
 	// knows the size and the query, through db.TableScanner; the runner
 	// says how a run records the server.
 	"internal/tablescan": {"internal/db", "internal/histogram", "internal/hostinfo", "internal/results", "internal/runner"},
-	"internal/report":    {"internal/analysis", "internal/histogram", "internal/redact", "internal/report/svg", "internal/results", "internal/runphase"},
+	"internal/report":    {"internal/analysis", "internal/evidence", "internal/histogram", "internal/redact", "internal/report/svg", "internal/results", "internal/runphase"},
 
 	// The database core, the workloads, the driver and the evidence. None
 	// of them knows an engine: they ask the db.DB for capabilities.
 	"internal/db":         {"internal/datadir", "internal/evloop", "internal/redact"},
 	"internal/db/sqlconn": {"internal/db"},
+	// The evidence contract: what an engine's package implements on its
+	// db.DB for the collectors (server counters, waits, plans, storage,
+	// its server's process) and the values it returns. It knows no
+	// collector, workload or run.
+	"internal/evidence":   {"internal/db"},
 	"internal/workload":   {"internal/db"},
 	"internal/workload/*": {"internal/datagen", "internal/db", "internal/evloop", "internal/pgbexpr", "internal/sqlparams", "internal/wlfile", "internal/workload"},
 	"internal/workload/all": {"internal/workload/file", "internal/workload/inserts", "internal/workload/null", "internal/workload/script",
 		"internal/workload/tpcb", "internal/workload/tpcc", "internal/workload/transtats"},
 	"internal/engine":  {"internal/db", "internal/evloop", "internal/histogram", "internal/measure", "internal/runphase", "internal/selfcost", "internal/workload"},
-	"internal/collect": {"internal/db", "internal/procfs", "internal/results", "internal/selfcost", "internal/workload"},
+	"internal/collect": {"internal/db", "internal/evidence", "internal/procfs", "internal/results", "internal/selfcost", "internal/workload"},
 	// The live figures for Prometheus: fed the engine's ticks (measure)
-	// and the collectors' points (results), knowing neither.
-	"internal/metrics": {"internal/measure", "internal/results"},
+	// and the collectors' points (evidence, results), knowing neither.
+	"internal/metrics": {"internal/evidence", "internal/measure", "internal/results"},
 
 	// One package per engine: it plugs into db (connections, dialect,
-	// catalog) and collect (server counters, waits, plans). Only db/all
-	// names them, and what must open a database imports db/all.
-	"internal/db/postgres": {"internal/collect", "internal/db", "internal/evloop", "internal/procfs", "internal/redact", "internal/results"},
-	"internal/db/mysql":    {"internal/collect", "internal/db", "internal/db/sqlconn", "internal/evloop", "internal/redact", "internal/results"},
-	"internal/db/sqlite":   {"internal/collect", "internal/db", "internal/db/sqlconn", "internal/results"},
+	// catalog) and implements evidence (server counters, waits, plans,
+	// storage), never knowing the collectors, the workloads or the run.
+	// Only db/all names them, and what must open a database imports db/all.
+	"internal/db/postgres": {"internal/db", "internal/evidence", "internal/evloop", "internal/procfs", "internal/redact"},
+	"internal/db/mysql":    {"internal/db", "internal/db/sqlconn", "internal/evidence", "internal/evloop", "internal/redact"},
+	"internal/db/sqlite":   {"internal/db", "internal/db/sqlconn", "internal/evidence"},
 	"internal/db/all":      {"internal/db/mysql", "internal/db/postgres", "internal/db/sqlite"},
 	"internal/testdb":      {"internal/db", "internal/db/all", "internal/measure", "internal/workload"},
 
 	// A run put together (runner), and an experiment of many (sweep).
-	"internal/runner": {"internal/collect", "internal/db", "internal/engine", "internal/hostinfo", "internal/metrics", "internal/report", "internal/results", "internal/workload"},
+	"internal/runner": {"internal/collect", "internal/db", "internal/engine", "internal/evidence", "internal/hostinfo", "internal/metrics", "internal/report", "internal/results", "internal/workload"},
 	"internal/sweep":  {"internal/experiment", "internal/results", "internal/runner"},
 
 	// The command line parses and prints; the binary registers the
@@ -101,10 +108,10 @@ var allowed = map[string][]string{
 	"cmd/dbharness":     {"internal/cli", "internal/db/all"},
 	"bench/pairs":       {"internal/selfcost"},
 	"bench/iofio":       {},
-	"bench/metricscost": {"internal/measure", "internal/metrics", "internal/results"},
+	"bench/metricscost": {"internal/evidence", "internal/measure", "internal/metrics"},
 	// collectcost -load runs a load as the binary does (cli.Main), so
 	// that the collectors it measures share the load's process.
-	"bench/collectcost": {"internal/cli", "internal/collect", "internal/db", "internal/db/all", "internal/db/postgres"},
+	"bench/collectcost": {"internal/cli", "internal/collect", "internal/db", "internal/db/all", "internal/db/postgres", "internal/evidence"},
 }
 
 // rule returns the allowed imports of pkg and the key that gave them.

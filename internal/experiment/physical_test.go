@@ -3,6 +3,7 @@ package experiment
 import (
 	"testing"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/results"
 )
 
@@ -10,8 +11,8 @@ func TestASweepPointHoldsTheMedianOfEachIndexAfterItsRuns(t *testing.T) {
 	idx, pk := "t_pkey", "t_other"
 	run := func(size int64, dens float64, frag *float64) *results.Run {
 		return &results.Run{Physical: &results.Physical{
-			Before: []results.PhysicalItem{{Table: "t", Index: &idx, Primary: true, SizeBytes: &size}},
-			After: []results.PhysicalItem{
+			Before: []evidence.PhysicalItem{{Table: "t", Index: &idx, Primary: true, SizeBytes: &size}},
+			After: []evidence.PhysicalItem{
 				{Table: "t"}, // a heap table: not an index, left out
 				{Table: "t", Index: &idx, Primary: true, SizeBytes: &size, LeafDensityPct: &dens, LeafFragmentationPct: frag},
 				{Table: "t", Index: &pk, Error: "could not read"},

@@ -28,6 +28,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/measure"
 	"github.com/dbharness/dbharness/internal/results"
 )
@@ -305,7 +306,7 @@ func (r *Run) OnTick(tk *measure.Tick) {
 	r.cpu += tk.CPU
 }
 
-// OnPoint takes a collector's interval (a results.Point, or the wait
+// OnPoint takes a collector's interval (a evidence.Point, or the wait
 // profile's results.WaitInterval) as the collectors hand them out. It
 // keeps copies of the interval's maps: the collector goes on owning them
 // (its Stop drops the rates that stayed zero) while a scrape may read the
@@ -317,9 +318,9 @@ func (r *Run) OnPoint(kind string, _ int, v any) {
 	r.s.mu.Lock()
 	defer r.s.mu.Unlock()
 	switch p := v.(type) {
-	case results.Point:
+	case evidence.Point:
 		r.rates[kind], r.values[kind] = maps.Clone(p.Rates), maps.Clone(p.Values)
-	case *results.Point:
+	case *evidence.Point:
 		r.rates[kind], r.values[kind] = maps.Clone(p.Rates), maps.Clone(p.Values)
 	case results.WaitInterval:
 		r.values[kind] = maps.Clone(p.Shares)

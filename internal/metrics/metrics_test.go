@@ -13,9 +13,9 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/measure"
 	"github.com/dbharness/dbharness/internal/metrics"
-	"github.com/dbharness/dbharness/internal/results"
 )
 
 func hist(us ...int64) *hdr.Histogram {
@@ -88,7 +88,7 @@ func TestTheTicksAndPointsOfARunAreExportedAsCountersGaugesAndHistograms(t *test
 	r.OnTick(&measure.Tick{Phase: "measure", Ops: []measure.OpTick{{Hist: hist(1000, 1000, 3000), Errors: 2, Retries: 1, Late: 1}, {Hist: hist(70_000)}},
 		ErrorClasses: map[string]int64{"sqlstate:40": 2}, Down: 1, Waiting: 1, Reconnects: 3, Lag: hist(10, 20), CPU: 250 * time.Millisecond})
 	r.OnTick(&measure.Tick{Phase: "measure", Ops: []measure.OpTick{{Hist: hist(1500)}, {Hist: hist()}}})
-	pt := results.Point{Rates: map[string]float64{"xact_commit": 42}, Values: map[string]float64{"hit_pct": 99.5}}
+	pt := evidence.Point{Rates: map[string]float64{"xact_commit": 42}, Values: map[string]float64{"hit_pct": 99.5}}
 	r.OnPoint("server", 1, pt)
 	// The collector goes on owning its point's maps (its Stop drops the
 	// rates that stayed zero, while a scrape may be reading): the run

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runphase"
 )
@@ -243,7 +244,7 @@ func errorsCSV(w *csvWriter, r *results.Run) error {
 
 // seriesCSV writes a collector's series in long form: one row per interval
 // and counter, kind "rate" (per second) or "value" (gauge or derived).
-func seriesCSV(w *csvWriter, runID string, s *results.Series) error {
+func seriesCSV(w *csvWriter, runID string, s *evidence.Series) error {
 	if err := w.Write([]string{"run_id", "seq", "phase", "t_s", "seconds", "kind", "name", "value"}); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/results"
 )
 
@@ -20,7 +21,7 @@ func Evidence(w io.Writer, r *results.Run) {
 	// Hosts first, then the waits, then the counters of the server and
 	// of any other collector.
 	for _, n := range r.Collect.Names() {
-		if s := r.Collect.Get(n); layoutOf(n, s) == results.LayoutHost {
+		if s := r.Collect.Get(n); layoutOf(n, s) == evidence.LayoutHost {
 			osLine(&b, s)
 		}
 	}
@@ -29,7 +30,7 @@ func Evidence(w io.Writer, r *results.Run) {
 		coverageLine(&b, "wait", r.WaitsCoverage(r.Waits), len(r.Waits.Intervals) > 0)
 	}
 	for _, n := range r.Collect.Names() {
-		if s := r.Collect.Get(n); layoutOf(n, s) != results.LayoutHost {
+		if s := r.Collect.Get(n); layoutOf(n, s) != evidence.LayoutHost {
 			counterLine(&b, r, n, s)
 		}
 	}
@@ -54,7 +55,7 @@ func Evidence(w io.Writer, r *results.Run) {
 
 // measureMean is the time-weighted mean of a value over the measured
 // intervals.
-func measureMean(s *results.Series, key string, rate bool) (float64, bool) {
+func measureMean(s *evidence.Series, key string, rate bool) (float64, bool) {
 	var sum, secs float64
 	found := false
 	for _, p := range s.Intervals {
@@ -82,7 +83,7 @@ func measureMean(s *results.Series, key string, rate bool) (float64, bool) {
 	return sum / secs, true
 }
 
-func osLine(w io.Writer, s *results.Series) {
+func osLine(w io.Writer, s *evidence.Series) {
 	where := s.Describes
 	if s.DBLocal != nil {
 		if *s.DBLocal {
@@ -135,14 +136,14 @@ func waitLine(w io.Writer, ws *results.Waits) {
 }
 
 // layoutOf is how series s of collector name is drawn (results.Layout*).
-func layoutOf(name string, s *results.Series) string {
+func layoutOf(name string, s *evidence.Series) string {
 	_, l := s.TitleAndLayout(name)
 	return l
 }
 
 // counterLine prints the headline figures of collector name's series, what
 // of the run it did not cover, and what it could not measure.
-func counterLine(w io.Writer, r *results.Run, name string, s *results.Series) {
+func counterLine(w io.Writer, r *results.Run, name string, s *evidence.Series) {
 	cov := r.SeriesCoverage(s)
 	var parts []string
 	for _, h := range s.HeadlinesOf(name) {
@@ -183,32 +184,32 @@ func uncovered(c results.Coverage) string {
 // h.Show says; false when its counter or value is missing. Figures per
 // transaction divide by the transactions of the intervals the series
 // covered (cov).
-func headlineValue(r *results.Run, s *results.Series, cov results.Coverage, h results.Headline) (string, bool) {
+func headlineValue(r *results.Run, s *evidence.Series, cov results.Coverage, h evidence.Headline) (string, bool) {
 	tx := float64(cov.Transactions)
 	switch h.Show {
-	case results.ShowBytesPerTx:
+	case evidence.ShowBytesPerTx:
 		if v, ok := s.Totals[h.Key]; ok && tx > 0 {
 			return byteSize(v / tx), true
 		}
-	case results.ShowMeanPct:
+	case evidence.ShowMeanPct:
 		if v, ok := measureMean(s, h.Key, false); ok {
 			return fmt.Sprintf("%.2f%%", v), true
 		}
-	case results.ShowMean:
+	case evidence.ShowMean:
 		if v, ok := measureMean(s, h.Key, false); ok {
 			return fmt.Sprintf("%.1f", v), true
 		}
-	case results.ShowCount:
+	case evidence.ShowCount:
 		if v, ok := s.Totals[h.Key]; ok && v > 0 {
 			return fmt.Sprintf("%.0f", v), true
 		}
-	case results.ShowLast:
+	case evidence.ShowLast:
 		if len(s.Intervals) > 0 {
 			if v, ok := s.Intervals[len(s.Intervals)-1].Values[h.Key]; ok {
 				return fmt.Sprintf("%.1f", v), true
 			}
 		}
-	case results.ShowWaits:
+	case evidence.ShowWaits:
 		if n, ok := s.Totals[h.Key+".acquired"]; ok && n > 0 {
 			waited := s.Totals[h.Key+".waited"]
 			return fmt.Sprintf("%.0f taken, %.0f waited (%.1f%%), %.3f ms average", n, waited,

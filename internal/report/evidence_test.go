@@ -6,14 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/results"
 )
 
 func TestTheEvidenceBlockShowsCPUWaitsLogBytesAndPlanFlags(t *testing.T) {
 	local := true
 	r := &results.Run{Summary: results.Summary{Transactions: 1000},
-		Collect: &results.Collect{Series: map[string]*results.Series{
-			"os": {Describes: "client host", DBLocal: &local, Intervals: []results.Point{
+		Collect: &results.Collect{Series: map[string]*evidence.Series{
+			"os": {Describes: "client host", DBLocal: &local, Intervals: []evidence.Point{
 				{Phase: "warmup", Seconds: 1, Values: map[string]float64{"cpu.user_pct": 99}},
 				{Phase: "measure", Seconds: 1, Values: map[string]float64{"cpu.user_pct": 40, "cpu.system_pct": 10, "cpu.idle_pct": 50, "run_queue": 2},
 					Rates: map[string]float64{"ctxt": 1000, "resched_ipis": 100}},
@@ -78,25 +79,25 @@ func TestTheEvidenceBlockNeverPrintsAHeaderAlone(t *testing.T) {
 // A series that describes its own headline figures is shown from that
 // description alone: the report knows no engine's counter names.
 func TestTheServerLineShowsTheFiguresTheSeriesDescribes(t *testing.T) {
-	s := &results.Series{
+	s := &evidence.Series{
 		Totals: map[string]float64{"log.bytes": 4096000, "fails": 3, "idle": 0, "latch.acquired": 10, "latch.waited": 4, "latch.wait_s": 0.02},
-		Intervals: []results.Point{
+		Intervals: []evidence.Point{
 			{Phase: "warmup", Seconds: 1, Values: map[string]float64{"hits_pct": 10, "busy": 9}},
 			{Phase: "measure", Seconds: 1, Values: map[string]float64{"hits_pct": 99, "busy": 2, "size_mb": 1.25}},
 			{Phase: "measure", Seconds: 1, Values: map[string]float64{"hits_pct": 97, "busy": 3, "size_mb": 2.5}},
 		},
-		Headlines: []results.Headline{
-			{Label: "log {}/transaction", Key: "log.bytes", Show: results.ShowBytesPerTx},
-			{Label: "hits {}", Key: "hits_pct", Show: results.ShowMeanPct},
-			{Label: "busy {}", Key: "busy", Show: results.ShowMean},
-			{Label: "{} failures", Key: "fails", Show: results.ShowCount},
-			{Label: "{} idle", Key: "idle", Show: results.ShowCount},
-			{Label: "latch: {}", Key: "latch", Show: results.ShowWaits},
-			{Label: "size {} MB", Key: "size_mb", Show: results.ShowLast},
-			{Label: "missing {}", Key: "nowhere", Show: results.ShowBytesPerTx},
+		Headlines: []evidence.Headline{
+			{Label: "log {}/transaction", Key: "log.bytes", Show: evidence.ShowBytesPerTx},
+			{Label: "hits {}", Key: "hits_pct", Show: evidence.ShowMeanPct},
+			{Label: "busy {}", Key: "busy", Show: evidence.ShowMean},
+			{Label: "{} failures", Key: "fails", Show: evidence.ShowCount},
+			{Label: "{} idle", Key: "idle", Show: evidence.ShowCount},
+			{Label: "latch: {}", Key: "latch", Show: evidence.ShowWaits},
+			{Label: "size {} MB", Key: "size_mb", Show: evidence.ShowLast},
+			{Label: "missing {}", Key: "nowhere", Show: evidence.ShowBytesPerTx},
 		},
 	}
-	r := &results.Run{Summary: results.Summary{Transactions: 1000}, Collect: &results.Collect{Series: map[string]*results.Series{"server": s}}}
+	r := &results.Run{Summary: results.Summary{Transactions: 1000}, Collect: &results.Collect{Series: map[string]*evidence.Series{"server": s}}}
 	var b bytes.Buffer
 	Evidence(&b, r)
 	want := "evidence:\n  server: log 4.0 kB/transaction, hits 98.00%, busy 2.5, 3 failures, latch: 10 taken, 4 waited (40.0%), 2.000 ms average, size 2.5 MB\n"
@@ -111,16 +112,16 @@ func TestTheServerLineShowsTheFiguresTheSeriesDescribes(t *testing.T) {
 // A collector the report has never heard of is summarised, drawn and
 // written out from what its series says about itself.
 func TestAnyCollectorsSeriesIsReported(t *testing.T) {
-	pts := []results.Point{
+	pts := []evidence.Point{
 		{Seq: 0, Phase: "measure", T: 1, Seconds: 1, Rates: map[string]float64{"net.retrans": 5, "net.segs": 900}, Values: map[string]float64{"loss_pct": 0.5}},
 		{Seq: 1, Phase: "measure", T: 2, Seconds: 1, Rates: map[string]float64{"net.retrans": 7, "net.segs": 1100}, Values: map[string]float64{"loss_pct": 0.7}},
 	}
-	s := &results.Series{Source: "/proc/net/snmp", Title: "Network", Layout: results.LayoutCounters, Intervals: pts,
+	s := &evidence.Series{Source: "/proc/net/snmp", Title: "Network", Layout: evidence.LayoutCounters, Intervals: pts,
 		Totals:    map[string]float64{"net.retrans": 12, "net.segs": 2000},
-		Headlines: []results.Headline{{Label: "{} retransmits", Key: "net.retrans", Show: results.ShowCount}},
+		Headlines: []evidence.Headline{{Label: "{} retransmits", Key: "net.retrans", Show: evidence.ShowCount}},
 		Priority:  []string{"net.retrans"}}
 	r := buildRun(2, 0) // one point per interval
-	r.Collect = &results.Collect{Enabled: []string{"netstat"}, Series: map[string]*results.Series{"netstat": s}}
+	r.Collect = &results.Collect{Enabled: []string{"netstat"}, Series: map[string]*evidence.Series{"netstat": s}}
 	r.Waits, r.Plans = nil, nil
 
 	var b bytes.Buffer
@@ -154,13 +155,13 @@ func TestEvidenceFiguresAreOverTheIntervalsTheCollectorCovered(t *testing.T) {
 		}
 		r.Intervals = append(r.Intervals, results.Interval{Seq: seq, Phase: "measure", T: float64(seq + 1), Seconds: 1, Count: n})
 	}
-	s := &results.Series{Totals: map[string]float64{"log.bytes": 4 * 51200},
-		Headlines: []results.Headline{{Label: "log {}/transaction", Key: "log.bytes", Show: results.ShowBytesPerTx}},
-		Gaps:      []results.Gap{{FirstSeq: 2, LastSeq: 3, From: 2, To: 4, Reason: "its connection was lost"}}}
+	s := &evidence.Series{Totals: map[string]float64{"log.bytes": 4 * 51200},
+		Headlines: []evidence.Headline{{Label: "log {}/transaction", Key: "log.bytes", Show: evidence.ShowBytesPerTx}},
+		Gaps:      []evidence.Gap{{FirstSeq: 2, LastSeq: 3, From: 2, To: 4, Reason: "its connection was lost"}}}
 	for _, seq := range []int{0, 1, 4, 5} {
-		s.Intervals = append(s.Intervals, results.Point{Seq: seq, Phase: "measure", Seconds: 1, Rates: map[string]float64{"log.bytes": 51200}})
+		s.Intervals = append(s.Intervals, evidence.Point{Seq: seq, Phase: "measure", Seconds: 1, Rates: map[string]float64{"log.bytes": 51200}})
 	}
-	r.Collect = &results.Collect{Enabled: []string{"server"}, Series: map[string]*results.Series{"server": s}}
+	r.Collect = &results.Collect{Enabled: []string{"server"}, Series: map[string]*evidence.Series{"server": s}}
 	var b bytes.Buffer
 	Evidence(&b, r)
 	want := "evidence:\n" +

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/report/svg"
 	"github.com/dbharness/dbharness/internal/results"
 )
@@ -34,7 +35,7 @@ func evidenceSections(r *results.Run, bands []svg.Band, markers []svg.Marker) ([
 		}
 		title, layout := s.TitleAndLayout(n)
 		draw := countersSection
-		if layout == results.LayoutHost {
+		if layout == evidence.LayoutHost {
 			draw = hostSection
 		}
 		sec, err := draw(r, n, title, s, bands, markers)
@@ -68,7 +69,7 @@ func evidenceSections(r *results.Run, bands []svg.Band, markers []svg.Marker) ([
 
 // seriesFacts describes where a collector's numbers come from, and what
 // of the run they do not cover.
-func seriesFacts(r *results.Run, s *results.Series) []kv {
+func seriesFacts(r *results.Run, s *evidence.Series) []kv {
 	var f []kv
 	if s.Source != "" {
 		f = append(f, kv{"source", s.Source})
@@ -101,7 +102,7 @@ func coverageFact(f []kv, c results.Coverage) []kv {
 
 // pointSeries reads one key of a collector's points as a line: rates when
 // rate is true, else values; NaN where the point lacks it.
-func pointSeries(s *results.Series, key string, rate bool) (xs, ys []float64, any bool) {
+func pointSeries(s *evidence.Series, key string, rate bool) (xs, ys []float64, any bool) {
 	for _, p := range s.Intervals {
 		m := p.Values
 		if rate {
@@ -119,7 +120,7 @@ func pointSeries(s *results.Series, key string, rate bool) (xs, ys []float64, an
 }
 
 // keysOf lists the keys of a collector's rates (or values) seen in any point.
-func keysOf(s *results.Series, rate bool) []string {
+func keysOf(s *evidence.Series, rate bool) []string {
 	seen := map[string]bool{}
 	for _, p := range s.Intervals {
 		m := p.Values
@@ -147,7 +148,7 @@ func renderChart(ch interface{ Render() ([]byte, error) }, title, note string) (
 }
 
 // hostSection draws a series of LayoutHost.
-func hostSection(r *results.Run, name, title string, s *results.Series, bands []svg.Band, markers []svg.Marker) (section, error) {
+func hostSection(r *results.Run, name, title string, s *evidence.Series, bands []svg.Band, markers []svg.Marker) (section, error) {
 	sec := section{ID: name, Title: title, Facts: seriesFacts(r, s), ChartsFirst: true,
 		Intro: "CPU, disk and memory of the host, sampled on the run's intervals (same time axis as above)."}
 	c, ok, err := cpuChart(r, s, "CPU", bands, markers)
@@ -243,7 +244,7 @@ func hostSection(r *results.Run, name, title string, s *results.Series, bands []
 
 // cpuChart draws a host series' CPU split, stacked to 100 %, titled
 // title; false when the series has no CPU figures.
-func cpuChart(r *results.Run, s *results.Series, title string, bands []svg.Band, markers []svg.Marker) (chart, bool, error) {
+func cpuChart(r *results.Run, s *evidence.Series, title string, bands []svg.Band, markers []svg.Marker) (chart, bool, error) {
 	var xs []float64
 	for _, p := range s.Intervals {
 		xs = append(xs, p.T)
@@ -335,7 +336,7 @@ func serverRank(priority []string, k string) int {
 }
 
 // countersSection draws a series of LayoutCounters.
-func countersSection(r *results.Run, name, title string, s *results.Series, bands []svg.Band, markers []svg.Marker) (section, error) {
+func countersSection(r *results.Run, name, title string, s *evidence.Series, bands []svg.Band, markers []svg.Marker) (section, error) {
 	sec := section{ID: name, Title: title, Facts: seriesFacts(r, s), ChartsFirst: true,
 		Intro: title + " per second on the run's intervals, on a log scale (their magnitudes differ); every counter is in the table and the run JSON."}
 	keys := keysOf(s, true)
@@ -575,7 +576,7 @@ func plansSection(plans []results.StatementPlans) section {
 
 // measuredMean is the mean of one value (or rate) of a collector over the
 // measured phase.
-func measuredMean(s *results.Series, key string, rate bool) (float64, bool) {
+func measuredMean(s *evidence.Series, key string, rate bool) (float64, bool) {
 	sum, n := 0.0, 0
 	for _, p := range s.Intervals {
 		if p.Phase == "warmup" {
@@ -601,7 +602,7 @@ func evidenceSummary(r *results.Run) []string {
 	var out []string
 	for _, n := range r.Collect.Names() {
 		s := r.Collect.Get(n)
-		if layoutOf(n, s) != results.LayoutHost {
+		if layoutOf(n, s) != evidence.LayoutHost {
 			continue
 		}
 		var parts []string

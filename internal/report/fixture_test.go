@@ -10,6 +10,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/histogram"
 	"github.com/dbharness/dbharness/internal/hostinfo"
 	"github.com/dbharness/dbharness/internal/results"
@@ -147,8 +148,8 @@ func buildRun(n, warm int) *results.Run {
 func withEvidence(r *results.Run) *results.Run {
 	rng := rand.New(rand.NewPCG(7, 8))
 	local := true
-	osS := &results.Series{Source: "/proc on the local host", Describes: "client host", DBLocal: &local, Totals: map[string]float64{}}
-	srv := &results.Series{Source: "pg_stat_database, pg_stat_wal", Describes: "database server postgres://u:xxxxx@h/db",
+	osS := &evidence.Series{Source: "/proc on the local host", Describes: "client host", DBLocal: &local, Totals: map[string]float64{}}
+	srv := &evidence.Series{Source: "pg_stat_database, pg_stat_wal", Describes: "database server postgres://u:xxxxx@h/db",
 		Unavailable: []string{"pg_stat_wal.wal_write_time, wal_sync_time: track_wal_io_timing is off"}, Totals: map[string]float64{}}
 	waits := &results.Waits{Method: "pg_stat_activity sampled every 100 ms", Unit: "samples"}
 	events := []string{"CPU", "LWLock:WALWrite", "IO:WALSync", "Lock:transactionid", "Client:ClientRead"}
@@ -158,7 +159,7 @@ func withEvidence(r *results.Run) *results.Run {
 		user := 35 + 5*rng.NormFloat64()
 		sys := 12 + 2*rng.NormFloat64()
 		iow := 6 + 2*rng.Float64()
-		osS.Intervals = append(osS.Intervals, results.Point{Seq: iv.Seq, Phase: iv.Phase, T: iv.T, Seconds: iv.Seconds,
+		osS.Intervals = append(osS.Intervals, evidence.Point{Seq: iv.Seq, Phase: iv.Phase, T: iv.T, Seconds: iv.Seconds,
 			Rates: map[string]float64{"disk.sda.read_mb": 0.5 * rng.Float64(), "disk.sda.write_mb": tps * 0.012, "disk.sda.writes": tps * 1.1, "ctxt": tps * 9, "resched_ipis": tps * 0.3},
 			Values: map[string]float64{"cpu.user_pct": user, "cpu.system_pct": sys, "cpu.iowait_pct": iow, "cpu.idle_pct": 100 - user - sys - iow - 1,
 				"cpu.steal_pct":     1,
@@ -166,7 +167,7 @@ func withEvidence(r *results.Run) *results.Run {
 		if iv.Seq%2 == 0 { // the collector leaves out steal when there is none
 			delete(osS.Intervals[len(osS.Intervals)-1].Values, "cpu.steal_pct")
 		}
-		srv.Intervals = append(srv.Intervals, results.Point{Seq: iv.Seq, Phase: iv.Phase, T: iv.T, Seconds: iv.Seconds,
+		srv.Intervals = append(srv.Intervals, evidence.Point{Seq: iv.Seq, Phase: iv.Phase, T: iv.T, Seconds: iv.Seconds,
 			Rates: map[string]float64{"pg_stat_database.xact_commit": tps, "pg_stat_database.blks_hit": tps * 14, "pg_stat_database.blks_read": tps * 0.3,
 				"pg_stat_wal.wal_bytes": tps * 900, "pg_stat_database.tup_updated": tps * 3},
 			Values: map[string]float64{"pg_stat_database.hit_pct": 97 + 2*rng.Float64()}})
@@ -195,7 +196,7 @@ func withEvidence(r *results.Run) *results.Run {
 	for _, e := range events {
 		waits.Events = append(waits.Events, results.WaitShare{Event: e, Weight: math.Round(weights[e]), Share: weights[e] / waits.Total})
 	}
-	r.Collect = &results.Collect{Enabled: []string{"os", "server", "waits", "plans"}, Series: map[string]*results.Series{"os": osS, "server": srv}}
+	r.Collect = &results.Collect{Enabled: []string{"os", "server", "waits", "plans"}, Series: map[string]*evidence.Series{"os": osS, "server": srv}}
 	r.Waits = waits
 	r.Plans = []results.StatementPlans{
 		{Statement: "update_accounts", SQL: "UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2",

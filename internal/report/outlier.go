@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runphase"
 )
@@ -154,12 +155,12 @@ func waitEvidence(w *results.Waits, seq int) []scored {
 // rateEvidence lists the counters of a collector whose rate in interval
 // seq is at least twice their mean over the rest of the measured phase (or
 // that moved there only).
-func rateEvidence(name string, s *results.Series, seq int) []scored {
+func rateEvidence(name string, s *evidence.Series, seq int) []scored {
 	if s == nil {
 		return nil
 	}
 	sum, secs := map[string]float64{}, 0.0
-	var at *results.Point
+	var at *evidence.Point
 	for i := range s.Intervals {
 		p := &s.Intervals[i]
 		if p.Phase != runphase.Measure {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/results"
 )
 
@@ -19,15 +20,15 @@ var physicalNum = []bool{false, false, false, true, true, true, true, true, true
 // physicalRows is a row per item and measurement (before, then after).
 func physicalRows(p *results.Physical) [][]string {
 	var rows [][]string
-	add := func(when string, it *results.PhysicalItem) {
+	add := func(when string, it *evidence.PhysicalItem) {
 		if it.Error != "" {
 			rows = append(rows, []string{it.Name(), it.Kind(), when, "error: " + it.Error, "", "", "", "", "", "", "", "", "", it.Method})
 			return
 		}
-		rows = append(rows, []string{it.Name(), it.Kind(), when, results.BytesText(it.SizeBytes), results.Int64Text(it.Pages),
-			results.Int64Text(it.LeafPages), results.Int64Text(it.Depth), results.PctText(it.LeafDensityPct),
-			results.PctText(it.LeafFragmentationPct), results.Int64Text(it.DeadRows), results.BytesText(it.FreeBytes),
-			results.Int64Text(it.PagesRead), results.SecondsText(it.Seconds), it.Method})
+		rows = append(rows, []string{it.Name(), it.Kind(), when, results.BytesText(it.SizeBytes), evidence.Int64Text(it.Pages),
+			evidence.Int64Text(it.LeafPages), evidence.Int64Text(it.Depth), evidence.PctText(it.LeafDensityPct),
+			evidence.PctText(it.LeafFragmentationPct), evidence.Int64Text(it.DeadRows), results.BytesText(it.FreeBytes),
+			evidence.Int64Text(it.PagesRead), results.SecondsText(it.Seconds), it.Method})
 	}
 	for i := range p.Before {
 		add("before", &p.Before[i])
@@ -81,7 +82,7 @@ func physicalTable(p *results.Physical, withMethod bool) (head []string, num []b
 func physicalMethods(p *results.Physical) string {
 	var parts []string
 	seen := map[string]bool{}
-	for _, l := range [][]results.PhysicalItem{p.Before, p.After} {
+	for _, l := range [][]evidence.PhysicalItem{p.Before, p.After} {
 		for _, it := range l {
 			if k := it.Name() + ": " + it.Method; it.Method != "" && !seen[k] {
 				seen[k] = true
@@ -164,7 +165,7 @@ func physicalSummary(p *results.Physical) []string {
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s %s, leaf density %s, fragmentation %s", it.Name(), results.BytesText(it.SizeBytes),
-			results.PctText(it.LeafDensityPct), results.PctText(it.LeafFragmentationPct)))
+			evidence.PctText(it.LeafDensityPct), evidence.PctText(it.LeafFragmentationPct)))
 	}
 	if len(parts) == 0 {
 		return nil
@@ -209,8 +210,8 @@ func physicalDiffSection(ds []results.PhysicalDiff) section {
 	t := table{Head: []string{"item", "kind", "size A", "size B", "leaf density A", "leaf density B", "leaf frag. A", "leaf frag. B"},
 		Num: []bool{false, false, true, true, true, true, true, true}}
 	for _, d := range ds {
-		sa, da, fa := d.A.Compared()
-		sb, db, fb := d.B.Compared()
+		sa, da, fa := results.PhysicalCompared(d.A)
+		sb, db, fb := results.PhysicalCompared(d.B)
 		t.Rows = append(t.Rows, []string{d.Key, d.Kind, sa, sb, da, db, fa, fb})
 	}
 	sec.Tables = append(sec.Tables, t)
@@ -229,7 +230,7 @@ func sweepPhysicalRows(series []sweepSeries) [][]string {
 		for _, p := range s.points {
 			for _, x := range p.Physical {
 				rows = append(rows, []string{orDash(s.label), strconv.Itoa(p.Clients), x.Key, x.Kind, results.BytesText(x.SizeBytes),
-					results.PctText(x.LeafDensityPct), results.PctText(x.LeafFragmentationPct)})
+					evidence.PctText(x.LeafDensityPct), evidence.PctText(x.LeafFragmentationPct)})
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/results"
 )
 
@@ -14,14 +15,14 @@ func str(s string) *string { return &s }
 // physicalRun is a run whose primary key was measured before and after
 // it, on an engine that cannot say how its leaves are ordered.
 func physicalRun(density float64, size int64) *results.Run {
-	pk := func(d float64, sz int64) results.PhysicalItem {
-		return results.PhysicalItem{Table: "inserts", Index: str("inserts_pkey"), Primary: true, SizeBytes: i64(sz), Pages: i64(sz / 8192),
+	pk := func(d float64, sz int64) evidence.PhysicalItem {
+		return evidence.PhysicalItem{Table: "inserts", Index: str("inserts_pkey"), Primary: true, SizeBytes: i64(sz), Pages: i64(sz / 8192),
 			LeafPages: i64(sz/8192 - 1), Depth: i64(2), LeafDensityPct: f64(d), Method: "pgstatindex", PagesRead: i64(sz / 8192), Seconds: 0.0021}
 	}
-	table := results.PhysicalItem{Table: "inserts", SizeBytes: i64(1 << 20), Pages: i64(128), Method: "pgstattuple", PagesRead: i64(128), Seconds: 0.003}
+	table := evidence.PhysicalItem{Table: "inserts", SizeBytes: i64(1 << 20), Pages: i64(128), Method: "pgstattuple", PagesRead: i64(128), Seconds: 0.003}
 	return &results.Run{Physical: &results.Physical{Mode: "detailed", ModeReason: "auto: small", Source: "pg_class, pgstattuple",
 		Notes:  []string{"leaf order unknown here"},
-		Before: []results.PhysicalItem{table, pk(90, 1<<19)}, After: []results.PhysicalItem{table, pk(density, size)}}}
+		Before: []evidence.PhysicalItem{table, pk(90, 1<<19)}, After: []evidence.PhysicalItem{table, pk(density, size)}}}
 }
 
 func TestThePhysicalMeasurementIsInTheSummaryTheReportAndMarkdown(t *testing.T) {

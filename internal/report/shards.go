@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/report/svg"
 	"github.com/dbharness/dbharness/internal/results"
 )
@@ -118,12 +119,12 @@ func shardHostCost(sh results.ShardResult) (string, []string) {
 }
 
 // shardHostSeries is a shard's series of its own host, or nil.
-func shardHostSeries(sh results.ShardResult) *results.Series {
+func shardHostSeries(sh results.ShardResult) *evidence.Series {
 	if sh.Evidence == nil {
 		return nil
 	}
 	for _, n := range sh.Evidence.Collect.Names() {
-		if s := sh.Evidence.Collect.Get(n); layoutOf(n, s) == results.LayoutHost && len(s.Intervals) > 0 {
+		if s := sh.Evidence.Collect.Get(n); layoutOf(n, s) == evidence.LayoutHost && len(s.Intervals) > 0 {
 			return s
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/results"
 )
 
@@ -73,11 +74,11 @@ func TestAGroupsShardsShowInTheTextAndTheHTMLReport(t *testing.T) {
 
 // hostSeries is an os collector's series of a client host over n
 // intervals, idle idlePct and run queue queue throughout.
-func hostSeries(n int, idlePct, queue float64) *results.Series {
-	s := &results.Series{Source: "/proc (stat, meminfo, diskstats) on the local host", Describes: results.DescribesClientHost,
-		Title: "Operating system", Layout: results.LayoutHost}
+func hostSeries(n int, idlePct, queue float64) *evidence.Series {
+	s := &evidence.Series{Source: "/proc (stat, meminfo, diskstats) on the local host", Describes: evidence.DescribesClientHost,
+		Title: "Operating system", Layout: evidence.LayoutHost}
 	for k := range n {
-		s.Intervals = append(s.Intervals, results.Point{Seq: k, Phase: "measure", T: float64(k + 1), Seconds: 1,
+		s.Intervals = append(s.Intervals, evidence.Point{Seq: k, Phase: "measure", T: float64(k + 1), Seconds: 1,
 			Rates:  map[string]float64{"ctxt": 1000},
 			Values: map[string]float64{"cpu.user_pct": 60 - idlePct/2, "cpu.system_pct": 40 - idlePct/2, "cpu.idle_pct": idlePct, "run_queue": queue}})
 	}
@@ -100,7 +101,7 @@ func TestAGroupsShardHostsShowSideBySideWithTheSaturatedOneWarned(t *testing.T) 
 	zero := 0
 	r.Group.EvidenceShard, r.Group.EvidenceNote = &zero, "the database's evidence is shard 0's, the lowest-index shard that completed; shard 1 sampled the same server"
 	r.Collect = &results.Collect{Enabled: []string{"os", "server"}}
-	r.Collect.Set("server", &results.Series{Source: "pg_stat_database", Describes: "database server", Intervals: []results.Point{
+	r.Collect.Set("server", &evidence.Series{Source: "pg_stat_database", Describes: "database server", Intervals: []evidence.Point{
 		{Seq: 0, Phase: "measure", T: 1, Seconds: 1, Rates: map[string]float64{"pg_stat_database.xact_commit": 400}}}})
 
 	var b bytes.Buffer

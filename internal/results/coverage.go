@@ -1,6 +1,10 @@
 package results
 
-import "math"
+import (
+	"math"
+
+	"github.com/dbharness/dbharness/internal/evidence"
+)
 
 // Coverage is the part of a run's measured phase that one collector's
 // evidence covers: the run's intervals its points span. A collector whose
@@ -31,7 +35,7 @@ type Stretch struct {
 func (c Coverage) Complete() bool { return len(c.Uncovered) == 0 }
 
 // SeriesCoverage is what series s covers of run r.
-func (r *Run) SeriesCoverage(s *Series) Coverage {
+func (r *Run) SeriesCoverage(s *evidence.Series) Coverage {
 	spans := make([]span, len(s.Intervals))
 	for i, p := range s.Intervals {
 		spans[i] = span{p.Seq, p.Span, p.Phase}
@@ -55,7 +59,7 @@ type span struct {
 	phase  string
 }
 
-func (r *Run) coverage(spans []span, gaps []Gap) Coverage {
+func (r *Run) coverage(spans []span, gaps []evidence.Gap) Coverage {
 	if len(r.Intervals) == 0 {
 		// A run saved without its intervals: nothing tells what was
 		// covered from what was not.
@@ -99,7 +103,7 @@ func (r *Run) coverage(spans []span, gaps []Gap) Coverage {
 }
 
 // gapReason is why interval seq was not covered.
-func gapReason(gaps []Gap, seq int) string {
+func gapReason(gaps []evidence.Gap, seq int) string {
 	for _, g := range gaps {
 		if seq >= g.FirstSeq && seq <= g.LastSeq {
 			return g.Reason

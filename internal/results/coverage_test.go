@@ -3,6 +3,8 @@ package results
 import (
 	"fmt"
 	"testing"
+
+	"github.com/dbharness/dbharness/internal/evidence"
 )
 
 func TestCoverageCountsOnlyTheIntervalsACollectorSpanned(t *testing.T) {
@@ -16,12 +18,14 @@ func TestCoverageCountsOnlyTheIntervalsACollectorSpanned(t *testing.T) {
 		}
 		r.Intervals = append(r.Intervals, Interval{Seq: seq, Phase: phase, T: float64(seq + 1), Seconds: 1, Count: 100})
 	}
-	pt := func(seq, span int) Point { return Point{Seq: seq, Span: span, Phase: r.Intervals[seq].Phase} }
-	s := &Series{
+	pt := func(seq, span int) evidence.Point {
+		return evidence.Point{Seq: seq, Span: span, Phase: r.Intervals[seq].Phase}
+	}
+	s := &evidence.Series{
 		// 3 and 4 were lost (a recorded gap); 6 was not sampled but 7
 		// spans it; 9, the last, was never sampled.
-		Intervals: []Point{pt(0, 0), pt(1, 0), pt(2, 0), pt(5, 0), pt(7, 2), pt(8, 0)},
-		Gaps:      []Gap{{FirstSeq: 3, LastSeq: 4, From: 3, To: 5, Reason: "its connection was lost"}},
+		Intervals: []evidence.Point{pt(0, 0), pt(1, 0), pt(2, 0), pt(5, 0), pt(7, 2), pt(8, 0)},
+		Gaps:      []evidence.Gap{{FirstSeq: 3, LastSeq: 4, From: 3, To: 5, Reason: "its connection was lost"}},
 	}
 	c := r.SeriesCoverage(s)
 	if c.Seconds != 6 || c.Of != 9 || c.Transactions != 600 {

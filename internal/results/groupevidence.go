@@ -14,14 +14,6 @@ import (
 // keeps the first per shard host, in its shards[] line (HostEvidence), and
 // the second once, from one shard (Group.EvidenceShard).
 
-// DescribesClientHost is what a series of the harness's own host says it
-// describes (Series.Describes): the os collector reading the local /proc.
-const DescribesClientHost = "client host"
-
-// ClientHostSide says whether a series describes the host the harness ran
-// on, rather than the database server every shard shares.
-func (s *Series) ClientHostSide() bool { return s != nil && s.Describes == DescribesClientHost }
-
 // HostEvidence is what one shard's own host showed during the run: the
 // harness's own cost there and the series of its host's collectors.
 type HostEvidence struct {

@@ -8,6 +8,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/histogram"
 )
 
@@ -131,8 +132,8 @@ func TestAGroupKeepsEachShardHostsEvidenceAndTheDatabasesOnce(t *testing.T) {
 		r.Summary.ClientCPUSeconds, r.Summary.HostIdlePct, r.Summary.HostSaturated = float64(i+1), &idle, i == 0
 		r.ClientSeconds = []float64{float64(10*i + 1), float64(10*i + 2)}
 		r.Collect = &Collect{Enabled: []string{"os", "server"}}
-		r.Collect.Set("os", &Series{Describes: DescribesClientHost, Intervals: []Point{{Seq: 0, Values: map[string]float64{"cpu.idle_pct": idle}}}})
-		r.Collect.Set("server", &Series{Describes: "database server", Intervals: []Point{{Seq: 0, Rates: map[string]float64{"xact_commit": float64(100 + i)}}}})
+		r.Collect.Set("os", &evidence.Series{Describes: evidence.DescribesClientHost, Intervals: []evidence.Point{{Seq: 0, Values: map[string]float64{"cpu.idle_pct": idle}}}})
+		r.Collect.Set("server", &evidence.Series{Describes: "database server", Intervals: []evidence.Point{{Seq: 0, Rates: map[string]float64{"xact_commit": float64(100 + i)}}}})
 		r.Waits = &Waits{Method: "shard " + string(rune('a'+i))}
 	}
 	g, _, err := MergeShards(&Group{Name: "g", Shards: 3}, runs, hists)

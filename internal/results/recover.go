@@ -12,6 +12,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/histogram"
 )
 
@@ -175,7 +176,7 @@ func (s *Store) fillEvidence(ctx context.Context, r *Run) error {
 		return err
 	}
 	defer rows.Close()
-	pts := map[string][]Point{}
+	pts := map[string][]evidence.Point{}
 	var waitPts []WaitInterval
 	for rows.Next() {
 		var kind, js string
@@ -190,7 +191,7 @@ func (s *Store) fillEvidence(ctx context.Context, r *Run) error {
 			waitPts = append(waitPts, w)
 			continue
 		}
-		var p Point
+		var p evidence.Point
 		if err := json.Unmarshal([]byte(js), &p); err != nil {
 			return fmt.Errorf("run %s: damaged %s evidence: %v", r.RunID, kind, err)
 		}
@@ -240,12 +241,12 @@ func (s *Store) fillEvidence(ctx context.Context, r *Run) error {
 
 // seriesFrom returns the series with the stored points (and their measured
 // totals, from the rates) when it has none of its own.
-func seriesFrom(s *Series, pts []Point) *Series {
+func seriesFrom(s *evidence.Series, pts []evidence.Point) *evidence.Series {
 	if len(pts) == 0 || (s != nil && len(s.Intervals) > 0) {
 		return s
 	}
 	if s == nil {
-		s = &Series{}
+		s = &evidence.Series{}
 	}
 	s.Intervals = pts
 	s.Totals = map[string]float64{}

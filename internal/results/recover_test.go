@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/dbharness/dbharness/internal/evidence"
 )
 
 // deadPID returns the process id of a process that has ended.
@@ -31,8 +33,8 @@ func testRecover(t *testing.T, loc string) {
 	r.Status, r.Ops, r.Summary, r.ErrorClasses = StatusRunning, nil, Summary{}, nil
 	// os and a collector the store knows nothing about: both are series.
 	r.Collect = &Collect{Enabled: []string{"os", "waits", "netstat"}}
-	r.Collect.Set("os", &Series{Source: "/proc", Intervals: []Point{}})
-	r.Collect.Set("netstat", &Series{Source: "/proc/net/snmp", Intervals: []Point{}})
+	r.Collect.Set("os", &evidence.Series{Source: "/proc", Intervals: []evidence.Point{}})
+	r.Collect.Set("netstat", &evidence.Series{Source: "/proc/net/snmp", Intervals: []evidence.Point{}})
 	r.Waits = &Waits{Method: "sampled", Unit: "samples", Events: []WaitShare{}}
 	ivs := r.Intervals
 	if err := s.Save(r); err != nil {
@@ -43,7 +45,7 @@ func testRecover(t *testing.T, loc string) {
 			t.Fatal(err)
 		}
 	}
-	pt := Point{Seq: 0, Phase: "measure", T: 1, Seconds: 1, Rates: map[string]float64{"cpu.user": 40}}
+	pt := evidence.Point{Seq: 0, Phase: "measure", T: 1, Seconds: 1, Rates: map[string]float64{"cpu.user": 40}}
 	wi := WaitInterval{Seq: 0, Phase: "measure", T: 1, Total: 10, Shares: map[string]float64{"CPU": 0.7, "IO:WALSync": 0.3}}
 	for _, kind := range []string{"os", "netstat"} {
 		if err := s.AddEvidence(r.RunID, kind, 0, pt); err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/histogram"
 	"github.com/dbharness/dbharness/internal/hostinfo"
 	"github.com/dbharness/dbharness/internal/runphase"
@@ -219,8 +220,8 @@ func TestLatencyKeysExistAsNullWhenNothingWasMeasured(t *testing.T) {
 
 func TestCollectKeepsEachCollectorsSeriesUnderItsName(t *testing.T) {
 	c := &Collect{Enabled: []string{"os", "server", "waits", "netstat"}, PlansNotChecked: "none"}
-	c.Set("netstat", &Series{Source: "/proc/net/snmp", Intervals: []Point{}})
-	c.Set("os", &Series{Source: "/proc", Intervals: []Point{}, Layout: LayoutHost})
+	c.Set("netstat", &evidence.Series{Source: "/proc/net/snmp", Intervals: []evidence.Point{}})
+	c.Set("os", &evidence.Series{Source: "/proc", Intervals: []evidence.Point{}, Layout: evidence.LayoutHost})
 	b, err := json.Marshal(c)
 	if err != nil {
 		t.Fatal(err)
@@ -244,25 +245,5 @@ func TestCollectKeepsEachCollectorsSeriesUnderItsName(t *testing.T) {
 		if err := json.Unmarshal([]byte(bad), &back); err == nil {
 			t.Errorf("%s read without an error", bad)
 		}
-	}
-}
-
-func TestOldSeriesGetTheirTitlesLayoutsAndHeadlines(t *testing.T) {
-	old := &Series{}
-	if ti, l := old.TitleAndLayout("os"); ti != "Operating system" || l != LayoutHost {
-		t.Errorf("os: %q %q", ti, l)
-	}
-	if ti, l := old.TitleAndLayout("netstat"); ti != "netstat" || l != LayoutCounters {
-		t.Errorf("netstat: %q %q", ti, l)
-	}
-	if len(old.HeadlinesOf("server")) == 0 || len(old.PriorityOf("server")) == 0 {
-		t.Error("an old server series lost its headlines")
-	}
-	if old.HeadlinesOf("netstat") != nil || old.PriorityOf("netstat") != nil {
-		t.Error("a series of another collector got the server's headlines")
-	}
-	own := &Series{Title: "Network", Layout: LayoutCounters, Headlines: []Headline{}}
-	if ti, _ := own.TitleAndLayout("os"); ti != "Network" || own.HeadlinesOf("server") == nil || len(own.HeadlinesOf("server")) != 0 {
-		t.Error("a series' own title and headlines do not win")
 	}
 }

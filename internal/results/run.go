@@ -18,6 +18,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/histogram"
 	"github.com/dbharness/dbharness/internal/hostinfo"
 	"github.com/dbharness/dbharness/internal/measure"
@@ -171,23 +172,9 @@ func (e *EngineInfo) UnmarshalJSON(b []byte) error {
 			e.Normalized = map[string]Setting{}
 		}
 		e.Normalized[k] = Setting{Value: float64(n * 8192), Unit: "bytes"}
-		e.Settings[k] = FormatBytes(n * 8192)
+		e.Settings[k] = evidence.FormatBytes(n * 8192)
 	}
 	return nil
-}
-
-// FormatBytes writes a byte count as PostgreSQL's SHOW does: the largest
-// unit that divides it exactly ("128MB", "8kB").
-func FormatBytes(b int64) string {
-	for _, u := range []struct {
-		name string
-		size int64
-	}{{"TB", 1 << 40}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"kB", 1 << 10}} {
-		if b != 0 && b%u.size == 0 {
-			return strconv.FormatInt(b/u.size, 10) + u.name
-		}
-	}
-	return strconv.FormatInt(b, 10) + "B"
 }
 
 // Latency maps "p50", "p90", "p95", "p99", "p99.9", "max", "mean" and

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dbharness/dbharness/internal/evidence"
 )
 
 // writerEnv, set to a store's location, makes the test binary a writer
@@ -55,7 +57,7 @@ func writeRuns(s *Store, w int) error {
 			if err := s.AddInterval(r.RunID, &iv, map[string]string{"op": tag}); err != nil {
 				return err
 			}
-			pt := Point{Seq: k, Phase: "measure", T: float64(k + 1), Seconds: 1, Rates: map[string]float64{"code": float64(code(w, i, k))}}
+			pt := evidence.Point{Seq: k, Phase: "measure", T: float64(k + 1), Seconds: 1, Rates: map[string]float64{"code": float64(code(w, i, k))}}
 			if err := s.AddEvidence(r.RunID, "os", k, pt); err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/engine"
+	evid "github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/workload"
 )
@@ -197,12 +198,12 @@ func (ev *evidence) startPhysical(ctx context.Context, flag string, run *results
 		}
 	}
 	changes := ""
-	if sc, ok := ev.d.(collect.PhysicalStatsChanger); ok {
+	if sc, ok := ev.d.(evid.PhysicalStatsChanger); ok {
 		changes = sc.PhysicalChangesStats()
 	}
 	mode, reason, err := collect.PhysicalMode(flag, total, changes)
 	if err != nil { // checked with the flags; kept safe here
-		mode, reason = results.PhysicalLimited, oneLine(err.Error())
+		mode, reason = evid.PhysicalLimited, oneLine(err.Error())
 	}
 	p, rep := collect.NewPhysical(ev.d, tables, mode, reason, run.Workload)
 	run.Physical = rep

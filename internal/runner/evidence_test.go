@@ -16,6 +16,7 @@ import (
 
 	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runner"
@@ -128,7 +129,7 @@ func startRun(t *testing.T, url string, kinds ...string) (*lines, chan<- struct{
 // and that the server's log bytes per transaction (headline, the counter
 // key) are computed over the intervals the collector covered.
 func restartDuringRun(t *testing.T, url string, down, up func(), headline, key string) {
-	out, stop, done := startRun(t, url, collect.KindServer, collect.KindWaits)
+	out, stop, done := startRun(t, url, evidence.KindServer, evidence.KindWaits)
 	out.await(t, 2+8, done) // the first line, the header and 2 s of intervals
 	down()
 	time.Sleep(time.Second)
@@ -147,7 +148,7 @@ func restartDuringRun(t *testing.T, url string, down, up func(), headline, key s
 	}
 	run, text := res.run, out.String()
 
-	s := run.Collect.Get(collect.KindServer)
+	s := run.Collect.Get(evidence.KindServer)
 	if s == nil {
 		t.Fatalf("no server series:\n%s", text)
 	}
@@ -213,7 +214,7 @@ func restartDuringRun(t *testing.T, url string, down, up func(), headline, key s
 
 // cameBack checks that a collector's points (at seqs) resumed after a gap
 // that none of them spans.
-func cameBack(t *testing.T, who string, seqs []int, gaps []results.Gap) {
+func cameBack(t *testing.T, who string, seqs []int, gaps []evidence.Gap) {
 	t.Helper()
 	if len(gaps) == 0 {
 		t.Errorf("%s: no gap recorded; points at %v", who, seqs)
@@ -251,7 +252,7 @@ func TestServerEvidenceComesBackAfterMariaDBRestarts(t *testing.T) {
 
 func TestAPlanCheckThatCannotConnectAfterTheRunSaysItFailed(t *testing.T) {
 	pg := testdb.PrivatePostgres(t)
-	out, stop, done := startRun(t, pg.URL(), collect.KindServer, collect.KindPlans)
+	out, stop, done := startRun(t, pg.URL(), evidence.KindServer, collect.KindPlans)
 	out.await(t, 2+4, done)
 	pg.Stop() // for good
 	out.await(t, out.count()+4, done)
@@ -287,7 +288,7 @@ func TestAPlanCheckThatCannotConnectAfterTheRunSaysItFailed(t *testing.T) {
 		t.Errorf("the report does not say the check after the run failed")
 	}
 	// The server collector never came back: its gap runs to the end.
-	s := run.Collect.Get(collect.KindServer)
+	s := run.Collect.Get(evidence.KindServer)
 	if cov := run.SeriesCoverage(s); len(cov.Uncovered) == 0 || cov.Uncovered[len(cov.Uncovered)-1].To != run.Intervals[len(run.Intervals)-1].T {
 		t.Errorf("coverage %+v, gaps %+v", cov, s.Gaps)
 	}

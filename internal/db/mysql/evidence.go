@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/evidence"
 )
 
 // GlobalStatus samples MySQL's and MariaDB's SHOW GLOBAL STATUS: the Com_*
@@ -42,7 +41,7 @@ func myGauge(name string) bool {
 }
 
 // Name implements Sampler.
-func (g *GlobalStatus) Name() string { return collect.KindServer }
+func (g *GlobalStatus) Name() string { return evidence.KindServer }
 
 // Start implements Sampler.
 func (g *GlobalStatus) Start(ctx context.Context) error {
@@ -64,7 +63,7 @@ func (g *GlobalStatus) Stop() error {
 }
 
 // Describe implements Sampler.
-func (g *GlobalStatus) Describe(s *results.Series) {
+func (g *GlobalStatus) Describe(s *evidence.Series) {
 	s.Source = "SHOW GLOBAL STATUS"
 	s.Describes = "database server " + g.DB.Target().String()
 	s.Headlines = myHeadlines
@@ -72,10 +71,10 @@ func (g *GlobalStatus) Describe(s *results.Series) {
 }
 
 // myHeadlines are the figures the report's summary singles out.
-var myHeadlines = []results.Headline{
-	{Label: "redo log {}/transaction (server-wide)", Key: "Innodb_os_log_written", Show: results.ShowBytesPerTx},
-	{Label: "buffer pool hits {}", Key: "Innodb_buffer_pool_hit_pct", Show: results.ShowMeanPct},
-	{Label: "threads running {}", Key: "Threads_running", Show: results.ShowMean},
+var myHeadlines = []evidence.Headline{
+	{Label: "redo log {}/transaction (server-wide)", Key: "Innodb_os_log_written", Show: evidence.ShowBytesPerTx},
+	{Label: "buffer pool hits {}", Key: "Innodb_buffer_pool_hit_pct", Show: evidence.ShowMeanPct},
+	{Label: "threads running {}", Key: "Threads_running", Show: evidence.ShowMean},
 }
 
 // myPriority are the counters the report ranks first.
@@ -84,14 +83,14 @@ var myPriority = []string{
 	"Innodb_os_log_written", "Innodb_row_lock_waits", "Innodb_rows_updated", "Innodb_rows_read",
 }
 
-// ServerSampler implements collect.ServerEvidence: SHOW GLOBAL STATUS.
-func (d *myDB) ServerSampler() collect.Sampler { return &GlobalStatus{DB: d} }
+// ServerSampler implements evidence.ServerEvidence: SHOW GLOBAL STATUS.
+func (d *myDB) ServerSampler() evidence.Sampler { return &GlobalStatus{DB: d} }
 
-// WaitProfiler implements collect.ServerEvidence: performance_schema or
+// WaitProfiler implements evidence.ServerEvidence: performance_schema or
 // the processlist (Waits), leaving out the session of server, the status
 // sampler, if it runs.
-func (d *myDB) WaitProfiler(_ string, server collect.Sampler) collect.WaitProfiler {
-	w := &Waits{DB: d, Period: collect.WaitPeriod}
+func (d *myDB) WaitProfiler(_ string, server evidence.Sampler) evidence.WaitProfiler {
+	w := &Waits{DB: d, Period: evidence.WaitPeriod}
 	if status, ok := server.(*GlobalStatus); ok {
 		w.Exclude = func(ctx context.Context) []int64 { return []int64{status.BackendID(ctx)} }
 	}
@@ -99,8 +98,8 @@ func (d *myDB) WaitProfiler(_ string, server collect.Sampler) collect.WaitProfil
 }
 
 // Sample implements Sampler.
-func (g *GlobalStatus) Sample(ctx context.Context) (*collect.Snapshot, error) {
-	snap := &collect.Snapshot{Time: time.Now(), Counters: map[string]float64{}, Gauges: map[string]float64{}}
+func (g *GlobalStatus) Sample(ctx context.Context) (*evidence.Snapshot, error) {
+	snap := &evidence.Snapshot{Time: time.Now(), Counters: map[string]float64{}, Gauges: map[string]float64{}}
 	rows, err := g.conn.Query(ctx, globalStatusQuery)
 	if err != nil {
 		return nil, err
@@ -125,11 +124,11 @@ func (g *GlobalStatus) Sample(ctx context.Context) (*collect.Snapshot, error) {
 }
 
 // Derive implements Deriver: the buffer pool hit ratio.
-func (g *GlobalStatus) Derive(prev, cur *collect.Snapshot, values map[string]float64) {
+func (g *GlobalStatus) Derive(prev, cur *evidence.Snapshot, values map[string]float64) {
 	d := func(k string) float64 { return cur.Counters[k] - prev.Counters[k] }
 	req, rd := d("Innodb_buffer_pool_read_requests"), d("Innodb_buffer_pool_reads")
 	if req > 0 {
-		values["Innodb_buffer_pool_hit_pct"] = collect.Round3(100 * (req - rd) / req)
+		values["Innodb_buffer_pool_hit_pct"] = evidence.Round3(100 * (req - rd) / req)
 	}
 }
 
@@ -237,7 +236,7 @@ type Waits struct {
 	// Exclude returns connection ids not to count (the collectors').
 	Exclude func(ctx context.Context) []int64
 
-	collect.WaitProfiler
+	evidence.WaitProfiler
 	// list: the first start picked the processlist, because of why (a
 	// restart keeps to the first choice, so the unit never changes within
 	// a run).
@@ -271,7 +270,7 @@ func (w *Waits) Start(ctx context.Context) error {
 			q += " AND ID <> " + strconv.FormatInt(id, 10)
 		}
 	}
-	sw := &collect.SampledWaits{DB: w.DB, Period: w.Period, Query: q,
+	sw := &evidence.SampledWaits{DB: w.DB, Period: w.Period, Query: q,
 		How: fmt.Sprintf("information_schema.processlist sampled every %s for the sessions on the target database (%s)", w.Period, w.why)}
 	if err := sw.Start(ctx); err != nil {
 		return err
@@ -315,11 +314,11 @@ func (g *GlobalStatus) BackendID(ctx context.Context) int64 {
 
 // The engine's optional capabilities, checked at compile time.
 var (
-	_ collect.ServerEvidence       = (*myDB)(nil)
-	_ collect.Explainer            = (*myDB)(nil)
-	_ db.Cataloger                 = (*myDB)(nil)
-	_ db.TableSizer                = (*myDB)(nil)
-	_ collect.PhysicalReader       = (*myDB)(nil)
-	_ collect.PhysicalStatsChanger = (*myDB)(nil)
-	_ db.LoopDB                    = (*myDB)(nil)
+	_ evidence.ServerEvidence       = (*myDB)(nil)
+	_ evidence.Explainer            = (*myDB)(nil)
+	_ db.Cataloger                  = (*myDB)(nil)
+	_ db.TableSizer                 = (*myDB)(nil)
+	_ evidence.PhysicalReader       = (*myDB)(nil)
+	_ evidence.PhysicalStatsChanger = (*myDB)(nil)
+	_ db.LoopDB                     = (*myDB)(nil)
 )

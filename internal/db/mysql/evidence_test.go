@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/db/mysql"
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/testdb"
 )
 
@@ -41,7 +41,7 @@ func TestTheMySQLCollectorsReadGlobalStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pt := collect.Point(g, a, b)
+	pt := evidence.NewPoint(g, a, b)
 	for _, k := range []string{"Com_insert", "Innodb_log_writes", "Innodb_buffer_pool_write_requests"} {
 		if pt.Rates[k] <= 0 {
 			t.Errorf("%s did not move: %+v", k, pt.Rates)

@@ -24,11 +24,11 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/evloop"
 
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/redact"
-	"github.com/dbharness/dbharness/internal/results"
 )
 
 type myDB struct {
@@ -261,7 +261,7 @@ func (d *myDB) Info(ctx context.Context) (db.Info, error) {
 		}
 		if mysqlByteSettings[k] {
 			info.Normalized[k] = db.Setting{Value: n, Unit: "bytes"}
-			info.Settings[k] = results.FormatBytes(int64(n))
+			info.Settings[k] = evidence.FormatBytes(int64(n))
 			continue
 		}
 		info.Normalized[k] = db.Setting{Value: n}

@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/evidence"
 )
 
-// PreparePhysical implements collect.PhysicalReader. InnoDB has no
+// PreparePhysical implements evidence.PhysicalReader. InnoDB has no
 // function that reads an index's pages for their order: leaf
 // fragmentation and depth are null on this engine.
 func (d *myDB) PreparePhysical(ctx context.Context, conn db.Conn) (string, []string) {
@@ -20,11 +20,11 @@ func (d *myDB) PreparePhysical(ctx context.Context, conn db.Conn) (string, []str
 	}
 }
 
-// PhysicalChangesStats implements collect.PhysicalStatsChanger: sampled
+// PhysicalChangesStats implements evidence.PhysicalStatsChanger: sampled
 // and detailed modes analyze the table.
 func (d *myDB) PhysicalChangesStats() string { return "ANALYZE TABLE" }
 
-// Physical implements collect.PhysicalReader. The table: its data
+// Physical implements evidence.PhysicalReader. The table: its data
 // (InnoDB's clustered index, which holds the rows) and free bytes from
 // information_schema.tables. Each index: its pages and leaf pages from
 // mysql.innodb_index_stats. Limited mode reads them as InnoDB last
@@ -33,14 +33,14 @@ func (d *myDB) PhysicalChangesStats() string { return "ANALYZE TABLE" }
 // leaf pages per index for its cardinality; detailed adds the leaf density
 // of the index's pages in the buffer pool. Pages read are null where the
 // server does not say how many it read (ANALYZE TABLE).
-func (d *myDB) Physical(ctx context.Context, conn db.Conn, table, mode string) ([]results.PhysicalItem, error) {
+func (d *myDB) Physical(ctx context.Context, conn db.Conn, table, mode string) ([]evidence.PhysicalItem, error) {
 	start := time.Now()
 	var pageSize int64
 	if _, err := db.QueryRow(ctx, conn, "SELECT CAST(@@innodb_page_size AS SIGNED)", nil, &pageSize); err != nil {
 		return nil, err
 	}
 	method := "information_schema.tables"
-	if mode != results.PhysicalLimited {
+	if mode != evidence.PhysicalLimited {
 		// ANALYZE TABLE answers with rows; an error comes as a row too.
 		rs, err := conn.Query(ctx, "ANALYZE TABLE "+table)
 		if err != nil {
@@ -72,11 +72,11 @@ func (d *myDB) Physical(ctx context.Context, conn db.Conn, table, mode string) (
 	if !found {
 		return nil, fmt.Errorf("table %s not found", table)
 	}
-	t := results.PhysicalItem{Table: table, SizeBytes: ptr(data), Pages: ptr(data / pageSize), FreeBytes: ptr(free), Method: method}
-	if mode == results.PhysicalLimited {
+	t := evidence.PhysicalItem{Table: table, SizeBytes: ptr(data), Pages: ptr(data / pageSize), FreeBytes: ptr(free), Method: method}
+	if mode == evidence.PhysicalLimited {
 		t.PagesRead = ptr(int64(0))
 	}
-	out := []results.PhysicalItem{t}
+	out := []evidence.PhysicalItem{t}
 
 	type stats struct {
 		size, leaves int64
@@ -115,7 +115,7 @@ func (d *myDB) Physical(ctx context.Context, conn db.Conn, table, mode string) (
 	}
 	dens := map[string]*float64{}
 	cached := map[string]int64{}
-	if mode == results.PhysicalDetailed {
+	if mode == evidence.PhysicalDetailed {
 		rs, err := conn.Query(ctx, `SELECT index_name, count(*), CAST(sum(data_size) AS SIGNED) FROM information_schema.innodb_buffer_page
 			WHERE table_name = concat('`+"`"+`', DATABASE(), '`+"`.`"+`', $1, '`+"`"+`') AND page_type = 'INDEX' GROUP BY index_name`, table)
 		if err != nil {
@@ -141,12 +141,12 @@ func (d *myDB) Physical(ctx context.Context, conn db.Conn, table, mode string) (
 	for _, idx := range order {
 		s := byIndex[idx]
 		name := idx
-		it := results.PhysicalItem{Table: table, Index: &name, Primary: idx == "PRIMARY", SizeBytes: ptr(s.size * pageSize), Pages: ptr(s.size),
+		it := evidence.PhysicalItem{Table: table, Index: &name, Primary: idx == "PRIMARY", SizeBytes: ptr(s.size * pageSize), Pages: ptr(s.size),
 			LeafPages: ptr(s.leaves), Method: "mysql.innodb_index_stats as of " + s.updated}
 		switch mode {
-		case results.PhysicalLimited:
+		case evidence.PhysicalLimited:
 			it.PagesRead = ptr(int64(0))
-		case results.PhysicalDetailed:
+		case evidence.PhysicalDetailed:
 			it.LeafDensityPct = dens[idx]
 			it.Method += fmt.Sprintf(", innodb_buffer_page (%d of %d pages cached)", cached[idx], s.size)
 		}

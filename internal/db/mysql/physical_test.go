@@ -4,8 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/dbharness/dbharness/internal/collect"
-	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/testdb"
 )
 
@@ -14,12 +13,12 @@ func TestInnoDBsPhysicalModesAgreeAndSayWhatInnoDBCannot(t *testing.T) {
 	ctx := context.Background()
 	testdb.Exec(t, c, "CREATE TABLE t (id binary(16) NOT NULL PRIMARY KEY, pad char(100), KEY t_pad (pad)) ENGINE=InnoDB",
 		"INSERT INTO t SELECT unhex(md5(seq)), 'x' FROM seq_1_to_20000")
-	pr := d.(collect.PhysicalReader)
-	if _, ok := d.(collect.PhysicalStatsChanger); !ok {
+	pr := d.(evidence.PhysicalReader)
+	if _, ok := d.(evidence.PhysicalStatsChanger); !ok {
 		t.Fatal("InnoDB's leaf modes analyze the table: auto must know it")
 	}
-	got := map[string][]results.PhysicalItem{}
-	for _, mode := range results.PhysicalModes {
+	got := map[string][]evidence.PhysicalItem{}
+	for _, mode := range evidence.PhysicalModes {
 		items, err := pr.Physical(ctx, c, "t", mode)
 		if err != nil {
 			t.Fatalf("%s: %v", mode, err)
@@ -31,7 +30,7 @@ func TestInnoDBsPhysicalModesAgreeAndSayWhatInnoDBCannot(t *testing.T) {
 	}
 	for i := range got["detailed"] {
 		l, s, dt := got["limited"][i], got["sampled"][i], got["detailed"][i]
-		for _, x := range []results.PhysicalItem{l, s, dt} {
+		for _, x := range []evidence.PhysicalItem{l, s, dt} {
 			// InnoDB cannot say: null, never 0.
 			if x.Depth != nil || x.LeafFragmentationPct != nil || x.Error != "" {
 				t.Errorf("%s: %+v", x.Method, x)

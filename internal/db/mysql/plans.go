@@ -9,7 +9,7 @@ import (
 	"github.com/dbharness/dbharness/internal/db"
 )
 
-// Explain implements collect.Explainer with EXPLAIN FORMAT=JSON.
+// Explain implements evidence.Explainer with EXPLAIN FORMAT=JSON.
 func (d *myDB) Explain(ctx context.Context, conn db.Conn, sql string, args []any) (string, error) {
 	doc, err := db.QueryString(ctx, conn, "EXPLAIN FORMAT=JSON "+sql, args...)
 	if err != nil {

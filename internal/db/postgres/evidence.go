@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/evidence"
 )
 
 // PgStat samples PostgreSQL's cumulative statistics: pg_stat_database (the
@@ -31,7 +30,7 @@ var pgGauges = map[string]bool{"pg_stat_database.numbackends": true}
 var pgSkip = map[string]bool{"pg_stat_database.datid": true}
 
 // Name implements Sampler.
-func (p *PgStat) Name() string { return collect.KindServer }
+func (p *PgStat) Name() string { return evidence.KindServer }
 
 // Start implements Sampler: it opens the sampler's connection and finds
 // which views this server has. The collector starts it again after its
@@ -83,7 +82,7 @@ func (p *PgStat) Stop() error {
 }
 
 // Describe implements Sampler.
-func (p *PgStat) Describe(s *results.Series) {
+func (p *PgStat) Describe(s *evidence.Series) {
 	s.Source = strings.Join(p.views, ", ")
 	s.Describes = "database server " + p.DB.Target().String()
 	s.Unavailable = append(s.Unavailable, p.unav...)
@@ -92,11 +91,11 @@ func (p *PgStat) Describe(s *results.Series) {
 }
 
 // pgHeadlines are the figures the report's summary singles out.
-var pgHeadlines = []results.Headline{
-	{Label: "WAL {}/transaction (server-wide)", Key: "pg_stat_wal.wal_bytes", Show: results.ShowBytesPerTx},
-	{Label: "buffer hits {}", Key: "pg_stat_database.hit_pct", Show: results.ShowMeanPct},
-	{Label: "temp {}/transaction", Key: "pg_stat_database.temp_bytes", Show: results.ShowBytesPerTx},
-	{Label: "{} deadlocks", Key: "pg_stat_database.deadlocks", Show: results.ShowCount},
+var pgHeadlines = []evidence.Headline{
+	{Label: "WAL {}/transaction (server-wide)", Key: "pg_stat_wal.wal_bytes", Show: evidence.ShowBytesPerTx},
+	{Label: "buffer hits {}", Key: "pg_stat_database.hit_pct", Show: evidence.ShowMeanPct},
+	{Label: "temp {}/transaction", Key: "pg_stat_database.temp_bytes", Show: evidence.ShowBytesPerTx},
+	{Label: "{} deadlocks", Key: "pg_stat_database.deadlocks", Show: evidence.ShowCount},
 }
 
 // pgPriority are the counters the report ranks first.
@@ -106,8 +105,8 @@ var pgPriority = []string{
 }
 
 // Sample implements Sampler.
-func (p *PgStat) Sample(ctx context.Context) (*collect.Snapshot, error) {
-	snap := &collect.Snapshot{Time: time.Now(), Counters: map[string]float64{}, Gauges: map[string]float64{}}
+func (p *PgStat) Sample(ctx context.Context) (*evidence.Snapshot, error) {
+	snap := &evidence.Snapshot{Time: time.Now(), Counters: map[string]float64{}, Gauges: map[string]float64{}}
 	rows, err := p.conn.Query(ctx, p.query)
 	if err != nil {
 		return nil, err
@@ -179,32 +178,32 @@ func (p *PgStat) Settled(ctx context.Context, appName string) (bool, error) {
 }
 
 // Derive implements Deriver: the buffer cache hit ratio.
-func (p *PgStat) Derive(prev, cur *collect.Snapshot, values map[string]float64) {
+func (p *PgStat) Derive(prev, cur *evidence.Snapshot, values map[string]float64) {
 	d := func(k string) float64 { return cur.Counters[k] - prev.Counters[k] }
 	hit, read := d("pg_stat_database.blks_hit"), d("pg_stat_database.blks_read")
 	if hit+read > 0 {
-		values["pg_stat_database.hit_pct"] = collect.Round3(100 * hit / (hit + read))
+		values["pg_stat_database.hit_pct"] = evidence.Round3(100 * hit / (hit + read))
 	}
 }
 
-// ServerSampler implements collect.ServerEvidence: the pg_stat_* views.
-func (d *pgDB) ServerSampler() collect.Sampler { return &PgStat{DB: d} }
+// ServerSampler implements evidence.ServerEvidence: the pg_stat_* views.
+func (d *pgDB) ServerSampler() evidence.Sampler { return &PgStat{DB: d} }
 
-// WaitProfiler implements collect.ServerEvidence: pg_stat_activity,
+// WaitProfiler implements evidence.ServerEvidence: pg_stat_activity,
 // sampled, where the harness's sessions carry a name to find them by.
-func (d *pgDB) WaitProfiler(appName string, _ collect.Sampler) collect.WaitProfiler {
+func (d *pgDB) WaitProfiler(appName string, _ evidence.Sampler) evidence.WaitProfiler {
 	if appName == "" {
 		return nil
 	}
-	return NewWaits(d, appName, collect.WaitPeriod)
+	return NewWaits(d, appName, evidence.WaitPeriod)
 }
 
 // NewWaits samples pg_stat_activity for the sessions with application
 // name appName and counts them as "CPU" (active, not waiting), "Type:Event"
 // (waiting; an idle session shows Client:ClientRead: the server waits for
 // the harness) or their state when no wait event is set.
-func NewWaits(d db.DB, appName string, period time.Duration) *collect.SampledWaits {
-	return &collect.SampledWaits{DB: d, Period: period, Query: pgWaitQuery, Args: []any{appName}, Setup: nameCollector,
+func NewWaits(d db.DB, appName string, period time.Duration) *evidence.SampledWaits {
+	return &evidence.SampledWaits{DB: d, Period: period, Query: pgWaitQuery, Args: []any{appName}, Setup: nameCollector,
 		How: fmt.Sprintf("pg_stat_activity sampled every %s for sessions with application_name %s", period, appName)}
 }
 
@@ -223,12 +222,12 @@ func nameCollector(ctx context.Context, c db.Conn) error {
 
 // The engine's optional capabilities, checked at compile time.
 var (
-	_ collect.ServerEvidence = (*pgDB)(nil)
-	_ collect.Explainer      = (*pgDB)(nil)
-	_ db.Cataloger           = (*pgDB)(nil)
-	_ db.TableSizer          = (*pgDB)(nil)
-	_ collect.PhysicalReader = (*pgDB)(nil)
-	_ db.LoopDB              = (*pgDB)(nil)
-	_ collect.GenericPlanner = (*pgDB)(nil)
-	_ db.FreezeLoader        = (*pgDB)(nil)
+	_ evidence.ServerEvidence = (*pgDB)(nil)
+	_ evidence.Explainer      = (*pgDB)(nil)
+	_ db.Cataloger            = (*pgDB)(nil)
+	_ db.TableSizer           = (*pgDB)(nil)
+	_ evidence.PhysicalReader = (*pgDB)(nil)
+	_ db.LoopDB               = (*pgDB)(nil)
+	_ evidence.GenericPlanner = (*pgDB)(nil)
+	_ db.FreezeLoader         = (*pgDB)(nil)
 )

@@ -7,12 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/evidence"
 )
 
-// PreparePhysical implements collect.PhysicalReader: it creates the
+// PreparePhysical implements evidence.PhysicalReader: it creates the
 // pgstattuple extension (pgstatindex, pgstattuple, pgstattuple_approx) and
 // pageinspect (bt_metap, bt_page_stats: the depth without reading a leaf,
 // and the sample of sampled mode) where the user may, and says in one line
@@ -55,17 +54,17 @@ func oneLine(s string) string {
 	return s
 }
 
-// Physical implements collect.PhysicalReader. The table (its main fork):
+// Physical implements evidence.PhysicalReader. The table (its main fork):
 // limited reads pg_class and the dead rows of pg_stat_user_tables,
 // sampled pgstattuple_approx (which skips the pages the visibility map
 // shows all-visible), detailed pgstattuple (every page). Each b-tree
 // index: limited reads the metapage (bt_metap: the depth) and no other
 // page; detailed runs pgstatindex, which reads every page; sampled runs
-// pgstatindex on an index of at most collect.SampleAbovePages pages and
-// above that reads collect.SamplePages of its pages spread evenly through
+// pgstatindex on an index of at most evidence.SampleAbovePages pages and
+// above that reads evidence.SamplePages of its pages spread evenly through
 // the file with bt_page_stats, from whose leaves it estimates the leaf
 // pages, density and fragmentation. Other index types give their size.
-func (d *pgDB) Physical(ctx context.Context, conn db.Conn, table, mode string) ([]results.PhysicalItem, error) {
+func (d *pgDB) Physical(ctx context.Context, conn db.Conn, table, mode string) ([]evidence.PhysicalItem, error) {
 	var oid, size, bs int64
 	found, err := db.QueryRow(ctx, conn, "SELECT oid::bigint, pg_relation_size(oid), current_setting('block_size')::bigint FROM pg_class WHERE relname = $1 AND relkind IN ('r', 'p', 'm') AND pg_table_is_visible(oid)",
 		[]any{strings.ToLower(table)}, &oid, &size, &bs)
@@ -83,7 +82,7 @@ func (d *pgDB) Physical(ctx context.Context, conn db.Conn, table, mode string) (
 	for _, e := range names {
 		exts[e] = true
 	}
-	out := []results.PhysicalItem{pgTable(ctx, conn, table, oid, size, bs, mode, exts["pgstattuple"])}
+	out := []evidence.PhysicalItem{pgTable(ctx, conn, table, oid, size, bs, mode, exts["pgstattuple"])}
 	type index struct {
 		name    string
 		oid     int64
@@ -111,7 +110,7 @@ func (d *pgDB) Physical(ctx context.Context, conn db.Conn, table, mode string) (
 		return nil, err
 	}
 	for _, x := range idx {
-		it := results.PhysicalItem{Table: table, Index: &x.name, Primary: x.primary, SizeBytes: ptr(x.size), Pages: ptr(x.size / bs), Method: "pg_relation_size"}
+		it := evidence.PhysicalItem{Table: table, Index: &x.name, Primary: x.primary, SizeBytes: ptr(x.size), Pages: ptr(x.size / bs), Method: "pg_relation_size"}
 		start := time.Now()
 		if x.am == "btree" {
 			pgBtree(ctx, conn, &it, x.oid, x.size/bs, bs, mode, exts)
@@ -125,11 +124,11 @@ func (d *pgDB) Physical(ctx context.Context, conn db.Conn, table, mode string) (
 }
 
 // pgTable measures the table's heap.
-func pgTable(ctx context.Context, conn db.Conn, table string, oid, size, bs int64, mode string, stattuple bool) results.PhysicalItem {
-	it := results.PhysicalItem{Table: table, SizeBytes: ptr(size), Pages: ptr(size / bs)}
+func pgTable(ctx context.Context, conn db.Conn, table string, oid, size, bs int64, mode string, stattuple bool) evidence.PhysicalItem {
+	it := evidence.PhysicalItem{Table: table, SizeBytes: ptr(size), Pages: ptr(size / bs)}
 	start := time.Now()
 	defer func() { it.Seconds = time.Since(start).Seconds() }()
-	if mode == results.PhysicalLimited || !stattuple {
+	if mode == evidence.PhysicalLimited || !stattuple {
 		it.Method, it.PagesRead = "pg_class, pg_stat_user_tables", ptr[int64](0)
 		var dead *int64
 		if _, err := db.QueryRow(ctx, conn, "SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = $1", []any{oid}, &dead); err != nil {
@@ -140,7 +139,7 @@ func pgTable(ctx context.Context, conn db.Conn, table string, oid, size, bs int6
 		return it
 	}
 	var dead, free int64
-	if mode == results.PhysicalSampled {
+	if mode == evidence.PhysicalSampled {
 		var scanned float64
 		it.Method = "pgstattuple_approx"
 		if _, err := db.QueryRow(ctx, conn, "SELECT dead_tuple_count, approx_free_space, scanned_percent FROM pgstattuple_approx($1::oid::regclass)", []any{oid}, &dead, &free, &scanned); err != nil {
@@ -163,8 +162,8 @@ func pgTable(ctx context.Context, conn db.Conn, table string, oid, size, bs int6
 
 // pgBtree measures a b-tree index of pages pages of bs bytes (the
 // metapage included).
-func pgBtree(ctx context.Context, conn db.Conn, it *results.PhysicalItem, oid, pages, bs int64, mode string, exts map[string]bool) {
-	full := mode == results.PhysicalDetailed || (mode == results.PhysicalSampled && (pages <= collect.SampleAbovePages || !exts["pageinspect"]))
+func pgBtree(ctx context.Context, conn db.Conn, it *evidence.PhysicalItem, oid, pages, bs int64, mode string, exts map[string]bool) {
+	full := mode == evidence.PhysicalDetailed || (mode == evidence.PhysicalSampled && (pages <= evidence.SampleAbovePages || !exts["pageinspect"]))
 	if full && exts["pgstattuple"] {
 		var level, leaves int64
 		var density, frag float64
@@ -188,14 +187,14 @@ func pgBtree(ctx context.Context, conn db.Conn, it *results.PhysicalItem, oid, p
 		return
 	}
 	it.Method, it.PagesRead, it.Depth = "bt_metap", ptr[int64](1), ptr(level+1)
-	if mode == results.PhysicalLimited || pages <= 1 {
+	if mode == evidence.PhysicalLimited || pages <= 1 {
 		return
 	}
 	// The sample: every stride-th block after the metapage. bt_page_stats'
 	// free_size is the page's free space as pgstatindex counts it, and a
 	// leaf's usable space is the block less its header (24 bytes) and
 	// b-tree special space (16 bytes), as pgstatindex's density has it.
-	n := collect.SamplePages(pages)
+	n := evidence.SamplePages(pages)
 	stride := max(1, (pages-1+n-1)/n) // at most n pages
 	var sampled, leaves, free, frag int64
 	if _, err := db.QueryRow(ctx, conn, `SELECT count(*), count(*) FILTER (WHERE s.type = 'l'),

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/testdb"
 )
 
@@ -38,19 +37,19 @@ func TestThePhysicalModesAgreeOnOneIndexAndLimitedReadsFewerPages(t *testing.T) 
 	// come: half-full pages out of order, an index of some 300 pages.
 	testdb.Exec(t, c, "CREATE TABLE t (id uuid PRIMARY KEY, pad text)")
 	testdb.Exec(t, c, "INSERT INTO t SELECT gen_random_uuid(), 'x' FROM generate_series(1, 40000)")
-	pr := d.(collect.PhysicalReader)
+	pr := d.(evidence.PhysicalReader)
 	if _, notes := pr.PreparePhysical(ctx, c); len(notes) > 0 {
 		t.Fatalf("the test user may create the extensions: %v", notes)
 	}
 	// Sampled reads a sample of an index above the threshold: lower it so
 	// that this small index is sampled.
-	old := collect.SampleAbovePages
-	collect.SampleAbovePages = 50
-	defer func() { collect.SampleAbovePages = old }()
+	old := evidence.SampleAbovePages
+	evidence.SampleAbovePages = 50
+	defer func() { evidence.SampleAbovePages = old }()
 
-	pk := map[string]results.PhysicalItem{}
+	pk := map[string]evidence.PhysicalItem{}
 	observed := map[string]int64{}
-	for _, mode := range results.PhysicalModes {
+	for _, mode := range evidence.PhysicalModes {
 		before := indexBlocks(t, c, "t_pkey")
 		items, err := pr.Physical(ctx, c, "t", mode)
 		if err != nil {
@@ -67,16 +66,16 @@ func TestThePhysicalModesAgreeOnOneIndexAndLimitedReadsFewerPages(t *testing.T) 
 		}
 		pk[mode] = items[1]
 	}
-	l, s, dt := pk[results.PhysicalLimited], pk[results.PhysicalSampled], pk[results.PhysicalDetailed]
-	for _, x := range []results.PhysicalItem{l, s, dt} {
-		t.Logf("%s: read %s pages, %s leaves, density %s, fragmentation %s", x.Method, results.Int64Text(x.PagesRead),
-			results.Int64Text(x.LeafPages), results.PctText(x.LeafDensityPct), results.PctText(x.LeafFragmentationPct))
+	l, s, dt := pk[evidence.PhysicalLimited], pk[evidence.PhysicalSampled], pk[evidence.PhysicalDetailed]
+	for _, x := range []evidence.PhysicalItem{l, s, dt} {
+		t.Logf("%s: read %s pages, %s leaves, density %s, fragmentation %s", x.Method, evidence.Int64Text(x.PagesRead),
+			evidence.Int64Text(x.LeafPages), evidence.PctText(x.LeafDensityPct), evidence.PctText(x.LeafFragmentationPct))
 	}
 
 	// The server's own count of the blocks read agrees with each mode's,
 	// and limited reads fewer than sampled, which reads fewer than
 	// detailed.
-	for _, mode := range results.PhysicalModes {
+	for _, mode := range evidence.PhysicalModes {
 		if observed[mode] != *pk[mode].PagesRead {
 			t.Errorf("%s: pg_statio counted %d blocks of the index read; the measurement says %d", mode, observed[mode], *pk[mode].PagesRead)
 		}
@@ -89,7 +88,7 @@ func TestThePhysicalModesAgreeOnOneIndexAndLimitedReadsFewerPages(t *testing.T) 
 	}
 
 	// The same index: the same size and depth in every mode.
-	for _, x := range []results.PhysicalItem{l, s} {
+	for _, x := range []evidence.PhysicalItem{l, s} {
 		if *x.SizeBytes != *dt.SizeBytes || x.Depth == nil || dt.Depth == nil || *x.Depth != *dt.Depth {
 			t.Errorf("%s: size %d depth %v; detailed %d depth %v", x.Method, *x.SizeBytes, x.Depth, *dt.SizeBytes, dt.Depth)
 		}
@@ -132,7 +131,7 @@ func TestAUserWhoMayNotCreateTheExtensionsGetsSizesAndOneLineEach(t *testing.T) 
 	u.User = neturl.User(role)
 	d, c := testdb.Connect(t, u.String())
 	ctx := context.Background()
-	pr := d.(collect.PhysicalReader)
+	pr := d.(evidence.PhysicalReader)
 	source, notes := pr.PreparePhysical(ctx, c)
 	if source != "pg_class" || len(notes) != 2 {
 		t.Fatalf("source %q, notes %q", source, notes)
@@ -142,7 +141,7 @@ func TestAUserWhoMayNotCreateTheExtensionsGetsSizesAndOneLineEach(t *testing.T) 
 			t.Errorf("note %q", notes[i])
 		}
 	}
-	items, err := pr.Physical(ctx, c, "t", results.PhysicalDetailed)
+	items, err := pr.Physical(ctx, c, "t", evidence.PhysicalDetailed)
 	if err != nil {
 		t.Fatal(err)
 	}

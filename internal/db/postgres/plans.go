@@ -12,7 +12,7 @@ import (
 	"github.com/dbharness/dbharness/internal/db"
 )
 
-// Explain implements collect.Explainer with EXPLAIN (FORMAT JSON).
+// Explain implements evidence.Explainer with EXPLAIN (FORMAT JSON).
 func (d *pgDB) Explain(ctx context.Context, conn db.Conn, sql string, args []any) (string, error) {
 	doc, err := db.QueryString(ctx, conn, "EXPLAIN (FORMAT JSON) "+sql, args...)
 	if err != nil {
@@ -26,7 +26,7 @@ func (d *pgDB) Explain(ctx context.Context, conn db.Conn, sql string, args []any
 // first five executions of a prepared statement for their values.
 const genericDraws = 5
 
-// GenericPlan implements collect.GenericPlanner: it prepares the statement
+// GenericPlan implements evidence.GenericPlanner: it prepares the statement
 // on conn as the clients do, explains six executions with random draws in
 // the server's automatic plan cache mode (the sixth may run the generic
 // plan: chosen), then explains it with

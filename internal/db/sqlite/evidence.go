@@ -6,9 +6,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/evidence"
 )
 
 // Files samples an embedded database: the sizes of its file and its
@@ -21,7 +20,7 @@ type Files struct {
 }
 
 // Name implements Sampler.
-func (s *Files) Name() string { return collect.KindServer }
+func (s *Files) Name() string { return evidence.KindServer }
 
 // Start implements Sampler.
 func (s *Files) Start(context.Context) error {
@@ -38,7 +37,7 @@ func (s *Files) Start(context.Context) error {
 func (s *Files) Stop() error { return nil }
 
 // Describe implements Sampler.
-func (s *Files) Describe(sr *results.Series) {
+func (s *Files) Describe(sr *evidence.Series) {
 	sr.Source = "database and -wal file sizes; write-lock acquisitions (BEGIN IMMEDIATE) timed by the client"
 	sr.Describes = "database " + s.DB.Target().String()
 	if s.locks == nil {
@@ -49,23 +48,23 @@ func (s *Files) Describe(sr *results.Series) {
 }
 
 // liteHeadlines are the figures the report's summary singles out.
-var liteHeadlines = []results.Headline{
-	{Label: "write lock: {}", Key: "write_lock", Show: results.ShowWaits},
-	{Label: "database {} MB", Key: "db_file_mb", Show: results.ShowLast},
-	{Label: "WAL file {} MB", Key: "wal_file_mb", Show: results.ShowLast},
+var liteHeadlines = []evidence.Headline{
+	{Label: "write lock: {}", Key: "write_lock", Show: evidence.ShowWaits},
+	{Label: "database {} MB", Key: "db_file_mb", Show: evidence.ShowLast},
+	{Label: "WAL file {} MB", Key: "wal_file_mb", Show: evidence.ShowLast},
 }
 
-// ServerSampler implements collect.ServerEvidence: the database's files
+// ServerSampler implements evidence.ServerEvidence: the database's files
 // and its write lock.
-func (d *liteDB) ServerSampler() collect.Sampler { return &Files{DB: d} }
+func (d *liteDB) ServerSampler() evidence.Sampler { return &Files{DB: d} }
 
-// WaitProfiler implements collect.ServerEvidence: an embedded database has
+// WaitProfiler implements evidence.ServerEvidence: an embedded database has
 // no session list to sample.
-func (d *liteDB) WaitProfiler(string, collect.Sampler) collect.WaitProfiler { return nil }
+func (d *liteDB) WaitProfiler(string, evidence.Sampler) evidence.WaitProfiler { return nil }
 
 // Sample implements Sampler.
-func (s *Files) Sample(context.Context) (*collect.Snapshot, error) {
-	snap := &collect.Snapshot{Time: time.Now(), Counters: map[string]float64{}, Gauges: map[string]float64{}}
+func (s *Files) Sample(context.Context) (*evidence.Snapshot, error) {
+	snap := &evidence.Snapshot{Time: time.Now(), Counters: map[string]float64{}, Gauges: map[string]float64{}}
 	p := s.DB.Target().Path
 	st, err := os.Stat(p)
 	if err != nil {
@@ -86,18 +85,18 @@ func (s *Files) Sample(context.Context) (*collect.Snapshot, error) {
 }
 
 // Derive implements Deriver: the average acquisition time.
-func (s *Files) Derive(prev, cur *collect.Snapshot, values map[string]float64) {
+func (s *Files) Derive(prev, cur *evidence.Snapshot, values map[string]float64) {
 	n := cur.Counters["write_lock.acquired"] - prev.Counters["write_lock.acquired"]
 	if n > 0 {
-		values["write_lock.avg_wait_ms"] = collect.Round3(1000 * (cur.Counters["write_lock.wait_s"] - prev.Counters["write_lock.wait_s"]) / n)
+		values["write_lock.avg_wait_ms"] = evidence.Round3(1000 * (cur.Counters["write_lock.wait_s"] - prev.Counters["write_lock.wait_s"]) / n)
 	}
 }
 
 // The engine's optional capabilities, checked at compile time.
 var (
-	_ collect.ServerEvidence = (*liteDB)(nil)
-	_ collect.Explainer      = (*liteDB)(nil)
-	_ db.Cataloger           = (*liteDB)(nil)
-	_ db.TableSizer          = (*liteDB)(nil)
-	_ collect.PhysicalReader = (*liteDB)(nil)
+	_ evidence.ServerEvidence = (*liteDB)(nil)
+	_ evidence.Explainer      = (*liteDB)(nil)
+	_ db.Cataloger            = (*liteDB)(nil)
+	_ db.TableSizer           = (*liteDB)(nil)
+	_ evidence.PhysicalReader = (*liteDB)(nil)
 )

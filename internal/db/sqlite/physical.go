@@ -7,17 +7,17 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/evidence"
 )
 
-// PreparePhysical implements collect.PhysicalReader: dbstat is built into
+// PreparePhysical implements evidence.PhysicalReader: dbstat is built into
 // the driver; it cannot read a sample of a b-tree, so sampled reads every
 // page as detailed does.
 func (d *liteDB) PreparePhysical(context.Context, db.Conn) (string, []string) {
 	return "dbstat", []string{"SQLite's dbstat walks a b-tree from its root and cannot read a sample: sampled reads every page, as detailed does; limited reads only the pages from the root to the first leaf (the depth)"}
 }
 
-// Physical implements collect.PhysicalReader from dbstat, one row per
+// Physical implements evidence.PhysicalReader from dbstat, one row per
 // page (aggregate = FALSE) in the b-tree's key order. The table's b-tree
 // comes first: it is ordered by the primary key where that is the rowid
 // (INTEGER PRIMARY KEY) or the table is WITHOUT ROWID, and is then marked
@@ -26,7 +26,7 @@ func (d *liteDB) PreparePhysical(context.Context, db.Conn) (string, []string) {
 // every page: leaf density is the leaves' bytes in use (page size less
 // dbstat's unused bytes) over their size, and fragmentation the share of
 // leaves whose next leaf in key order has a lower page number.
-func (d *liteDB) Physical(ctx context.Context, conn db.Conn, table, mode string) ([]results.PhysicalItem, error) {
+func (d *liteDB) Physical(ctx context.Context, conn db.Conn, table, mode string) ([]evidence.PhysicalItem, error) {
 	n, err := db.QueryInt64(ctx, conn, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = $1", table)
 	if err != nil {
 		return nil, err
@@ -48,11 +48,11 @@ func (d *liteDB) Physical(ctx context.Context, conn db.Conn, table, mode string)
 	if err != nil {
 		return nil, err
 	}
-	t := results.PhysicalItem{Table: table, Primary: pkIndex == "" && pkCols > 0}
+	t := evidence.PhysicalItem{Table: table, Primary: pkIndex == "" && pkCols > 0}
 	liteBtree(ctx, conn, &t, table, mode)
-	out := []results.PhysicalItem{t}
+	out := []evidence.PhysicalItem{t}
 	for _, name := range names {
-		it := results.PhysicalItem{Table: table, Index: &name, Primary: name == pkIndex}
+		it := evidence.PhysicalItem{Table: table, Index: &name, Primary: name == pkIndex}
 		liteBtree(ctx, conn, &it, name, mode)
 		out = append(out, it)
 	}
@@ -60,7 +60,7 @@ func (d *liteDB) Physical(ctx context.Context, conn db.Conn, table, mode string)
 }
 
 // liteBtree measures the b-tree name (a table or an index) into it.
-func liteBtree(ctx context.Context, conn db.Conn, it *results.PhysicalItem, name, mode string) {
+func liteBtree(ctx context.Context, conn db.Conn, it *evidence.PhysicalItem, name, mode string) {
 	start := time.Now()
 	defer func() { it.Seconds = time.Since(start).Seconds() }()
 	it.Method = "dbstat"
@@ -89,7 +89,7 @@ func liteBtree(ctx context.Context, conn db.Conn, it *results.PhysicalItem, name
 		if typ != "leaf" {
 			continue
 		}
-		if mode == results.PhysicalLimited {
+		if mode == evidence.PhysicalLimited {
 			// The path to the first leaf gives the depth; the rest of
 			// the tree is not read.
 			it.Method += " (root to the first leaf)"
@@ -109,7 +109,7 @@ func liteBtree(ctx context.Context, conn db.Conn, it *results.PhysicalItem, name
 		return
 	}
 	it.PagesRead = &read
-	if mode == results.PhysicalLimited {
+	if mode == evidence.PhysicalLimited {
 		return
 	}
 	it.SizeBytes, it.Pages, it.LeafPages, it.Depth = &bytes, &pages, &leaves, &depth

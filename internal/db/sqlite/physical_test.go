@@ -4,8 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/dbharness/dbharness/internal/collect"
-	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/testdb"
 )
 
@@ -14,9 +13,9 @@ func TestSQLitesPhysicalModesAgreeAndLimitedReadsOnlyThePathToALeaf(t *testing.T
 	ctx := context.Background()
 	testdb.Exec(t, c, "CREATE TABLE t (id blob PRIMARY KEY, pad text) WITHOUT ROWID", "CREATE INDEX t_pad ON t (pad)",
 		"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO t SELECT randomblob(16), hex(randomblob(20)) FROM n")
-	pr := d.(collect.PhysicalReader)
-	got := map[string][]results.PhysicalItem{}
-	for _, mode := range results.PhysicalModes {
+	pr := d.(evidence.PhysicalReader)
+	got := map[string][]evidence.PhysicalItem{}
+	for _, mode := range evidence.PhysicalModes {
 		items, err := pr.Physical(ctx, c, "t", mode)
 		if err != nil {
 			t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"github.com/dbharness/dbharness/internal/db"
 )
 
-// Explain implements collect.Explainer with EXPLAIN QUERY PLAN.
+// Explain implements evidence.Explainer with EXPLAIN QUERY PLAN.
 func (d *liteDB) Explain(ctx context.Context, conn db.Conn, sql string, args []any) (string, error) {
 	rows, err := conn.Query(ctx, "EXPLAIN QUERY PLAN "+sql, args...)
 	if err != nil {

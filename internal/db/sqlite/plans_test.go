@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db/sqlite"
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/testdb"
 )
 
@@ -23,7 +23,7 @@ func TestAnInsertHasNoQueryPlanAndSaysSo(t *testing.T) {
 	ctx := context.Background()
 	d, c := testdb.Connect(t, testdb.SQLite(t))
 	testdb.Exec(t, c, "CREATE TABLE t (k integer PRIMARY KEY, v text)")
-	ex := d.(collect.Explainer)
+	ex := d.(evidence.Explainer)
 	ins, err := ex.Explain(ctx, c, "INSERT INTO t (k, v) VALUES ($1, $2)", []any{1, "x"})
 	if err != nil {
 		t.Fatal(err)

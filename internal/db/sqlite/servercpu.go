@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 
-	"github.com/dbharness/dbharness/internal/collect"
+	"github.com/dbharness/dbharness/internal/evidence"
 )
 
-// ServerProcess implements collect.ServerProcessFinder: SQLite has no
+// ServerProcess implements evidence.ServerProcessFinder: SQLite has no
 // server process. It runs inside dbharness, whose own profile would mix
 // the clients' work with the database's, so none is taken.
-func (d *liteDB) ServerProcess(context.Context) (collect.ServerProcess, error) {
-	return collect.ServerProcess{}, errors.New("SQLite runs inside dbharness, not in a server process of its own; profiling dbharness would mix the clients' CPU with the database's, so no profile is taken")
+func (d *liteDB) ServerProcess(context.Context) (evidence.ServerProcess, error) {
+	return evidence.ServerProcess{}, errors.New("SQLite runs inside dbharness, not in a server process of its own; profiling dbharness would mix the clients' CPU with the database's, so no profile is taken")
 }

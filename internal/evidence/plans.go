@@ -1,0 +1,30 @@
+package evidence
+
+import (
+	"context"
+
+	"github.com/dbharness/dbharness/internal/db"
+)
+
+// Explainer is a db.DB whose engine can show the plan of a statement: the
+// engine's package implements it on its DB, and the plan check finds it by
+// type assertion.
+type Explainer interface {
+	// Explain returns the normalized plan of sql (with $1..$n
+	// placeholders) for the parameter values args, run on conn: the plan's
+	// shape (operations, tables, indexes, join order) without estimates,
+	// costs or values, so that equal plans give equal text.
+	Explain(ctx context.Context, conn db.Conn, sql string, args []any) (string, error)
+}
+
+// GenericPlanner is an Explainer whose engine may run a prepared statement
+// with one generic plan for all parameter values instead of a plan for each
+// (PostgreSQL's plan cache, after five executions).
+type GenericPlanner interface {
+	Explainer
+	// GenericPlan prepares sql on conn under name as the clients do,
+	// explains executions of it with values from draw as the server chooses
+	// their plan, and then its generic plan. It returns the generic plan's
+	// normalized shape and whether the server chose the generic plan.
+	GenericPlan(ctx context.Context, conn db.Conn, name, sql string, draw func() []any) (shape string, chosen bool, err error)
+}
