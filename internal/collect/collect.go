@@ -2,7 +2,8 @@
 // operating system's counters (from /proc), the database server's counters
 // and wait profile, and the plans of the workload's statements.
 //
-// A Sampler reads cumulative counters and gauges; the Collector takes one
+// A Sampler (the contract, with the engines' side of it, is in package
+// evidence) reads cumulative counters and gauges; the Collector takes one
 // sample at the start of the run and one at the end of every interval (the
 // engine's ticks trigger them, so each point lines up with intervals[] by its
 // seq) on its own goroutine and connection, and turns successive samples into
