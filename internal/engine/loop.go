@@ -74,15 +74,6 @@ func noLoopReason(d db.DB, cfg *Config, loopDB bool) string {
 	return "is not available"
 }
 
-// abortAfterCancel is how long, after the cancel requests at the end of the
-// stop grace, the loops wait for answers before their clients stop
-// waiting.
-const abortAfterCancel = time.Second
-
-// abandonAfterAbort is how long, after the loops were aborted, the run
-// waits for its clients before it ends without them.
-const abandonAfterAbort = time.Second
-
 // PinLoops pins two or more loops one to each of cpus (the CPUs the
 // process may use) when there are as many loops as CPUs; else it leaves
 // the loops to the system's scheduler. It returns the CPUs of the loops it
