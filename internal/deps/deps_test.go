@@ -3,7 +3,7 @@
 // or report format is an addition at the edge, never an edit in the middle:
 //
 //	cmd → cli → sweep → runner → engine, collect → workload → db
-//	results → analysis → report
+//	cli, sweep, runner → store → results → analysis → report
 //
 // with one package per engine under db (db/postgres, ...) plugging into db
 // and collect, named only by db/all; measure, runphase, redact and the
@@ -54,7 +54,10 @@ var allowed = map[string][]string{
 
 	// What a run produced, and what reads it: results, analysis and
 	// report know no database and no driver.
-	"internal/results":    {"internal/datadir", "internal/histogram", "internal/hostinfo", "internal/measure", "internal/redact", "internal/selfcost"},
+	"internal/results": {"internal/histogram", "internal/hostinfo", "internal/measure", "internal/redact", "internal/selfcost"},
+	// Where runs are kept: an SQLite file or a PostgreSQL database, each
+	// through its driver. Only what saves or reads runs imports it.
+	"internal/store":      {"internal/datadir", "internal/redact", "internal/results"},
 	"internal/experiment": {"internal/analysis", "internal/results", "internal/runphase"},
 	// The storage probe (`dbharness io`) measures files, not a database.
 	"internal/iobench": {"internal/histogram", "internal/hostinfo", "internal/results"},
@@ -88,13 +91,13 @@ var allowed = map[string][]string{
 	"internal/testdb":      {"internal/db", "internal/db/all", "internal/measure", "internal/workload"},
 
 	// A run put together (runner), and an experiment of many (sweep).
-	"internal/runner": {"internal/collect", "internal/db", "internal/engine", "internal/hostinfo", "internal/metrics", "internal/report", "internal/results", "internal/workload"},
-	"internal/sweep":  {"internal/experiment", "internal/results", "internal/runner"},
+	"internal/runner": {"internal/collect", "internal/db", "internal/engine", "internal/hostinfo", "internal/metrics", "internal/report", "internal/results", "internal/store", "internal/workload"},
+	"internal/sweep":  {"internal/experiment", "internal/results", "internal/runner", "internal/store"},
 
 	// The command line parses and prints; the binary registers the
 	// engines and workloads.
 	"internal/cli": {"internal/collect", "internal/db", "internal/engine", "internal/experiment", "internal/hostinfo", "internal/iobench", "internal/k8sjob", "internal/metrics", "internal/redact", "internal/report",
-		"internal/results", "internal/runner", "internal/sweep", "internal/tablescan", "internal/workload", "internal/workload/all", "internal/workload/script"},
+		"internal/results", "internal/runner", "internal/store", "internal/sweep", "internal/tablescan", "internal/workload", "internal/workload/all", "internal/workload/script"},
 	"cmd/dbharness":     {"internal/cli", "internal/db/all"},
 	"bench/pairs":       {"internal/selfcost"},
 	"bench/iofio":       {},
