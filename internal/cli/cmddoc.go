@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/store"
 	"github.com/dbharness/dbharness/internal/workload"
 )
 
@@ -61,7 +61,7 @@ func writeFlags(b *strings.Builder, fs *pflag.FlagSet) {
 			f.DefValue = "max(2, CPUs)"
 		}
 	})
-	u := strings.ReplaceAll(fs.FlagUsages(), results.DefaultPath(), "~/.local/share/dbharness/results.db")
+	u := strings.ReplaceAll(fs.FlagUsages(), store.DefaultPath(), "~/.local/share/dbharness/results.db")
 	b.WriteString("```\n" + u + "```\n")
 }
 

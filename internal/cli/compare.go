@@ -11,6 +11,7 @@ import (
 	"github.com/dbharness/dbharness/internal/experiment"
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/store"
 )
 
 func compareFlags(o *storeOpts, ro *reportOuts) func(fs *pflag.FlagSet) {
@@ -59,13 +60,13 @@ type loaded struct {
 	sweep *results.Sweep
 }
 
-func loadSide(ctx context.Context, s *results.Store, id string) (loaded, error) {
+func loadSide(ctx context.Context, s *store.Store, id string) (loaded, error) {
 	if strings.HasPrefix(id, results.SweepIDPrefix) {
 		sw, err := s.GetSweep(ctx, id)
 		return loaded{sweep: sw}, notFound(err)
 	}
 	r, err := s.GetRunOrGroup(ctx, id)
-	if errors.Is(err, results.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		if sw, serr := s.GetSweep(ctx, id); serr == nil {
 			return loaded{sweep: sw}, nil
 		}
@@ -74,7 +75,7 @@ func loadSide(ctx context.Context, s *results.Store, id string) (loaded, error) 
 	return loaded{run: r}, err
 }
 
-func compareIDs(ctx context.Context, s *results.Store, ida, idb string) (*results.Comparison, error) {
+func compareIDs(ctx context.Context, s *store.Store, ida, idb string) (*results.Comparison, error) {
 	a, err := loadSide(ctx, s, ida)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/store"
 	"github.com/dbharness/dbharness/internal/workload"
 )
 
@@ -106,7 +106,7 @@ func (c command) completeIDs(_ *cobra.Command, args []string, toComplete string)
 	}
 	fs.ParseErrorsAllowlist.UnknownFlags = true
 	_ = fs.Parse(args)
-	path := results.DefaultPath()
+	path := store.DefaultPath()
 	if f := fs.Lookup("results"); f != nil && f.Value.String() != "" {
 		path = f.Value.String()
 	}
@@ -120,7 +120,7 @@ func (c command) completeIDs(_ *cobra.Command, args []string, toComplete string)
 // savedIDs are the run and sweep ids of the store at path that start with
 // prefix, newest first; none if the store cannot be read.
 func savedIDs(path, prefix string) []cobra.Completion {
-	s, err := results.OpenReadOnly(path)
+	s, err := store.OpenReadOnly(path)
 	if err != nil {
 		return nil
 	}

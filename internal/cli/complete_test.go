@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/store"
 )
 
 // complete runs cobra's hidden __complete command in-process and returns
@@ -109,7 +110,7 @@ func TestCompleteSavedIDs(t *testing.T) {
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatalf("completion created the store: %v", err)
 	}
-	s, err := results.Open(path)
+	s, err := store.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/dbharness/dbharness/internal/iobench"
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/store"
 )
 
 type ioOpts struct {
@@ -270,7 +271,7 @@ func (a *app) cmdIO(args []string) error {
 // probeOutputs is where io and scan write: their text (standard error
 // when the JSON goes to standard output) and the results store (path, or
 // the default; nil with --no-save), with the function that closes it.
-func (a *app) probeOutputs(json string, noSave bool, path string) (stdio.Writer, *results.Store, func(), error) {
+func (a *app) probeOutputs(json string, noSave bool, path string) (stdio.Writer, *store.Store, func(), error) {
 	out := a.stdout
 	if json == "-" {
 		out = a.stderr
@@ -278,9 +279,9 @@ func (a *app) probeOutputs(json string, noSave bool, path string) (stdio.Writer,
 	if noSave {
 		return out, nil, func() {}, nil
 	}
-	s, err := results.Open(path)
+	s, err := store.Open(path)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%w; %s, or run with --no-save", err, results.OtherStore)
+		return nil, nil, nil, fmt.Errorf("%w; %s, or run with --no-save", err, store.OtherStore)
 	}
 	return out, s, func() { s.Close() }, nil
 }
@@ -304,7 +305,7 @@ func (a *app) interruptible(msg string) (context.Context, context.CancelFunc) {
 
 // saveWhole saves a finished run with its intervals, under an id of its
 // own in the store.
-func saveWhole(s *results.Store, r *results.Run) error {
+func saveWhole(s *store.Store, r *results.Run) error {
 	if err := s.Create(r); err != nil {
 		return err
 	}
@@ -319,7 +320,7 @@ func saveWhole(s *results.Store, r *results.Run) error {
 // tpcbPeer finds the newest completed single-client tpcb run whose
 // database keeps its data on the device of dir (a local server that said
 // where its data is), and sets its commit rate beside the ceiling.
-func tpcbPeer(s *results.Store, dir string, ceiling float64) *results.TPCBPeer {
+func tpcbPeer(s *store.Store, dir string, ceiling float64) *results.TPCBPeer {
 	ctx := context.Background()
 	rows, err := s.List(ctx, 0)
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/dbharness/dbharness/internal/metrics"
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/store"
 	"github.com/dbharness/dbharness/internal/testdb"
 )
 
@@ -48,12 +49,12 @@ func TestRunHDRLogHoldsTheSavedRunsIntervalsAndReportWritesTheSameLog(t *testing
 		t.Errorf("report --hdr-log differs from run --hdr-log:\n--- run\n%s\n--- report\n%s", liveLog, savedLog)
 	}
 
-	store, err := results.OpenReadOnly(filepath.Join(home, "results.db"))
+	st, err := store.OpenReadOnly(filepath.Join(home, "results.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
-	want, err := store.IntervalHists(context.Background(), run.RunID)
+	defer st.Close()
+	want, err := st.IntervalHists(context.Background(), run.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}

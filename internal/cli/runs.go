@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/store"
 )
 
 type storeOpts struct {
@@ -23,7 +24,7 @@ type storeOpts struct {
 // The default is shown without the secrets a URL in $DBHARNESS_RESULTS may
 // hold.
 func resultsFlag(fs *pflag.FlagSet, p *string) {
-	fs.StringVar(p, "results", "", "results store: an SQLite file or a postgres:// URL (default $DBHARNESS_RESULTS or "+results.Describe(results.DefaultPath())+")")
+	fs.StringVar(p, "results", "", "results store: an SQLite file or a postgres:// URL (default $DBHARNESS_RESULTS or "+store.Describe(store.DefaultPath())+")")
 }
 
 func (o *storeOpts) flags(fs *pflag.FlagSet) {
@@ -41,13 +42,13 @@ func (o *storeOpts) listFlags(what string) func(fs *pflag.FlagSet) {
 
 // open opens the results store, once --json is known to have somewhere
 // to go.
-func (o *storeOpts) open() (*results.Store, error) {
+func (o *storeOpts) open() (*store.Store, error) {
 	if o.json {
 		if err := checkOutputFile("--json", "-"); err != nil {
 			return nil, err
 		}
 	}
-	return results.Open(o.results)
+	return store.Open(o.results)
 }
 
 // parseSimple parses the flags of a command that takes no workload; with
@@ -94,7 +95,7 @@ func (a *app) cmdRuns(args []string) error {
 	}
 	if o.json {
 		if rows == nil {
-			rows = []results.RunRow{}
+			rows = []store.RunRow{}
 		}
 		return report.WriteJSON("-", rows)
 	}
@@ -155,7 +156,7 @@ func (a *app) cmdShow(args []string) error {
 
 // notFound turns an unknown id into a usage error that says where to look.
 func notFound(err error) error {
-	if errors.Is(err, results.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("%w; `dbharness runs` and `dbharness sweeps` list what is saved", err)
 	}
 	return err
@@ -181,7 +182,7 @@ func (a *app) cmdSweeps(args []string) error {
 	}
 	if o.json {
 		if rows == nil {
-			rows = []results.SweepRow{}
+			rows = []store.SweepRow{}
 		}
 		return report.WriteJSON("-", rows)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/dbharness/dbharness/internal/histogram"
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/store"
 	"github.com/dbharness/dbharness/internal/testdb"
 )
 
@@ -164,7 +165,7 @@ func TestThreeShardsRunTheirShareOfTheClientsUnderGlobalIDsAndStartTogether(t *t
 	t.Parallel()
 	home := t.TempDir()
 	target := testdb.Postgres(t, "dbh_cli_shards")
-	store := testdb.Postgres(t, "dbh_cli_shards_store")
+	loc := testdb.Postgres(t, "dbh_cli_shards_store")
 	if r := dbh(t, home, "init", "inserts", "--db", target, "--key", "partitioned"); r.code != 0 {
 		t.Fatalf("init: exit %d\n%s", r.code, r.all())
 	}
@@ -175,7 +176,7 @@ func TestThreeShardsRunTheirShareOfTheClientsUnderGlobalIDsAndStartTogether(t *t
 	var args [][]string
 	for i := range 3 {
 		args = append(args, []string{"run", "inserts", "--db", target, "-c", fmt.Sprint(clients), "--rows-per-client", fmt.Sprint(rows),
-			"-P", "0", "--collect", "none", "--shard", fmt.Sprintf("%d/3", i), "--group", "g1", "--results", store})
+			"-P", "0", "--collect", "none", "--shard", fmt.Sprintf("%d/3", i), "--group", "g1", "--results", loc})
 	}
 	res, runs := runShards(t, home, args...)
 	total := 0
@@ -220,7 +221,7 @@ func TestThreeShardsRunTheirShareOfTheClientsUnderGlobalIDsAndStartTogether(t *t
 
 	// The group reads back as one run: its transactions the shards', its
 	// histogram the exact merge of theirs.
-	show := dbh(t, home, "show", "g1", "--json", "--results", store)
+	show := dbh(t, home, "show", "g1", "--json", "--results", loc)
 	var g shardRun
 	if err := json.Unmarshal([]byte(show.stdout), &g); err != nil || show.code != 0 {
 		t.Fatalf("show g1: exit %d, %v\n%s", show.code, err, show.all())
@@ -229,17 +230,17 @@ func TestThreeShardsRunTheirShareOfTheClientsUnderGlobalIDsAndStartTogether(t *t
 	if g.Status != "completed" || len(g.Shards) != 3 || g.Group == nil || g.Config.Clients != clients {
 		t.Errorf("show g1: status %s, %d shards, %d clients\n%s", g.Status, len(g.Shards), g.Config.Clients, show.stdout)
 	}
-	list := dbh(t, home, "runs", "--json", "--results", store)
-	var rowsOut []results.RunRow
+	list := dbh(t, home, "runs", "--json", "--results", loc)
+	var rowsOut []store.RunRow
 	if err := json.Unmarshal([]byte(list.stdout), &rowsOut); err != nil || len(rowsOut) != 1 || rowsOut[0].ID != "g1" || rowsOut[0].Shards != 3 ||
 		rowsOut[0].Clients != clients || rowsOut[0].Status != "completed" || rowsOut[0].TPS != g.Summary.TPS {
 		t.Errorf("runs lists %+v (%v), want the group g1 as one line\n%s", rowsOut, err, list.all())
 	}
-	if text := dbh(t, home, "show", "g1", "--results", store); text.code != 0 || !strings.Contains(text.stdout, "group g1: 3 of 3 shards") {
+	if text := dbh(t, home, "show", "g1", "--results", loc); text.code != 0 || !strings.Contains(text.stdout, "group g1: 3 of 3 shards") {
 		t.Errorf("show g1: exit %d\n%s", text.code, text.all())
 	}
 	for _, args := range [][]string{{"compare", "g1", "g1"}, {"report", "g1", "--html", filepath.Join(home, "g1.html")}} {
-		if r := dbh(t, home, append(args, "--results", store)...); r.code != 0 {
+		if r := dbh(t, home, append(args, "--results", loc)...); r.code != 0 {
 			t.Errorf("%v: exit %d\n%s", args, r.code, r.all())
 		}
 	}

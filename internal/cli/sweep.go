@@ -15,6 +15,7 @@ import (
 	"github.com/dbharness/dbharness/internal/redact"
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/store"
 	"github.com/dbharness/dbharness/internal/sweep"
 )
 
@@ -328,7 +329,7 @@ func (a *app) parsePoint(base []string, pr results.SweepRun, vary []results.Vary
 // --metrics-linger they share.
 func (a *app) sweepPoints(base []string, plan []results.SweepRun, vary []results.VaryFlag, si *sweepInit, storePath string) ([]sweep.Point, liveOpts, error) {
 	if storePath == "" {
-		storePath = results.DefaultPath()
+		storePath = store.DefaultPath()
 	}
 	runVary := si.runVary(vary)
 	points := make([]sweep.Point, len(plan))
@@ -394,14 +395,14 @@ func (a *app) resumeSweep(o *sweepOpts, fs *pflag.FlagSet, rest []string) error 
 	if len(extra) > 0 {
 		return usagef("--resume continues the saved plan; besides it give only --db, --results, --json, --html, --csv, --markdown or --verbose (got %s)", strings.Join(extra, " "))
 	}
-	store, err := results.Open(o.results)
+	st, err := store.Open(o.results)
 	if err != nil {
 		return err
 	}
-	sw, err := store.GetSweep(context.Background(), o.resume)
-	store.Close()
+	sw, err := st.GetSweep(context.Background(), o.resume)
+	st.Close()
 	if err != nil {
-		if errors.Is(err, results.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("%w; `dbharness sweeps` lists them", err)
 		}
 		return err

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/store"
 	"github.com/dbharness/dbharness/internal/testdb"
 )
 
@@ -461,7 +462,7 @@ func TestBadSweepAndCompareInputGetsOneClearSentence(t *testing.T) {
 func TestResumeRefusesASweepThatIsStillRunning(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	s, err := results.Open(filepath.Join(home, "results.db"))
+	s, err := store.Open(filepath.Join(home, "results.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

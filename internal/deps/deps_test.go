@@ -3,7 +3,7 @@
 // or report format is an addition at the edge, never an edit in the middle:
 //
 //	cmd → cli → sweep → runner → engine, collect → workload → db
-//	results → analysis → report
+//	cli, sweep, runner → store → results → analysis → report
 //
 // with one package per engine under db (db/postgres, ...) plugging into db
 // and implementing the evidence contract (evidence, which collect reads and
@@ -13,6 +13,10 @@
 // Each package's allowed imports are listed below. A new package, or a
 // new edge between packages, fails this test until it is added here on
 // purpose; an edge that runs against the layering belongs somewhere else.
+//
+// Database drivers are held to the edge too: only the engines' packages,
+// the results store and the tests' databases import one, and only what
+// opens a database or the store links one (drivers, mayLinkDrivers).
 package deps_test
 
 import (
@@ -58,7 +62,10 @@ var allowed = map[string][]string{
 
 	// What a run produced, and what reads it: results, analysis and
 	// report know no database and no driver.
-	"internal/results":    {"internal/datadir", "internal/evidence", "internal/histogram", "internal/hostinfo", "internal/measure", "internal/redact", "internal/selfcost"},
+	"internal/results": {"internal/evidence", "internal/histogram", "internal/hostinfo", "internal/measure", "internal/redact", "internal/selfcost"},
+	// Where runs are kept: an SQLite file or a PostgreSQL database, each
+	// through its driver. Only what saves or reads runs imports it.
+	"internal/store":      {"internal/datadir", "internal/evidence", "internal/redact", "internal/results"},
 	"internal/experiment": {"internal/analysis", "internal/results", "internal/runphase"},
 	// The storage probe (`dbharness io`) measures files, not a database.
 	"internal/iobench": {"internal/histogram", "internal/hostinfo", "internal/results"},
@@ -98,13 +105,13 @@ var allowed = map[string][]string{
 	"internal/testdb":      {"internal/db", "internal/db/all", "internal/measure", "internal/workload"},
 
 	// A run put together (runner), and an experiment of many (sweep).
-	"internal/runner": {"internal/collect", "internal/db", "internal/engine", "internal/evidence", "internal/hostinfo", "internal/metrics", "internal/report", "internal/results", "internal/workload"},
-	"internal/sweep":  {"internal/experiment", "internal/results", "internal/runner"},
+	"internal/runner": {"internal/collect", "internal/db", "internal/engine", "internal/evidence", "internal/hostinfo", "internal/metrics", "internal/report", "internal/results", "internal/store", "internal/workload"},
+	"internal/sweep":  {"internal/experiment", "internal/results", "internal/runner", "internal/store"},
 
 	// The command line parses and prints; the binary registers the
 	// engines and workloads.
 	"internal/cli": {"internal/collect", "internal/db", "internal/engine", "internal/experiment", "internal/hostinfo", "internal/iobench", "internal/k8sjob", "internal/metrics", "internal/redact", "internal/report",
-		"internal/results", "internal/runner", "internal/sweep", "internal/tablescan", "internal/workload", "internal/workload/all", "internal/workload/script"},
+		"internal/results", "internal/runner", "internal/store", "internal/sweep", "internal/tablescan", "internal/workload", "internal/workload/all", "internal/workload/script"},
 	"cmd/dbharness":     {"internal/cli", "internal/db/all"},
 	"bench/pairs":       {"internal/selfcost"},
 	"bench/iofio":       {},
@@ -112,6 +119,25 @@ var allowed = map[string][]string{
 	// collectcost -load runs a load as the binary does (cli.Main), so
 	// that the collectors it measures share the load's process.
 	"bench/collectcost": {"internal/cli", "internal/collect", "internal/db", "internal/db/all", "internal/db/postgres", "internal/evidence"},
+}
+
+// drivers are the database drivers, by the prefix of their import paths:
+// PostgreSQL's, MySQL's, SQLite's and SQL Server's.
+var drivers = []string{"github.com/jackc/pgx", "github.com/go-sql-driver/mysql", "modernc.org/sqlite", "github.com/microsoft/go-mssqldb"}
+
+// driverImporters are the packages that may import a driver: an engine's
+// package under db (and db/sqlconn, should it need one), the results store
+// and the tests' databases.
+var driverImporters = []string{"internal/db/*", "internal/store", "internal/testdb"}
+
+// mayLinkDrivers are the packages that may link a driver through their
+// imports: those that open a database or the results store, and what puts
+// them together. Every other package (results, analysis, experiment,
+// report, metrics, the leaves, ...) knows no database and links none.
+var mayLinkDrivers = []string{
+	"internal/db/*", "internal/store", "internal/testdb",
+	"internal/runner", "internal/sweep", "internal/tablescan", "internal/cli",
+	"cmd/dbharness", "bench/collectcost",
 }
 
 // rule returns the allowed imports of pkg and the key that gave them.
@@ -154,11 +180,92 @@ func check(rules map[string][]string, graph map[string][]string) []string {
 	return bad
 }
 
-// imports reads the project imports of every non-test Go file under the
-// repository root, by package directory.
-func imports(t *testing.T, root string) map[string][]string {
+// driverOf returns the driver an import path belongs to, if any.
+func driverOf(imp string) (string, bool) {
+	for _, d := range drivers {
+		if imp == d || strings.HasPrefix(imp, d+"/") {
+			return d, true
+		}
+	}
+	return "", false
+}
+
+// listed says whether pkg is one of pkgs, where a trailing "/*" stands
+// for every package directly under it.
+func listed(pkgs []string, pkg string) bool {
+	for _, p := range pkgs {
+		if p == pkg {
+			return true
+		}
+		if dir, ok := strings.CutSuffix(p, "/*"); ok && strings.HasPrefix(pkg, dir+"/") && !strings.Contains(pkg[len(dir)+1:], "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkDrivers returns one line per driver import that drivers may not
+// have, and per package that links a driver through project imports (a
+// path through graph to a package whose third-party imports, in external,
+// hold one) that mayLink does not list.
+func checkDrivers(importers, mayLink []string, graph, external map[string][]string) []string {
+	var bad []string
+	for _, pkg := range sortedKeys(external) {
+		if listed(importers, pkg) {
+			continue
+		}
+		for _, imp := range external[pkg] {
+			if _, ok := driverOf(imp); ok {
+				bad = append(bad, fmt.Sprintf("%s imports the database driver %s, which only %s may import", pkg, imp, strings.Join(importers, ", ")))
+			}
+		}
+	}
+	for _, pkg := range sortedKeys(graph) {
+		if listed(mayLink, pkg) {
+			continue
+		}
+		if via, drv, ok := linksDriver(pkg, graph, external); ok {
+			bad = append(bad, fmt.Sprintf("%s links the database driver %s through %s, but it opens no database (mayLinkDrivers lists those that do)",
+				pkg, drv, strings.Join(via, " → ")))
+		}
+	}
+	return bad
+}
+
+// linksDriver finds, breadth first, a shortest path of project imports
+// from pkg to a package that imports a driver, and returns the path (pkg
+// first) and the driver.
+func linksDriver(pkg string, graph, external map[string][]string) ([]string, string, bool) {
+	from := map[string]string{pkg: ""}
+	queue := []string{pkg}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, imp := range external[p] {
+			if _, ok := driverOf(imp); ok {
+				var via []string
+				for q := p; q != ""; q = from[q] {
+					via = append([]string{q}, via...)
+				}
+				return via, imp, true
+			}
+		}
+		for _, q := range graph[p] {
+			if _, seen := from[q]; !seen {
+				from[q] = p
+				queue = append(queue, q)
+			}
+		}
+	}
+	return nil, "", false
+}
+
+// imports reads the imports of every non-test Go file under the
+// repository root, by package directory: the project's own (graph) and
+// those of other modules (external; the standard library's are left out).
+func imports(t *testing.T, root string) (graph, external map[string][]string) {
 	t.Helper()
-	graph := map[string][]string{}
+	graph, external = map[string][]string{}, map[string][]string{}
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -192,6 +299,8 @@ func imports(t *testing.T, root string) map[string][]string {
 			}
 			if rest, ok := strings.CutPrefix(p, module); ok && !slices.Contains(graph[pkg], rest) {
 				graph[pkg] = append(graph[pkg], rest)
+			} else if !ok && strings.Contains(strings.Split(p, "/")[0], ".") && !slices.Contains(external[pkg], p) {
+				external[pkg] = append(external[pkg], p)
 			}
 		}
 		return nil
@@ -199,10 +308,12 @@ func imports(t *testing.T, root string) map[string][]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range graph {
-		sort.Strings(v)
+	for _, m := range []map[string][]string{graph, external} {
+		for _, v := range m {
+			sort.Strings(v)
+		}
 	}
-	return graph
+	return graph, external
 }
 
 func sortedKeys(m map[string][]string) []string {
@@ -215,12 +326,71 @@ func sortedKeys(m map[string][]string) []string {
 }
 
 func TestImportsFollowTheLayering(t *testing.T) {
-	graph := imports(t, filepath.Join("..", ".."))
+	graph, _ := imports(t, filepath.Join("..", ".."))
 	if len(graph) < 20 || graph["internal/cli"] == nil {
 		t.Fatalf("read %d packages, which is not this repository's tree", len(graph))
 	}
 	for _, line := range check(allowed, graph) {
 		t.Error(line)
+	}
+}
+
+// TestDatabaseDriversStayAtTheEdge keeps the drivers where databases are
+// opened: the model and report side (results, analysis, experiment,
+// report, metrics, ...) neither imports a driver nor links one.
+func TestDatabaseDriversStayAtTheEdge(t *testing.T) {
+	graph, external := imports(t, filepath.Join("..", ".."))
+	if len(external["internal/store"]) == 0 {
+		t.Fatalf("read no driver import of internal/store, which is not this repository's tree")
+	}
+	for _, line := range checkDrivers(driverImporters, mayLinkDrivers, graph, external) {
+		t.Error(line)
+	}
+	// A listed package that is gone is a stale rule.
+	for _, p := range slices.Concat(driverImporters, mayLinkDrivers) {
+		found := false
+		for pkg := range graph {
+			found = found || listed([]string{p}, pkg)
+		}
+		if !found {
+			t.Errorf("deps_test.go lets %s import or link a database driver, but it is not a package (any more)", p)
+		}
+	}
+}
+
+// TestDriverCheckFindsADriverOffTheEdge keeps the driver check honest: a
+// driver imported outside the edge, and one linked through a project
+// import, are both reported, with the path that links it.
+func TestDriverCheckFindsADriverOffTheEdge(t *testing.T) {
+	graph := map[string][]string{
+		"internal/report":   {"internal/results"},
+		"internal/results":  {"internal/store"},
+		"internal/store":    nil,
+		"internal/db/mssql": nil,
+		"internal/cli":      {"internal/store"},
+		"internal/metrics":  {"internal/measure"},
+		"internal/measure":  nil,
+	}
+	external := map[string][]string{
+		"internal/store":    {"modernc.org/sqlite"},
+		"internal/db/mssql": {"github.com/microsoft/go-mssqldb"},
+		"internal/measure":  {"github.com/jackc/pgx/v5/pgconn"},
+	}
+	got := strings.Join(checkDrivers([]string{"internal/db/*", "internal/store"}, []string{"internal/db/*", "internal/store", "internal/cli"}, graph, external), "\n")
+	for _, want := range []string{
+		"internal/measure imports the database driver github.com/jackc/pgx/v5/pgconn, which only",
+		"internal/report links the database driver modernc.org/sqlite through internal/report → internal/results → internal/store, but",
+		"internal/results links the database driver modernc.org/sqlite through internal/results → internal/store, but",
+		"internal/metrics links the database driver github.com/jackc/pgx/v5/pgconn through internal/metrics → internal/measure, but",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the check missed %q; it said:\n%s", want, got)
+		}
+	}
+	for _, ok := range []string{"internal/cli ", "internal/store ", "internal/db/mssql "} {
+		if strings.Contains(got, "\n"+ok) || strings.HasPrefix(got, ok) {
+			t.Errorf("the check refused %s, which may link a driver:\n%s", ok, got)
+		}
 	}
 }
 

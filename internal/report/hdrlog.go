@@ -97,8 +97,8 @@ func (l *HDRLog) Interval(iv *results.Interval, hists []*hdr.Histogram) error {
 }
 
 // WriteHDRLog writes a saved run's log from its intervals and their saved
-// histograms (results.Store.IntervalHists), or a group's from its merged
-// ones (results.Store.GetGroup).
+// histograms (store.Store.IntervalHists), or a group's from its merged
+// ones (store.Store.GetGroup).
 func WriteHDRLog(w io.Writer, run *results.Run, encoded map[int]map[string]string) error {
 	ops := make([]string, 0, len(run.Ops))
 	for _, o := range run.Ops {

@@ -1,9 +1,6 @@
 package results
 
 import (
-	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -60,77 +57,6 @@ type ShardResult struct {
 	// Evidence is what the shard's own host showed (HostEvidence); nil
 	// when its run recorded none.
 	Evidence *HostEvidence `json:"evidence,omitempty"`
-}
-
-// GetRunOrGroup loads the run id (a unique prefix), or else the group of
-// shards named id, merged into one run.
-func (s *Store) GetRunOrGroup(ctx context.Context, id string) (*Run, error) {
-	r, err := s.Get(ctx, id)
-	if !errors.Is(err, ErrNotFound) {
-		return r, err
-	}
-	g, _, gerr := s.GetGroup(ctx, id)
-	if errors.Is(gerr, ErrNotFound) {
-		return nil, err
-	}
-	return g, gerr
-}
-
-// GetGroup loads a group's shards' runs, with their intervals' histograms,
-// and merges them into one run (MergeShards); it returns the merged
-// intervals' histograms too, as IntervalHists does a run's.
-func (s *Store) GetGroup(ctx context.Context, name string) (*Run, map[int]map[string]string, error) {
-	var count int
-	var start sql.NullString
-	err := s.queryRow(ctx, `SELECT shards, start FROM run_groups WHERE name = ?`, name).Scan(&count, &start)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil, fmt.Errorf("group %q: %w in %s", name, ErrNotFound, s.path)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("read group %s from %s: %v", name, s.path, s.kind.cause(err))
-	}
-	rows, err := s.query(ctx, `SELECT shard, run_id FROM run_group_shards WHERE group_name = ? ORDER BY shard`, name)
-	if err != nil {
-		return nil, nil, err
-	}
-	var ids []string
-	var index []int
-	for rows.Next() {
-		var id string
-		var i int
-		if err := rows.Scan(&i, &id); err != nil {
-			rows.Close()
-			return nil, nil, err
-		}
-		ids, index = append(ids, id), append(index, i)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, nil, err
-	}
-	var runs []*Run
-	var hists []map[int]map[string]string
-	for k, id := range ids {
-		r, err := s.Get(ctx, id)
-		if err != nil {
-			return nil, nil, err
-		}
-		if r.Shard == nil {
-			// A run saved only before it joined (its harness killed
-			// then) is the shard it registered as.
-			r.Shard = &Shard{Group: name, Index: index[k], Count: count}
-		}
-		h, err := s.IntervalHists(ctx, id)
-		if err != nil {
-			return nil, nil, err
-		}
-		runs, hists = append(runs, r), append(hists, h)
-	}
-	g := &Group{Name: name, Shards: count}
-	if start.Valid {
-		g.Start, _ = time.Parse(time.RFC3339Nano, start.String)
-	}
-	return MergeShards(g, runs, hists)
 }
 
 // MergeShards merges the runs of a group's shards (each with its
@@ -279,7 +205,7 @@ func MergeShards(g *Group, runs []*Run, hists []map[int]map[string]string) (*Run
 		}
 		m.Intervals = append(m.Intervals, *iv)
 	}
-	summarizeIntervals(&m, encoded)
+	SummarizeIntervals(&m, encoded)
 	databaseEvidence(&m, runs)
 	m.ClientSeconds = groupClientSeconds(g, runs)
 	// The harness's CPU is the shards' together; each host's idle time,

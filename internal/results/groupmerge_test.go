@@ -50,7 +50,7 @@ func shardRuns(shards []int, intervals int) ([]*Run, []map[int]map[string]string
 			h[k] = map[string]string{"one": EncodeHist(hk)}
 			rs = append(rs, hk)
 		}
-		summarizeIntervals(r, h)
+		SummarizeIntervals(r, h)
 		runs, hists, raw = append(runs, r), append(hists, h), append(raw, rs)
 	}
 	return runs, hists, raw

@@ -1,4 +1,5 @@
-// Package results is the run model and the results store. A Run is what
+// Package results is the run model: its types and the pure functions on
+// them, knowing no database (package store keeps the runs). A Run is what
 // `run --json` writes and what `show`, `compare` and `report` read; its
 // JSON schema is versioned (SchemaVersion) and documented in
 // docs/results-json.md.
@@ -56,7 +57,7 @@ type Run struct {
 	// (--shard I/N --group NAME); nil for a run of one process.
 	Shard *Shard `json:"shard,omitempty"`
 	// Group and Shards are set in a run merged from a group's shards
-	// (Store.GetGroup): the group, and a line per shard.
+	// (store.Store.GetGroup): the group, and a line per shard.
 	Group        *Group           `json:"group,omitempty"`
 	Shards       []ShardResult    `json:"shards,omitempty"`
 	StartTime    time.Time        `json:"start_time"`

@@ -23,6 +23,7 @@ import (
 	"github.com/dbharness/dbharness/internal/metrics"
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/store"
 	"github.com/dbharness/dbharness/internal/workload"
 )
 
@@ -57,7 +58,7 @@ type Config struct {
 	// Physical is --physical: the mode of the physical collector
 	// (collect.PhysicalMode; "" is auto).
 	Physical string
-	// Results is the results store file ("" is results.DefaultPath());
+	// Results is the results store file ("" is store.DefaultPath());
 	// NoSave keeps the run out of it.
 	Results string
 	NoSave  bool
@@ -494,7 +495,7 @@ func (e *NotSavedError) Unwrap() error { return e.Err }
 // after a write has failed the rest of them are not tried (each could wait
 // the store's timeout), and the run's final record is.
 type runStore struct {
-	*results.Store
+	*store.Store
 	warn io.Writer
 	mu   sync.Mutex // the collector's goroutine writes evidence too
 	err  error      // the first write that failed
@@ -514,9 +515,9 @@ func openStore(c Config, warn io.Writer) (*runStore, error) {
 	if c.NoSave {
 		return nil, nil
 	}
-	s, err := results.Open(c.Results)
+	s, err := store.Open(c.Results)
 	if err != nil {
-		return nil, fmt.Errorf("%w; %s, or run with --no-save", err, results.OtherStore)
+		return nil, fmt.Errorf("%w; %s, or run with --no-save", err, store.OtherStore)
 	}
 	rs := &runStore{Store: s, warn: warn, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go rs.writer()

@@ -16,6 +16,7 @@ import (
 	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runner"
+	"github.com/dbharness/dbharness/internal/store"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
 	_ "github.com/dbharness/dbharness/internal/workload/all"
@@ -72,7 +73,7 @@ func TestARunIsMeasuredSavedAndReturned(t *testing.T) {
 	if run.Collect != nil {
 		t.Errorf("evidence gathered without being asked: %+v", run.Collect)
 	}
-	s, err := results.Open(cfg.Results)
+	s, err := store.Open(cfg.Results)
 	if err != nil {
 		t.Fatal(err)
 	}

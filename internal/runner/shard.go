@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/store"
 )
 
 // shareOf sets in cfg the part of a group's run that shard sh makes: its
@@ -35,7 +36,7 @@ func shareOf(sh *results.Shard, cfg *engine.Config) *results.Shard {
 // measures its clock against the store server's, registers under its
 // group, waits for the others and returns the group's starting instant by
 // this host's clock.
-func startShard(ctx context.Context, s *results.Store, sh *results.Shard, run *results.Run, timeout time.Duration, out io.Writer) (time.Time, error) {
+func startShard(ctx context.Context, s *store.Store, sh *results.Shard, run *results.Run, timeout time.Duration, out io.Writer) (time.Time, error) {
 	_, offset, err := s.ServerNow(ctx)
 	if err != nil {
 		return time.Time{}, err

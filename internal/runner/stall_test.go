@@ -16,6 +16,7 @@ import (
 	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runner"
+	"github.com/dbharness/dbharness/internal/store"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
 )
@@ -248,7 +249,7 @@ func TestAFixedWorkRunEndsWhenTheServerStallsForTheStallTimeout(t *testing.T) {
 // what it measured.
 func checkSavedFailed(t *testing.T, path string, run *results.Run) {
 	t.Helper()
-	s, err := results.Open(path)
+	s, err := store.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runner"
+	"github.com/dbharness/dbharness/internal/store"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
 )
@@ -32,7 +33,7 @@ func TestTheStoreIsCheckedBeforeAnythingConnects(t *testing.T) {
 		if run != nil || err == nil {
 			t.Fatalf("%s: a run (%v) or no error (%v)", path, run, err)
 		}
-		if msg := err.Error(); !strings.HasPrefix(msg, want) || !strings.HasSuffix(msg, results.OtherStore+", or run with --no-save") {
+		if msg := err.Error(); !strings.HasPrefix(msg, want) || !strings.HasSuffix(msg, store.OtherStore+", or run with --no-save") {
 			t.Errorf("error %q, want it to say %q and what to do", msg, want)
 		}
 		if out.Len() > 0 {

@@ -22,6 +22,7 @@ import (
 	"github.com/dbharness/dbharness/internal/experiment"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runner"
+	"github.com/dbharness/dbharness/internal/store"
 )
 
 // Plan lays out every run: repeat rounds, each a random permutation (seeded
@@ -102,7 +103,7 @@ type Point struct {
 
 // Options are a sweep's outputs.
 type Options struct {
-	// Results is the results store file ("" is results.DefaultPath()); the
+	// Results is the results store file ("" is store.DefaultPath()); the
 	// sweep and its runs are saved there.
 	Results string
 	// Out takes the sweep's lines (its first line, notes, a line per run,
@@ -147,17 +148,17 @@ func Run(ctx context.Context, sw *results.Sweep, points []Point, o Options) (*Ou
 	if warn == nil {
 		warn = io.Discard
 	}
-	store, err := results.Open(o.Results)
+	st, err := store.Open(o.Results)
 	if err != nil {
-		return nil, fmt.Errorf("%w; %s", err, results.OtherStore)
+		return nil, fmt.Errorf("%w; %s", err, store.OtherStore)
 	}
-	defer store.Close()
-	oc := &Outcome{Store: store.Path()}
+	defer st.Close()
+	oc := &Outcome{Store: st.Path()}
 	sw.PID = os.Getpid()
 	sw.Host, _ = os.Hostname()
-	save := store.CreateSweep
+	save := st.CreateSweep
 	if o.Resumed {
-		save = store.SaveSweep
+		save = st.SaveSweep
 	}
 	if err := save(sw); err != nil {
 		return nil, err
@@ -201,7 +202,7 @@ func Run(ctx context.Context, sw *results.Sweep, points []Point, o Options) (*Ou
 		if err == nil {
 			var runWarn bytes.Buffer
 			cfg := pt.Run
-			cfg.Results, cfg.Out, cfg.Warn = store.Location(), io.Discard, &runWarn
+			cfg.Results, cfg.Out, cfg.Warn = st.Location(), io.Discard, &runWarn
 			if o.Verbose {
 				cfg.Out = out
 			}
@@ -223,7 +224,7 @@ func Run(ctx context.Context, sw *results.Sweep, points []Point, o Options) (*Ou
 			}
 		}
 		fmt.Fprintf(out, "[%*d/%d] %s\n", len(strconv.Itoa(len(sw.Plan))), pr.Seq+1, len(sw.Plan), runLine(pr, run, err))
-		if err := store.SaveSweep(sw); err != nil {
+		if err := st.SaveSweep(sw); err != nil {
 			return nil, err
 		}
 		if ie := (*runner.Interrupted)(nil); errors.As(err, &ie) {
@@ -248,12 +249,12 @@ func Run(ctx context.Context, sw *results.Sweep, points []Point, o Options) (*Ou
 	default:
 		sw.Status = results.StatusCompleted
 	}
-	runs, err := store.SweepRuns(ctx, sw)
+	runs, err := st.SweepRuns(ctx, sw)
 	if err != nil {
 		return nil, err
 	}
 	experiment.Analyze(sw, runs)
-	if err := store.SaveSweep(sw); err != nil {
+	if err := st.SaveSweep(sw); err != nil {
 		return nil, err
 	}
 	return oc, nil

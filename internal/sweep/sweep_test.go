@@ -12,6 +12,7 @@ import (
 	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runner"
+	"github.com/dbharness/dbharness/internal/store"
 	"github.com/dbharness/dbharness/internal/sweep"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
@@ -53,12 +54,12 @@ func TestASweepRunsItsPlanAndAnalysesIt(t *testing.T) {
 		return []string{"--mix=" + pr.Vary["mix"]}
 	})
 	var out, warn bytes.Buffer
-	store := filepath.Join(t.TempDir(), "results.db")
-	oc, err := sweep.Run(context.Background(), sw, points, sweep.Options{Results: store, Out: &out, Warn: &warn})
+	loc := filepath.Join(t.TempDir(), "results.db")
+	oc, err := sweep.Run(context.Background(), sw, points, sweep.Options{Results: loc, Out: &out, Warn: &warn})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if oc.Failure != nil || oc.Interrupted || oc.Done != 8 || oc.Store != store {
+	if oc.Failure != nil || oc.Interrupted || oc.Done != 8 || oc.Store != loc {
 		t.Fatalf("outcome %+v\n%s%s", oc, out.String(), warn.String())
 	}
 	if sw.Status != results.StatusCompleted || len(sw.RunIDs) != 8 || len(sw.Points) != 4 {
@@ -67,7 +68,7 @@ func TestASweepRunsItsPlanAndAnalysesIt(t *testing.T) {
 	if n := strings.Count(out.String(), "\n["); n != 8 {
 		t.Errorf("%d run lines, want 8:\n%s", n, out.String())
 	}
-	s, err := results.Open(store)
+	s, err := store.Open(loc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,10 +96,10 @@ func TestASweepRunsItsPlanAndAnalysesIt(t *testing.T) {
 func TestAStoppedSweepResumesWhereItStopped(t *testing.T) {
 	url := testdb.SQLite(t)
 	sw, points := newSweep(t, url, "null", []int{1, 2}, nil, 1, func(results.SweepRun) []string { return nil })
-	store := filepath.Join(t.TempDir(), "results.db")
+	loc := filepath.Join(t.TempDir(), "results.db")
 	stop := make(chan struct{})
 	close(stop)
-	oc, err := sweep.Run(context.Background(), sw, points, sweep.Options{Results: store, Stop: stop})
+	oc, err := sweep.Run(context.Background(), sw, points, sweep.Options{Results: loc, Stop: stop})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestAStoppedSweepResumesWhereItStopped(t *testing.T) {
 		t.Fatalf("outcome %+v, status %s", oc, sw.Status)
 	}
 	// Resume from the saved sweep, as `sweep --resume` does.
-	s, err := results.Open(store)
+	s, err := store.Open(loc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestAStoppedSweepResumesWhereItStopped(t *testing.T) {
 	}
 	saved.Status = results.StatusRunning
 	var out bytes.Buffer
-	oc, err = sweep.Run(context.Background(), saved, points, sweep.Options{Results: store, Out: &out})
+	oc, err = sweep.Run(context.Background(), saved, points, sweep.Options{Results: loc, Out: &out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestAStoppedSweepResumesWhereItStopped(t *testing.T) {
 		t.Fatalf("outcome %+v, status %s\n%s", oc, saved.Status, out.String())
 	}
 	// A complete sweep runs nothing more.
-	oc, err = sweep.Run(context.Background(), saved, make([]sweep.Point, len(saved.Plan)), sweep.Options{Results: store})
+	oc, err = sweep.Run(context.Background(), saved, make([]sweep.Point, len(saved.Plan)), sweep.Options{Results: loc})
 	if err != nil || oc.Done != 2 || len(saved.RunIDs) != 2 {
 		t.Fatalf("again: %+v %v, %d runs", oc, err, len(saved.RunIDs))
 	}
@@ -181,15 +182,15 @@ func TestAFailedRunStopsTheSweep(t *testing.T) {
 
 func TestARunNotWhollySavedStopsTheSweepAndIsMadeAgainOnResume(t *testing.T) {
 	sw, points := newSweep(t, testdb.SQLite(t), "null", []int{1, 2}, nil, 1, func(results.SweepRun) []string { return nil })
-	store := filepath.Join(t.TempDir(), "results.db")
+	loc := filepath.Join(t.TempDir(), "results.db")
 	var out bytes.Buffer
 	// Another program replaces the intervals table by a view, which takes
 	// no rows, once the sweep has started.
 	var dropErr error
 	w := testdb.BeforeFirstWrite(&out, func() {
-		dropErr = testdb.SQLiteExec(store, "DROP TABLE intervals", "CREATE VIEW intervals AS SELECT '' AS run_id, 0 AS seq, '' AS interval, '' AS hists")
+		dropErr = testdb.SQLiteExec(loc, "DROP TABLE intervals", "CREATE VIEW intervals AS SELECT '' AS run_id, 0 AS seq, '' AS interval, '' AS hists")
 	})
-	oc, err := sweep.Run(context.Background(), sw, points, sweep.Options{Results: store, Out: w, Verbose: true})
+	oc, err := sweep.Run(context.Background(), sw, points, sweep.Options{Results: loc, Out: w, Verbose: true})
 	if err != nil || dropErr != nil {
 		t.Fatal(err, dropErr)
 	}

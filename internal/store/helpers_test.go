@@ -1,18 +1,30 @@
-package results
+package store
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/testdb"
 )
 
-// TestPostgres creates a fresh database on the real PostgreSQL server and
-// returns its URL. The external test package sets it to testdb.Postgres,
-// which this package cannot import (testdb reaches results through the
-// engines).
-var TestPostgres func(t testing.TB, name string) string
+// sampleRun is the run of results' golden file (a synthetic engine
+// result, filled as `run` fills it), read afresh for each call.
+func sampleRun() *results.Run {
+	b, err := os.ReadFile(filepath.Join("..", "results", "testdata", "run.golden.json"))
+	if err != nil {
+		panic(err)
+	}
+	var r results.Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		panic(err)
+	}
+	return &r
+}
 
 // eachStore runs f on each kind of store, given its location: a fresh
 // SQLite file, and a fresh database of the real PostgreSQL server.
@@ -25,12 +37,9 @@ func eachStore(t *testing.T, f func(t *testing.T, loc string)) {
 // it.
 func postgresStore(t testing.TB) string {
 	t.Helper()
-	if TestPostgres == nil {
-		t.Fatal("TestPostgres is not set (store_postgres_test.go sets it)")
-	}
 	h := fnv.New32a()
 	h.Write([]byte(t.Name()))
-	return TestPostgres(t, fmt.Sprintf("results_%08x", h.Sum32()))
+	return testdb.Postgres(t, fmt.Sprintf("results_%08x", h.Sum32()))
 }
 
 // openStoreT opens the store at loc for the test and closes it at its end.

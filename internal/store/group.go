@@ -1,4 +1,4 @@
-package results
+package store
 
 import (
 	"context"
@@ -8,13 +8,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dbharness/dbharness/internal/results"
 )
 
 // A group is a run made by several harness processes at once, its shards,
 // which meet in the results store: each registers under the group's name,
 // waits until every shard has, and all start at one instant that the
 // first of them to see the group complete chooses, by the store server's
-// clock. Each shard's run records its part (Shard).
+// clock. Each shard's run records its part (results.Shard).
 const groupSchema = `
 CREATE TABLE IF NOT EXISTS run_groups (
 	name   TEXT PRIMARY KEY,
@@ -30,33 +32,6 @@ CREATE TABLE IF NOT EXISTS run_group_shards (
 	PRIMARY KEY (group_name, shard)
 );
 `
-
-// Shard is a run's part of its group, as the run records it.
-type Shard struct {
-	Group string `json:"group"`
-	// Index is the shard's, from 0; Count the group's shards.
-	Index int `json:"index"`
-	Count int `json:"count"`
-	// FirstClient is the global id (from 0) of the shard's first client;
-	// its clients are the run's config.clients from there.
-	FirstClient int `json:"first_client"`
-	// GroupStart is the instant every shard started at, by the store
-	// server's clock.
-	GroupStart time.Time `json:"group_start"`
-	// ClockOffsetMs is this host's clock minus the store server's, in
-	// milliseconds, measured at the start.
-	ClockOffsetMs float64 `json:"clock_offset_ms"`
-	// StartLateMs is how late this process woke for the group's start,
-	// in milliseconds; its intervals start at the group's instant anyway.
-	StartLateMs float64 `json:"start_late_ms"`
-}
-
-// ShardOf is shard index's part of n items (clients, terminals) shared by
-// count shards: the first item's index and how many.
-func ShardOf(n, index, count int) (first, items int) {
-	first = index * n / count
-	return first, (index+1)*n/count - first
-}
 
 // ServerNow is the store server's clock (for an SQLite store, this host's)
 // and this host's clock minus it: the round trip with the shortest of a
@@ -86,7 +61,7 @@ func (s *Store) ServerNow(ctx context.Context) (time.Time, time.Duration, error)
 // JoinGroup registers shard sh of a run under its group. It refuses a
 // shard that is taken (by another run), and a shard count other than the
 // group's.
-func (s *Store) JoinGroup(ctx context.Context, sh *Shard, runID, host string) error {
+func (s *Store) JoinGroup(ctx context.Context, sh *results.Shard, runID, host string) error {
 	fail := func(err error) error {
 		return fmt.Errorf("join group %s in results store %s: %v", sh.Group, s.path, s.kind.cause(err))
 	}
@@ -129,7 +104,7 @@ const groupLead = time.Second
 // server's clock: the first shard to see the group complete sets it,
 // groupLead ahead. It names, in one sentence, the shards that did not
 // come.
-func (s *Store) StartGroup(ctx context.Context, sh *Shard, timeout time.Duration) (time.Time, error) {
+func (s *Store) StartGroup(ctx context.Context, sh *results.Shard, timeout time.Duration) (time.Time, error) {
 	fail := func(err error) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("group %s in results store %s: %v", sh.Group, s.path, s.kind.cause(err))
 	}
@@ -192,4 +167,75 @@ func (s *Store) StartGroup(ctx context.Context, sh *Shard, timeout time.Duration
 		return fail(errors.New("the group's start is not a time: " + start.String))
 	}
 	return t, nil
+}
+
+// GetRunOrGroup loads the run id (a unique prefix), or else the group of
+// shards named id, merged into one run.
+func (s *Store) GetRunOrGroup(ctx context.Context, id string) (*results.Run, error) {
+	r, err := s.Get(ctx, id)
+	if !errors.Is(err, ErrNotFound) {
+		return r, err
+	}
+	g, _, gerr := s.GetGroup(ctx, id)
+	if errors.Is(gerr, ErrNotFound) {
+		return nil, err
+	}
+	return g, gerr
+}
+
+// GetGroup loads a group's shards' runs, with their intervals' histograms,
+// and merges them into one run (MergeShards); it returns the merged
+// intervals' histograms too, as IntervalHists does a run's.
+func (s *Store) GetGroup(ctx context.Context, name string) (*results.Run, map[int]map[string]string, error) {
+	var count int
+	var start sql.NullString
+	err := s.queryRow(ctx, `SELECT shards, start FROM run_groups WHERE name = ?`, name).Scan(&count, &start)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, fmt.Errorf("group %q: %w in %s", name, ErrNotFound, s.path)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read group %s from %s: %v", name, s.path, s.kind.cause(err))
+	}
+	rows, err := s.query(ctx, `SELECT shard, run_id FROM run_group_shards WHERE group_name = ? ORDER BY shard`, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	var ids []string
+	var index []int
+	for rows.Next() {
+		var id string
+		var i int
+		if err := rows.Scan(&i, &id); err != nil {
+			rows.Close()
+			return nil, nil, err
+		}
+		ids, index = append(ids, id), append(index, i)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	var runs []*results.Run
+	var hists []map[int]map[string]string
+	for k, id := range ids {
+		r, err := s.Get(ctx, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		if r.Shard == nil {
+			// A run saved only before it joined (its harness killed
+			// then) is the shard it registered as.
+			r.Shard = &results.Shard{Group: name, Index: index[k], Count: count}
+		}
+		h, err := s.IntervalHists(ctx, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		runs, hists = append(runs, r), append(hists, h)
+	}
+	g := &results.Group{Name: name, Shards: count}
+	if start.Valid {
+		g.Start, _ = time.Parse(time.RFC3339Nano, start.String)
+	}
+	return results.MergeShards(g, runs, hists)
 }

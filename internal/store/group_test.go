@@ -1,4 +1,4 @@
-package results
+package store
 
 import (
 	"context"
@@ -7,23 +7,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-)
 
-func TestShardOfSharesEveryItemOnce(t *testing.T) {
-	for _, c := range []struct{ n, count int }{{10, 3}, {3, 3}, {12, 3}, {7, 1}, {1000, 7}} {
-		next := 0
-		for i := range c.count {
-			first, items := ShardOf(c.n, i, c.count)
-			if first != next || items < c.n/c.count || items > c.n/c.count+1 {
-				t.Errorf("ShardOf(%d, %d, %d) = %d, %d after %d", c.n, i, c.count, first, items, next)
-			}
-			next = first + items
-		}
-		if next != c.n {
-			t.Errorf("%d items in %d shards: %d shared", c.n, c.count, next)
-		}
-	}
-}
+	"github.com/dbharness/dbharness/internal/results"
+)
 
 func TestTheShardsOfAGroupStartAtOneInstant(t *testing.T) {
 	eachStore(t, func(t *testing.T, loc string) {
@@ -41,7 +27,7 @@ func TestTheShardsOfAGroupStartAtOneInstant(t *testing.T) {
 					return
 				}
 				defer s.Close()
-				sh := &Shard{Group: "g", Index: i, Count: shards}
+				sh := &results.Shard{Group: "g", Index: i, Count: shards}
 				if errs[i] = s.JoinGroup(ctx, sh, fmt.Sprintf("run-%d", i), "host"); errs[i] == nil {
 					starts[i], errs[i] = s.StartGroup(ctx, sh, time.Minute)
 				}
@@ -59,11 +45,11 @@ func TestTheShardsOfAGroupStartAtOneInstant(t *testing.T) {
 
 		s := openStoreT(t, loc)
 		for _, c := range []struct {
-			sh   Shard
+			sh   results.Shard
 			want string
 		}{
-			{Shard{Group: "g", Index: 1, Count: shards}, "shard 1/3 of group g is taken by run run-1 on host"},
-			{Shard{Group: "g", Index: 3, Count: 4}, "group g has 3 shards, not 4"},
+			{results.Shard{Group: "g", Index: 1, Count: shards}, "shard 1/3 of group g is taken by run run-1 on host"},
+			{results.Shard{Group: "g", Index: 3, Count: 4}, "group g has 3 shards, not 4"},
 		} {
 			if err := s.JoinGroup(ctx, &c.sh, "run-x", "other"); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("shard %d/%d: %v, want %q", c.sh.Index, c.sh.Count, err, c.want)
@@ -72,11 +58,11 @@ func TestTheShardsOfAGroupStartAtOneInstant(t *testing.T) {
 
 		// Shards 0 and 2 of 3 come; shard 1 never does.
 		for _, i := range []int{0, 2} {
-			if err := s.JoinGroup(ctx, &Shard{Group: "h", Index: i, Count: 3}, fmt.Sprintf("run-h%d", i), "host"); err != nil {
+			if err := s.JoinGroup(ctx, &results.Shard{Group: "h", Index: i, Count: 3}, fmt.Sprintf("run-h%d", i), "host"); err != nil {
 				t.Fatal(err)
 			}
 		}
-		_, err := s.StartGroup(ctx, &Shard{Group: "h", Index: 0, Count: 3}, 200*time.Millisecond)
+		_, err := s.StartGroup(ctx, &results.Shard{Group: "h", Index: 0, Count: 3}, 200*time.Millisecond)
 		if want := "group h: shard 1 has not come within --group-timeout 200ms (2 of 3 shards registered)"; err == nil || err.Error() != want {
 			t.Errorf("a missing shard: %v, want %q", err, want)
 		}

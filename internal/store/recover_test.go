@@ -1,4 +1,4 @@
-package results
+package store
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dbharness/dbharness/internal/evidence"
+	"github.com/dbharness/dbharness/internal/results"
 )
 
 // deadPID returns the process id of a process that has ended.
@@ -30,12 +31,12 @@ func testRecover(t *testing.T, loc string) {
 	done := sampleRun()
 	r := sampleRun()
 	r.Host.Hostname, _ = os.Hostname()
-	r.Status, r.Ops, r.Summary, r.ErrorClasses = StatusRunning, nil, Summary{}, nil
+	r.Status, r.Ops, r.Summary, r.ErrorClasses = results.StatusRunning, nil, results.Summary{}, nil
 	// os and a collector the store knows nothing about: both are series.
-	r.Collect = &Collect{Enabled: []string{"os", "waits", "netstat"}}
+	r.Collect = &results.Collect{Enabled: []string{"os", "waits", "netstat"}}
 	r.Collect.Set("os", &evidence.Series{Source: "/proc", Intervals: []evidence.Point{}})
 	r.Collect.Set("netstat", &evidence.Series{Source: "/proc/net/snmp", Intervals: []evidence.Point{}})
-	r.Waits = &Waits{Method: "sampled", Unit: "samples", Events: []WaitShare{}}
+	r.Waits = &results.Waits{Method: "sampled", Unit: "samples", Events: []results.WaitShare{}}
 	ivs := r.Intervals
 	if err := s.Save(r); err != nil {
 		t.Fatal(err)
@@ -46,13 +47,13 @@ func testRecover(t *testing.T, loc string) {
 		}
 	}
 	pt := evidence.Point{Seq: 0, Phase: "measure", T: 1, Seconds: 1, Rates: map[string]float64{"cpu.user": 40}}
-	wi := WaitInterval{Seq: 0, Phase: "measure", T: 1, Total: 10, Shares: map[string]float64{"CPU": 0.7, "IO:WALSync": 0.3}}
+	wi := results.WaitInterval{Seq: 0, Phase: "measure", T: 1, Total: 10, Shares: map[string]float64{"CPU": 0.7, "IO:WALSync": 0.3}}
 	for _, kind := range []string{"os", "netstat"} {
 		if err := s.AddEvidence(r.RunID, kind, 0, pt); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.AddEvidence(r.RunID, EvidenceWaits, 0, wi); err != nil {
+	if err := s.AddEvidence(r.RunID, results.EvidenceWaits, 0, wi); err != nil {
 		t.Fatal(err)
 	}
 
@@ -63,7 +64,7 @@ func testRecover(t *testing.T, loc string) {
 		t.Fatal(err)
 	}
 	hostS, netS := got.Collect.Get("os"), got.Collect.Get("netstat")
-	if got.Status != StatusRunning || len(hostS.Intervals) != 1 || hostS.Source != "/proc" || len(got.Waits.Intervals) != 1 ||
+	if got.Status != results.StatusRunning || len(hostS.Intervals) != 1 || hostS.Source != "/proc" || len(got.Waits.Intervals) != 1 ||
 		len(netS.Intervals) != 1 || netS.Source != "/proc/net/snmp" {
 		t.Fatalf("a live run: status %s, evidence %+v %+v %+v", got.Status, hostS, netS, got.Waits)
 	}
@@ -78,7 +79,7 @@ func testRecover(t *testing.T, loc string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != StatusFailed || !strings.Contains(got.Error, "killed or crashed") {
+	if got.Status != results.StatusFailed || !strings.Contains(got.Error, "killed or crashed") {
 		t.Fatalf("status %s, error %q", got.Status, got.Error)
 	}
 	if got.Summary.Transactions != done.Summary.Transactions || got.Summary.TPS != done.Summary.TPS ||
@@ -94,7 +95,7 @@ func testRecover(t *testing.T, loc string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 1 || rows[0].Status != StatusFailed || rows[0].TPS != done.Summary.TPS {
+	if len(rows) != 1 || rows[0].Status != results.StatusFailed || rows[0].TPS != done.Summary.TPS {
 		t.Errorf("list %+v", rows)
 	}
 

@@ -1,4 +1,4 @@
-package results
+package store
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/evidence"
+	"github.com/dbharness/dbharness/internal/results"
 )
 
 // writerEnv, set to a store's location, makes the test binary a writer
@@ -45,15 +46,15 @@ func writeRuns(s *Store, w int) error {
 	host, _ := os.Hostname()
 	for i := range writerRuns {
 		tag := fmt.Sprintf("w%d-r%d", w, i)
-		r := &Run{SchemaVersion: SchemaVersion, RunID: sharedRunID, Status: StatusRunning, Workload: tag,
-			Engine: EngineInfo{Engine: "test"}, StartTime: time.Now(), Config: Config{Clients: w*100 + i},
-			Intervals: []Interval{}, ErrorClasses: map[string]int64{}}
+		r := &results.Run{SchemaVersion: results.SchemaVersion, RunID: sharedRunID, Status: results.StatusRunning, Workload: tag,
+			Engine: results.EngineInfo{Engine: "test"}, StartTime: time.Now(), Config: results.Config{Clients: w*100 + i},
+			Intervals: []results.Interval{}, ErrorClasses: map[string]int64{}}
 		r.Host.Hostname = host
 		if err := s.Create(r); err != nil {
 			return err
 		}
 		for k := range writerIntervals {
-			iv := Interval{Seq: k, Phase: "measure", T: float64(k + 1), Seconds: 1, Count: code(w, i, k)}
+			iv := results.Interval{Seq: k, Phase: "measure", T: float64(k + 1), Seconds: 1, Count: code(w, i, k)}
 			if err := s.AddInterval(r.RunID, &iv, map[string]string{"op": tag}); err != nil {
 				return err
 			}
@@ -63,7 +64,7 @@ func writeRuns(s *Store, w int) error {
 			}
 		}
 		if i%2 == 0 {
-			r.Status, r.Summary.TPS = StatusCompleted, float64(w*100+i)
+			r.Status, r.Summary.TPS = results.StatusCompleted, float64(w*100+i)
 			if err := s.Save(r); err != nil {
 				return err
 			}
@@ -195,7 +196,7 @@ func testConcurrentWriters(t *testing.T, loc string) {
 		}
 		evidenceRows += n
 		if i%2 == 0 {
-			if r.Status != StatusCompleted || r.Summary.TPS != float64(w*100+i) || n != 0 {
+			if r.Status != results.StatusCompleted || r.Summary.TPS != float64(w*100+i) || n != 0 {
 				t.Errorf("finished run %s (%s): status %s, tps %g, %d evidence rows left", row.ID, row.Workload, r.Status, r.Summary.TPS, n)
 			}
 			continue
@@ -231,7 +232,7 @@ func TestARunNeverTakesTheRowOfAnotherUnderTheSameID(t *testing.T) {
 		if second.RunID == first.RunID {
 			t.Fatalf("the second run kept the first's id %s", first.RunID)
 		}
-		for _, want := range []*Run{first, second} {
+		for _, want := range []*results.Run{first, second} {
 			got, err := s.Get(ctx, want.RunID)
 			if err != nil || got.Workload != want.Workload {
 				t.Fatalf("run %s: %+v, %v", want.RunID, got, err)
@@ -244,30 +245,30 @@ func TestASweepNeverTakesTheRowOfAnotherUnderTheSameID(t *testing.T) {
 	eachStore(t, func(t *testing.T, loc string) {
 		s := openStoreT(t, loc)
 		ctx := context.Background()
-		id := NewSweepID(time.Now())
-		first := &Sweep{SchemaVersion: SweepSchemaVersion, SweepID: id, Workload: "first", Status: StatusRunning, StartTime: time.Now()}
+		id := results.NewSweepID(time.Now())
+		first := &results.Sweep{SchemaVersion: results.SweepSchemaVersion, SweepID: id, Workload: "first", Status: results.StatusRunning, StartTime: time.Now()}
 		if err := s.CreateSweep(first); err != nil {
 			t.Fatal(err)
 		}
-		second := &Sweep{SchemaVersion: SweepSchemaVersion, SweepID: id, Workload: "second", Status: StatusRunning, StartTime: time.Now()}
+		second := &results.Sweep{SchemaVersion: results.SweepSchemaVersion, SweepID: id, Workload: "second", Status: results.StatusRunning, StartTime: time.Now()}
 		if err := s.CreateSweep(second); err != nil {
 			t.Fatal(err)
 		}
 		if second.SweepID == id || first.SweepID != id {
 			t.Fatalf("ids %s and %s; the second sweep should have drawn another than %s", first.SweepID, second.SweepID, id)
 		}
-		for _, want := range []*Sweep{first, second} {
+		for _, want := range []*results.Sweep{first, second} {
 			got, err := s.GetSweep(ctx, want.SweepID)
 			if err != nil || got.Workload != want.Workload || got.SweepID != want.SweepID {
 				t.Fatalf("sweep %s: %+v, %v", want.SweepID, got, err)
 			}
 		}
 		// A sweep that goes on is saved under its own id again.
-		first.Status = StatusCompleted
+		first.Status = results.StatusCompleted
 		if err := s.SaveSweep(first); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := s.GetSweep(ctx, id); err != nil || got.Status != StatusCompleted || got.Workload != "first" {
+		if got, err := s.GetSweep(ctx, id); err != nil || got.Status != results.StatusCompleted || got.Workload != "first" {
 			t.Fatalf("sweep %s after its save: %+v, %v", id, got, err)
 		}
 	})

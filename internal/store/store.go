@@ -1,4 +1,7 @@
-package results
+// Package store is the results store: the runs, sweeps and groups of
+// shards that harnesses save as they go, in an SQLite file or a PostgreSQL
+// database, and the recovery of runs a killed harness left running.
+package store
 
 import (
 	"context"
@@ -13,6 +16,7 @@ import (
 
 	"github.com/dbharness/dbharness/internal/datadir"
 	"github.com/dbharness/dbharness/internal/redact"
+	"github.com/dbharness/dbharness/internal/results"
 )
 
 // DefaultPath is the results store used unless --results or
@@ -200,21 +204,21 @@ func (s *Store) Close() error { return s.db.Close() }
 // store has: when r's id is taken (another harness started a run in the
 // same second and drew the same suffix), it draws another and sets it in
 // r. Runs saved at once by several harnesses so never share an id.
-func (s *Store) Create(r *Run) error {
+func (s *Store) Create(r *results.Run) error {
 	for range 20 {
 		ok, err := s.upsert(r, true)
 		if err != nil || ok {
 			return err
 		}
-		r.RunID = NewRunID(time.Now())
+		r.RunID = results.NewRunID(time.Now())
 	}
 	return fmt.Errorf("save run %s to %s: no free run id after 20 draws", r.RunID, s.path)
 }
 
 // Save inserts or replaces the run's row (everything but its intervals):
 // a run's first row is Create's, which gives it an id of its own.
-func (s *Store) Save(r *Run) error {
-	if _, err := s.upsert(r, false); err != nil || r.Status == StatusRunning {
+func (s *Store) Save(r *results.Run) error {
+	if _, err := s.upsert(r, false); err != nil || r.Status == results.StatusRunning {
 		return err
 	}
 	// The finished run holds its whole evidence series.
@@ -226,7 +230,7 @@ func (s *Store) Save(r *Run) error {
 
 // upsert writes the run's row, a new one only when onlyNew, and says
 // whether it wrote it.
-func (s *Store) upsert(r *Run, onlyNew bool) (bool, error) {
+func (s *Store) upsert(r *results.Run, onlyNew bool) (bool, error) {
 	cp := *r
 	cp.Intervals = nil
 	b, err := json.Marshal(&cp)
@@ -258,7 +262,7 @@ func (s *Store) writeError(what string, err error) error {
 
 // AddInterval appends one interval of a run, with its per-operation
 // histograms (encoded) keyed by operation name.
-func (s *Store) AddInterval(runID string, iv *Interval, hists map[string]string) error {
+func (s *Store) AddInterval(runID string, iv *results.Interval, hists map[string]string) error {
 	b, err := json.Marshal(iv)
 	if err != nil {
 		return err
@@ -280,7 +284,7 @@ func (s *Store) AddInterval(runID string, iv *Interval, hists map[string]string)
 var ErrNotFound = errors.New("not found")
 
 // Get loads a run with its intervals. id may be a unique prefix.
-func (s *Store) Get(ctx context.Context, id string) (*Run, error) {
+func (s *Store) Get(ctx context.Context, id string) (*results.Run, error) {
 	rows, err := s.query(ctx, `SELECT id, status, pid, run FROM runs WHERE id = ? OR id LIKE ? ORDER BY id LIMIT 2`, id, id+"%")
 	if err != nil {
 		return nil, err
@@ -305,7 +309,7 @@ func (s *Store) Get(ctx context.Context, id string) (*Run, error) {
 	if len(hits) > 1 && hits[0].id != id {
 		return nil, fmt.Errorf("run id %q is ambiguous; give more of it", id)
 	}
-	var r Run
+	var r results.Run
 	if err := json.Unmarshal([]byte(hits[0].js), &r); err != nil {
 		return nil, fmt.Errorf("run %s is damaged in %s: %v", hits[0].id, s.path, err)
 	}
@@ -319,7 +323,7 @@ func (s *Store) Get(ctx context.Context, id string) (*Run, error) {
 		if err := ivs.Scan(&js); err != nil {
 			return nil, err
 		}
-		var iv Interval
+		var iv results.Interval
 		if err := json.Unmarshal([]byte(js), &iv); err != nil {
 			return nil, err
 		}
@@ -330,12 +334,12 @@ func (s *Store) Get(ctx context.Context, id string) (*Run, error) {
 	}
 	ivs.Close()
 	if r.Intervals == nil {
-		r.Intervals = []Interval{}
+		r.Intervals = []results.Interval{}
 	}
 	// A run still running, or left running by a harness that was killed,
 	// has its evidence in rows; an abandoned run is summarized from the
 	// intervals it saved.
-	if r.Status == StatusRunning {
+	if r.Status == results.StatusRunning {
 		if abandoned(&r, hits[0].pid) {
 			if err := s.recoverRun(ctx, &r, hits[0].pid); err != nil {
 				return nil, err
@@ -418,7 +422,7 @@ func (s *Store) List(ctx context.Context, limit int) ([]RunRow, error) {
 				continue
 			}
 		}
-		if out[i].Status == StatusRunning {
+		if out[i].Status == results.StatusRunning {
 			if full, err := s.Get(ctx, out[i].ID); err == nil {
 				out[i].Status, out[i].TPS = full.Status, full.Summary.TPS
 			}
@@ -448,7 +452,7 @@ CREATE INDEX IF NOT EXISTS sweep_runs_run ON sweep_runs (run_id);
 // has: when sw's id is taken (another sweep started in the same second
 // and drew the same suffix), it draws another and sets it in sw, as
 // Create does for runs. Later saves of the sweep are SaveSweep's.
-func (s *Store) CreateSweep(sw *Sweep) error {
+func (s *Store) CreateSweep(sw *results.Sweep) error {
 	for range 20 {
 		b, err := json.Marshal(sw)
 		if err != nil {
@@ -466,13 +470,13 @@ func (s *Store) CreateSweep(sw *Sweep) error {
 		if n > 0 {
 			return s.SaveSweep(sw)
 		}
-		sw.SweepID = NewSweepID(time.Now())
+		sw.SweepID = results.NewSweepID(time.Now())
 	}
 	return fmt.Errorf("save sweep %s to %s: no free sweep id after 20 draws", sw.SweepID, s.path)
 }
 
 // SaveSweep inserts or replaces the sweep and links each of its runs.
-func (s *Store) SaveSweep(sw *Sweep) error {
+func (s *Store) SaveSweep(sw *results.Sweep) error {
 	b, err := json.Marshal(sw)
 	if err != nil {
 		return err
@@ -502,7 +506,7 @@ func (s *Store) SaveSweep(sw *Sweep) error {
 }
 
 // GetSweep loads a sweep. id may be a unique prefix.
-func (s *Store) GetSweep(ctx context.Context, id string) (*Sweep, error) {
+func (s *Store) GetSweep(ctx context.Context, id string) (*results.Sweep, error) {
 	rows, err := s.query(ctx, `SELECT id, sweep FROM sweeps WHERE id = ? OR id LIKE ? ORDER BY id LIMIT 2`, id, id+"%")
 	if err != nil {
 		return nil, err
@@ -526,7 +530,7 @@ func (s *Store) GetSweep(ctx context.Context, id string) (*Sweep, error) {
 	if len(ids) > 1 && ids[0] != id {
 		return nil, fmt.Errorf("sweep id %q is ambiguous; give more of it", id)
 	}
-	var sw Sweep
+	var sw results.Sweep
 	if err := json.Unmarshal([]byte(docs[0]), &sw); err != nil {
 		return nil, fmt.Errorf("sweep %s is damaged in %s: %v", ids[0], s.path, err)
 	}
@@ -579,8 +583,8 @@ func (s *Store) SweepOf(ctx context.Context, runID string) (string, error) {
 
 // SweepRuns loads every run of the sweep's plan, with its intervals, keyed
 // by run id; runs missing from the store are left out.
-func (s *Store) SweepRuns(ctx context.Context, sw *Sweep) (map[string]*Run, error) {
-	runs := map[string]*Run{}
+func (s *Store) SweepRuns(ctx context.Context, sw *results.Sweep) (map[string]*results.Run, error) {
+	runs := map[string]*results.Run{}
 	for _, pr := range sw.Plan {
 		if pr.RunID == "" {
 			continue
