@@ -54,9 +54,10 @@ type Config struct {
 	// Collect is the set of evidence kinds to gather (collect.ParseKinds);
 	// empty gathers none.
 	Collect map[string]bool
-	// Physical is --physical: the mode of the physical collector
-	// (collect.PhysicalMode; "" is auto).
-	Physical string
+	// CollectOptions are the collectors' own options, by collector name
+	// (collect.PhaseEnv.Option; --physical is physical's), checked by the
+	// caller.
+	CollectOptions map[string]string
 	// Results is the results store file ("" is results.DefaultPath());
 	// NoSave keeps the run out of it.
 	Results string
@@ -312,7 +313,7 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 			}
 		}
 	}
-	ev := startEvidence(ctx, warnf, c.Collect, c.Physical, d, runner, run, onPoint)
+	ev := startEvidence(ctx, warnf, c.Collect, c.CollectOptions, d, runner, run, onPoint)
 	if store != nil && ev != nil {
 		store.save(run) // the evidence headers and plans, before the clients start
 	}
