@@ -302,7 +302,7 @@ func (sp *runSpec) config(out, warn io.Writer) runner.Config {
 		Progress:         o.progress,
 		Percentiles:      o.percentiles,
 		Collect:          o.collectKinds,
-		Physical:         o.physical,
+		CollectOptions:   map[string]string{collect.KindPhysical: o.physical},
 		Results:          o.results,
 		NoSave:           o.noSave,
 		Shard:            o.shardOf,

@@ -15,11 +15,84 @@ const KindPhysical = "physical"
 
 func init() {
 	// Like the plan check, it runs around the measured phase (Physical),
-	// not on its intervals: the run makes it when this kind is on.
+	// not on its intervals, and after the plan check.
 	Register(Kind{Name: KindPhysical, Order: 45, InAll: true,
 		Help:  "size, pages, depth, leaf density and fragmentation of the workload's tables and indexes before and after the run (--physical sets the cost)",
-		Needs: "a workload that names its tables"})
+		Needs: "a workload that names its tables",
+		Phase: startPhysical})
 }
+
+// startPhysical measures the storage of the workload's tables (from the
+// run's dataset) before the clients start, in the mode env.Option
+// (--physical) asks or, by default, the one their size allows; the report
+// is env.Run.Physical. It returns the measurement after the run.
+func startPhysical(ctx context.Context, env *PhaseEnv) *PhaseHooks {
+	run := env.Run
+	var tables []string
+	total := int64(0)
+	if run.Dataset != nil {
+		for _, t := range run.Dataset.Tables {
+			tables = append(tables, t.Name)
+			if t.Bytes == nil || t.IndexBytes == nil || total < 0 {
+				total = -1
+				continue
+			}
+			total += *t.Bytes + *t.IndexBytes
+		}
+	}
+	changes := ""
+	if sc, ok := env.DB.(evidence.PhysicalStatsChanger); ok {
+		changes = sc.PhysicalChangesStats()
+	}
+	mode, reason, err := PhysicalMode(env.Option, total, changes)
+	if err != nil { // checked with the flags; kept safe here
+		mode, reason = evidence.PhysicalLimited, errLine(err)
+	}
+	p, rep := NewPhysical(env.DB, tables, mode, reason, run.Workload)
+	run.Physical = rep
+	if p == nil { // said in the run's summary and JSON
+		return nil
+	}
+	conn, err := env.Connect(ctx)
+	if err != nil {
+		rep.Unavailable = "could not connect: " + errLine(err)
+		env.Warnf("physical: %s", rep.Unavailable)
+		return nil
+	}
+	defer conn.Close()
+	// What the engine cannot give (rep.Notes) is said in the run's
+	// summary and JSON rather than warned on every run.
+	p.Before(ctx, conn)
+	return &PhaseHooks{After: func(ctx context.Context, unhealthy bool) { p.afterRun(ctx, env, unhealthy) }}
+}
+
+// afterRun measures the tables again after the run. After a healthy run
+// the measurement may take as long as the one before it did (the mode's
+// cost is the user's choice), however short the time left; after a run
+// whose server did not answer at its end, it keeps to the time left.
+func (p *Physical) afterRun(ctx context.Context, env *PhaseEnv, unhealthy bool) {
+	if !unhealthy {
+		budget := 2*p.Took() + physicalAfterMin
+		if dl, ok := ctx.Deadline(); ok {
+			budget = max(budget, time.Until(dl))
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), budget)
+		defer cancel()
+	}
+	conn, err := env.Connect(ctx)
+	if err != nil {
+		env.Warnf("physical measurement after the run: %v", err)
+		p.AfterFailed(fmt.Errorf("could not connect: %w", err))
+		return
+	}
+	defer conn.Close()
+	p.After(ctx, conn)
+}
+
+// physicalAfterMin is the least time the measurement after the run is
+// given, beyond twice the time of the one before.
+const physicalAfterMin = 10 * time.Second
 
 // AutoDetailedBelow is the size of the workload's tables and indexes
 // (read as the run starts) under which --physical auto measures in

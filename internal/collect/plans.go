@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/evidence"
@@ -119,9 +120,70 @@ func median(p workload.ParamDomain) any {
 
 func init() {
 	// The plan check runs around the measured phase (PlanCheck), not on
-	// its intervals: the run makes it when this kind is on.
+	// its intervals. Its Order puts its check after the run before
+	// physical's measurement: InnoDB's leaf modes analyze the tables,
+	// which may change a plan.
 	Register(Kind{Name: KindPlans, Order: 40, InAll: true,
-		Help: "the plans of the workload's statements before and after the run", Needs: "a workload that describes its statements"})
+		Help: "the plans of the workload's statements before and after the run", Needs: "a workload that describes its statements",
+		Phase: startPlans})
+}
+
+// planCheckTimeout bounds the plan check after the run; the statements it
+// has not explained by then say so.
+const planCheckTimeout = time.Minute
+
+// startPlans explains the workload's statements before the clients
+// connect (env.Run.Plans), or says in env.Run.Collect why it cannot, and
+// returns the check after the run.
+func startPlans(ctx context.Context, env *PhaseEnv) *PhaseHooks {
+	run := env.Run
+	st, ok := env.Workload.(workload.Statementer)
+	var stmts []workload.Statement
+	var leftOut []string
+	if ok {
+		stmts = st.Statements()
+		if lo, ok := env.Workload.(workload.LeftOuter); ok {
+			leftOut = lo.LeftOut()
+		}
+	}
+	// Say which statements the check leaves out, and why.
+	for _, why := range leftOut {
+		env.Warnf("plan check leaves out %s", why)
+	}
+	switch {
+	case !ok:
+		run.Collect.PlansNotChecked = fmt.Sprintf("workload %s describes no statements", run.Workload)
+		return nil
+	case len(stmts) == 0 && len(leftOut) > 0:
+		run.Collect.PlansNotChecked = fmt.Sprintf("workload %s gave no statement whose parameters the check can draw; left out: %s",
+			run.Workload, strings.Join(leftOut, "; "))
+		return nil
+	case len(stmts) == 0:
+		run.Collect.PlansNotChecked = fmt.Sprintf("workload %s gave no statement whose parameters the check can draw", run.Workload)
+		return nil
+	}
+	pc := &PlanCheck{DB: env.DB, Stmts: stmts, Seed: run.Config.Seed}
+	conn, err := env.Connect(ctx)
+	if err != nil {
+		env.Warnf("plan check: %v", err)
+		run.Collect.PlansNotChecked = errLine(err)
+		return nil
+	}
+	run.Plans = pc.Before(ctx, conn)
+	conn.Close()
+	return &PhaseHooks{After: func(ctx context.Context, _ bool) {
+		// A server that does not answer must not hold the end of the run.
+		ctx, cancel := context.WithTimeout(ctx, planCheckTimeout)
+		defer cancel()
+		conn, err := env.Connect(ctx)
+		if err != nil {
+			env.Warnf("plan check after the run: %v", err)
+			run.Plans = pc.AfterFailed(fmt.Errorf("could not connect: %w", err))
+			return
+		}
+		run.Plans = pc.After(ctx, conn)
+		conn.Close()
+	}}
 }
 
 // PlanCheck explains a workload's statements before and after a run.

@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -41,8 +42,13 @@ type Kind struct {
 	// returns the profiler, or nil where the engine has none. It is made
 	// after every sampler, which it may look up (Env.Sampler).
 	Waits func(env *Env) evidence.WaitProfiler
-	// A kind with neither runs around the measured phase rather than on
-	// its intervals (the plan check: PlanCheck), made by the run itself.
+	// Phase, when set, makes the collector run around the measured phase
+	// rather than on its intervals (the plan check, the storage
+	// measurement, the CPU profile). It is started before the clients
+	// connect and before the interval collectors, in Order, and fills its
+	// own section of env.Run; it returns the hooks the run calls later,
+	// or nil when it has nothing more to do (having said why in the run).
+	Phase func(ctx context.Context, env *PhaseEnv) *PhaseHooks
 }
 
 // Env is what a collector is made from.
@@ -75,6 +81,8 @@ func Register(k Kind) {
 		panic(fmt.Sprintf("collect: %q cannot name a collector", k.Name))
 	case k.Sampler != nil && k.Waits != nil:
 		panic(fmt.Sprintf("collect: collector %q is both a sampler and a wait profile", k.Name))
+	case k.Phase != nil && (k.Sampler != nil || k.Waits != nil):
+		panic(fmt.Sprintf("collect: collector %q runs both around the measured phase and on its intervals", k.Name))
 	}
 	if _, dup := kinds[k.Name]; dup {
 		panic(fmt.Sprintf("collect: collector %q registered twice", k.Name))

@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,8 @@ func TestRegisterRefusesBadKinds(t *testing.T) {
 		{Name: "a,b", Help: "a list"},
 		{Name: "nohelp"},
 		{Name: "both", Help: "x", Sampler: func(*Env) evidence.Sampler { return nil }, Waits: func(*Env) evidence.WaitProfiler { return nil }},
+		{Name: "phased", Help: "x", Sampler: func(*Env) evidence.Sampler { return nil },
+			Phase: func(context.Context, *PhaseEnv) *PhaseHooks { return nil }},
 	} {
 		func() {
 			defer func() {
@@ -93,5 +96,28 @@ func TestRegisterRefusesBadKinds(t *testing.T) {
 			}()
 			Register(k)
 		}()
+	}
+}
+
+func TestPhasesRunTheirHooksInOrder(t *testing.T) {
+	var got []string
+	hook := func(name string) *PhaseHooks {
+		return &PhaseHooks{
+			End: func(context.Context) { got = append(got, name+" end") },
+			After: func(_ context.Context, unhealthy bool) {
+				got = append(got, fmt.Sprintf("%s after %v", name, unhealthy))
+			},
+		}
+	}
+	clocked := &PhaseHooks{ClockStarted: func(time.Time) { got = append(got, "clock") }}
+	p := Phases{hook("a"), clocked, hook("b")}
+	if !p.Clocked() || (Phases{hook("a")}).Clocked() {
+		t.Error("Clocked says whether a hook takes the clock's start")
+	}
+	p.ClockStarted(time.Now())
+	p.End(context.Background())
+	p.After(context.Background(), true)
+	if want := "clock,a end,b end,a after true,b after true"; strings.Join(got, ",") != want {
+		t.Errorf("hooks ran as %v; want %s", got, want)
 	}
 }

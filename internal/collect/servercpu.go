@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -37,12 +38,51 @@ const PerfHz = 199
 
 func init() {
 	// The profile runs around the measured phase (ServerCPU), not on its
-	// intervals: the run makes it when this kind is on. It is not in all:
-	// it needs perf and the right to profile another user's processes,
-	// and it costs the server CPU.
+	// intervals. It is not in all: it needs perf and the right to profile
+	// another user's processes, and it costs the server CPU.
 	Register(Kind{Name: KindServerCPU, Order: 50,
 		Help:  "where the database server's processes spent their CPU in the measured phase, by function and module, sampled by Linux perf; not in all, since it needs perf and root and costs the server CPU",
-		Needs: "perf (Debian linux-perf), root or CAP_PERFMON, and the server on this host"})
+		Needs: "perf (Debian linux-perf), root or CAP_PERFMON, and the server on this host",
+		Phase: startServerCPU})
+}
+
+// startServerCPU profiles the server's processes over the measured phase
+// (env.Run.ServerCPU): perf starts before the clients connect, and the
+// profile keeps its samples from the end of the warm-up (or the start of
+// the clock) to the end of the run. Where perf cannot start (no perf, not
+// permitted, a remote server, no server process), the run records why and
+// a one-line warning says so, and it goes on; nil then.
+func startServerCPU(ctx context.Context, env *PhaseEnv) *PhaseHooks {
+	p := &ServerCPU{DB: env.DB}
+	if err := p.Start(ctx); err != nil {
+		env.Run.ServerCPU = p.Result(errLine(err))
+		env.Warnf("%s: not profiled: %s", KindServerCPU, env.Run.ServerCPU.Unavailable)
+		return nil
+	}
+	warmup := time.Duration(env.Run.Config.WarmupSeconds * float64(time.Second))
+	var mu sync.Mutex // the clock starts on the load's own goroutine
+	return &PhaseHooks{
+		// The measured phase starts at the start of the clock, or at the
+		// end of the warm-up that follows it.
+		ClockStarted: func(t time.Time) {
+			mu.Lock()
+			defer mu.Unlock()
+			p.Begin(t.Add(warmup))
+		},
+		// perf does not talk to the server: its end is bounded by its own
+		// timeouts, not by the time left after the run.
+		End: func(ctx context.Context) {
+			mu.Lock()
+			defer mu.Unlock()
+			out := p.Stop(context.WithoutCancel(ctx))
+			if out.Unavailable != "" {
+				env.Warnf("%s: not profiled: %s", KindServerCPU, out.Unavailable)
+			} else if out.Note != "" {
+				env.Warnf("%s: %s", KindServerCPU, out.Note)
+			}
+			env.Run.ServerCPU = out
+		},
+	}
 }
 
 // ServerCPU profiles the processes of a database server on this host with

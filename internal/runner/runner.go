@@ -55,9 +55,10 @@ type Config struct {
 	// Collect is the set of evidence kinds to gather (collect.ParseKinds);
 	// empty gathers none.
 	Collect map[string]bool
-	// Physical is --physical: the mode of the physical collector
-	// (collect.PhysicalMode; "" is auto).
-	Physical string
+	// CollectOptions are the collectors' own options, by collector name
+	// (collect.PhaseEnv.Option; --physical is physical's), checked by the
+	// caller.
+	CollectOptions map[string]string
 	// Results is the results store file ("" is store.DefaultPath());
 	// NoSave keeps the run out of it.
 	Results string
@@ -175,93 +176,158 @@ func Run(ctx context.Context, c Config, stop <-chan struct{}) (*results.Run, err
 	return run, err
 }
 
+// runOnce makes one run in four steps: open the store, the target and the
+// run's record; start the evidence; drive the load; save the outcome.
 func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomic.Bool) (*results.Run, error) {
-	out, warn := orDiscard(c.Out), orDiscard(c.Warn)
-	warnf := func(format string, args ...any) { fmt.Fprintf(warn, "dbharness: warning: "+format+"\n", args...) }
-	wl := c.Workload
-	runner, ok := wl.(workload.Runner)
-	if !ok {
-		return nil, &UsageError{fmt.Sprintf("workload %s cannot be run", wl.Name())}
+	r := &oneRun{c: c}
+	defer r.close()
+	if err := r.open(ctx); err != nil {
+		return nil, err
 	}
-	cfg := c.Engine
-	if cfg.Interval <= 0 {
-		cfg.Interval = time.Second // as run without --progress
+	r.evidence(ctx)
+	res, err := r.drive(ctx, stop, running)
+	return r.save(res, err)
+}
+
+// oneRun is one run on its way through runOnce's steps: what each step
+// opens or makes for the next.
+type oneRun struct {
+	c         Config
+	cfg       engine.Config
+	out, warn io.Writer
+	warnf     func(format string, args ...any)
+	wl        workload.Generator
+	runner    workload.Runner
+	store     *runStore // nil when the run is not saved
+	d         db.DB
+	env       *workload.Env
+	run       *results.Run
+	ops       []string
+	live      *metrics.Run
+	ev        *evidence
+	hl        *hdrLog
+	// post bounds the work after the run, which endPost ends.
+	post    context.Context
+	endPost context.CancelFunc
+}
+
+// close releases what the steps opened, the last first.
+func (r *oneRun) close() {
+	if r.endPost != nil {
+		r.endPost()
+	}
+	if r.live != nil {
+		r.live.End()
+	}
+	if r.d != nil {
+		r.d.Close()
+	}
+	if r.store != nil {
+		r.store.Close()
+	}
+}
+
+// open checks the configuration, opens the results store and then the
+// target, sets the workload up and makes the run's record, saved and
+// announced by its first line.
+func (r *oneRun) open(ctx context.Context) error {
+	c := r.c
+	r.out, r.warn = orDiscard(c.Out), orDiscard(c.Warn)
+	r.warnf = func(format string, args ...any) { fmt.Fprintf(r.warn, "dbharness: warning: "+format+"\n", args...) }
+	r.wl = c.Workload
+	var ok bool
+	if r.runner, ok = r.wl.(workload.Runner); !ok {
+		return &UsageError{fmt.Sprintf("workload %s cannot be run", r.wl.Name())}
+	}
+	r.cfg = c.Engine
+	if r.cfg.Interval <= 0 {
+		r.cfg.Interval = time.Second // as run without --progress
 	}
 	var shard *results.Shard
 	if c.Shard != nil {
 		if c.NoSave {
-			return nil, &UsageError{"a shard needs the results store, where the shards of its group meet"}
+			return &UsageError{"a shard needs the results store, where the shards of its group meet"}
 		}
-		shard = shareOf(c.Shard, &cfg)
+		shard = shareOf(c.Shard, &r.cfg)
 	}
 	// The store is checked before anything connects.
-	store, err := openStore(c, warn)
+	var err error
+	if r.store, err = openStore(c, r.warn); err != nil {
+		return err
+	}
+	if r.d, err = db.Open(c.Target); err != nil {
+		return err
+	}
+	if err := engine.ResolveDriver(r.d, &r.cfg); err != nil {
+		return &UsageError{err.Error()}
+	}
+	dataset, err := r.setUp(ctx)
+	if err != nil {
+		return err
+	}
+	// The statement timeout bounds what the clients and the collectors
+	// run, not the workload's setup.
+	if c.StatementTimeout > 0 {
+		st, ok := r.d.(db.StatementTimeouter)
+		if !ok {
+			return &UsageError{fmt.Sprintf("--statement-timeout: the %s engine cannot bound its statements", r.d.Target().Kind)}
+		}
+		st.SetStatementTimeout(c.StatementTimeout)
+	}
+	info, err := r.d.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("read the server's version and settings: %w", err)
+	}
+	r.record(info, dataset, shard)
+	return nil
+}
+
+// setUp runs the workload's Setup and BeforeRun, and reads its dataset in
+// between, on one connection.
+func (r *oneRun) setUp(ctx context.Context) (*results.Dataset, error) {
+	wl := r.wl
+	r.env = &workload.Env{DB: r.d, Seed: r.cfg.Seed, Progress: workload.NopProgress{},
+		Note: func(msg string) { fmt.Fprintf(r.warn, "dbharness: note: %s: %s\n", wl.Name(), msg) }}
+	conn, err := connect(ctx, r.d)
 	if err != nil {
 		return nil, err
 	}
-	if store != nil {
-		defer store.Close()
-	}
-	d, err := db.Open(c.Target)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	if err := engine.ResolveDriver(d, &cfg); err != nil {
-		return nil, &UsageError{err.Error()}
-	}
-	env := &workload.Env{DB: d, Seed: cfg.Seed, Progress: workload.NopProgress{},
-		Note: func(msg string) { fmt.Fprintf(warn, "dbharness: note: %s: %s\n", wl.Name(), msg) }}
-	conn, err := connect(ctx, d)
-	if err != nil {
-		return nil, err
-	}
-	err = runner.Setup(ctx, env, conn)
+	defer conn.Close()
+	err = r.runner.Setup(ctx, r.env, conn)
 	var dataset *results.Dataset
 	if err == nil {
 		var derr error
-		if dataset, derr = readDataset(ctx, wl, env, conn); derr != nil {
+		if dataset, derr = readDataset(ctx, wl, r.env, conn); derr != nil {
 			if ctx.Err() != nil {
 				err = derr
 			} else {
-				warnf("the run's dataset is not recorded: %s", oneLine(derr.Error()))
+				r.warnf("the run's dataset is not recorded: %s", oneLine(derr.Error()))
 			}
 		}
 	}
 	if err == nil {
 		if h, ok := wl.(workload.RunHooks); ok {
-			err = h.BeforeRun(ctx, env, conn)
+			err = h.BeforeRun(ctx, r.env, conn)
 		}
 	}
-	conn.Close()
-	if err != nil {
-		return nil, err
-	}
-	// The statement timeout bounds what the clients and the collectors
-	// run, not the workload's setup.
-	if c.StatementTimeout > 0 {
-		st, ok := d.(db.StatementTimeouter)
-		if !ok {
-			return nil, &UsageError{fmt.Sprintf("--statement-timeout: the %s engine cannot bound its statements", d.Target().Kind)}
-		}
-		st.SetStatementTimeout(c.StatementTimeout)
-	}
-	info, err := d.Info(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read the server's version and settings: %w", err)
-	}
+	return dataset, err
+}
+
+// record makes the run's record, creates it in the store, prints its
+// first line and starts serving its figures.
+func (r *oneRun) record(info db.Info, dataset *results.Dataset, shard *results.Shard) {
+	c, cfg, wl, store := r.c, &r.cfg, r.wl, r.store
 	wlFlags := map[string]string{}
 	if c.WorkloadFlags != nil {
 		wlFlags = c.WorkloadFlags()
 	}
-
 	run := &results.Run{
 		SchemaVersion: results.SchemaVersion,
 		RunID:         results.NewRunID(time.Now()),
 		Status:        results.StatusRunning,
 		Workload:      wl.Name(),
 		Command:       results.RedactArgs(c.Command),
-		Target:        d.Target().String(),
+		Target:        r.d.Target().String(),
 		Engine:        EngineInfo(info),
 		Dataset:       dataset,
 		Host:          hostinfo.Read(),
@@ -280,6 +346,7 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 		Intervals:    []results.Interval{},
 	}
 	run.Shard = shard
+	r.run = run
 	if store != nil {
 		// The run's id is its own in the store, which other harnesses
 		// may write to at once, before it is printed.
@@ -287,23 +354,28 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 	}
 	if shard != nil {
 		cfg.Begin = func(ctx context.Context) (time.Time, error) {
-			at, err := startShard(ctx, store.Store, shard, run, c.GroupTimeout, out)
+			at, err := startShard(ctx, store.Store, shard, run, c.GroupTimeout, r.out)
 			if err == nil {
 				store.save(run) // with the group's start, should the shard be killed
 			}
 			return at, err
 		}
 	}
-	fmt.Fprintf(out, "run %s: %s on %s %s (%s), %d clients, %s\n", run.RunID, wl.Name(), info.Engine, info.Version,
-		d.Target(), cfg.Clients, DescribeEnd(&cfg))
+	fmt.Fprintf(r.out, "run %s: %s on %s %s (%s), %d clients, %s\n", run.RunID, wl.Name(), info.Engine, info.Version,
+		r.d.Target(), cfg.Clients, DescribeEnd(cfg))
 
-	ops := runner.Ops()
-	var live *metrics.Run
+	r.ops = r.runner.Ops()
 	if c.Metrics != nil {
-		live = c.Metrics.StartRun(metrics.RunInfo{RunID: run.RunID, Workload: run.Workload, Engine: run.Engine.Engine,
-			Ops: ops, Clients: cfg.Clients, Warmup: cfg.Warmup > 0, OpenLoop: cfg.Rate > 0, Start: run.StartTime})
-		defer live.End()
+		r.live = c.Metrics.StartRun(metrics.RunInfo{RunID: run.RunID, Workload: run.Workload, Engine: run.Engine.Engine,
+			Ops: r.ops, Clients: cfg.Clients, Warmup: cfg.Warmup > 0, OpenLoop: cfg.Rate > 0, Start: run.StartTime})
 	}
+}
+
+// evidence starts the collectors, whose points go to the store and the
+// live figures as they come, and saves their headers before the clients
+// start.
+func (r *oneRun) evidence(ctx context.Context) {
+	store, live, run := r.store, r.live, r.run
 	var onPoint func(kind string, seq int, v any)
 	if store != nil || live != nil {
 		onPoint = func(kind string, seq int, v any) {
@@ -313,17 +385,23 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 			}
 		}
 	}
-	ev := startEvidence(ctx, warnf, c.Collect, c.Physical, d, runner, run, onPoint)
-	if store != nil && ev != nil {
+	r.ev = startEvidence(ctx, r.warnf, r.c.Collect, r.c.CollectOptions, r.d, r.runner, run, onPoint)
+	if store != nil && r.ev != nil {
 		store.save(run) // the evidence headers and plans, before the clients start
 	}
-	prog := &report.Progress{W: out, Rate: cfg.Rate > 0}
-	hl := newHDRLog(c.HDRLog, run.RunID, ops)
-	obs := ev.observer(func(tk *engine.Tick) {
+}
+
+// drive runs the load, recording each interval as it ends, then stops the
+// collectors within the time left after the run (r.post).
+func (r *oneRun) drive(ctx context.Context, stop <-chan struct{}, running *atomic.Bool) (*engine.Result, error) {
+	c, cfg, run, ops, store := r.c, r.cfg, r.run, r.ops, r.store
+	prog := &report.Progress{W: r.out, Rate: cfg.Rate > 0}
+	r.hl = newHDRLog(c.HDRLog, run.RunID, ops)
+	obs := r.ev.observer(func(tk *engine.Tick) {
 		iv := results.IntervalFromTick(tk, ops, c.Percentiles)
 		run.Intervals = append(run.Intervals, iv)
-		live.OnTick(tk)
-		hl.interval(tk, &iv)
+		r.live.OnTick(tk)
+		r.hl.interval(tk, &iv)
 		if c.Progress > 0 {
 			prog.Line(&iv)
 		}
@@ -338,13 +416,13 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 		}
 	})
 	var phases *phaseReads
-	if pr, ok := wl.(workload.PhaseReader); ok {
-		if phases = startPhaseReads(ctx, warnf, d, pr, cfg.Warmup, obs); phases != nil {
+	if pr, ok := r.wl.(workload.PhaseReader); ok {
+		if phases = startPhaseReads(ctx, r.warnf, r.d, pr, cfg.Warmup, obs); phases != nil {
 			obs = phases
 		}
 	}
 	running.Store(true)
-	res, err := engine.Run(context.WithoutCancel(ctx), d, runner, cfg, obs, stop)
+	res, err := engine.Run(context.WithoutCancel(ctx), r.d, r.runner, cfg, obs, stop)
 	phases.end()
 	// What follows the run (the plan check, the workload's own figures)
 	// talks to the server again: bounded, and briefly when the server
@@ -353,12 +431,18 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 	if res != nil && (res.Abandoned > 0 || res.DownAtEnd > 0 || res.ErrorClasses[engine.ClassCancelled] > 0) {
 		budget = postRunBudgetUnhealthy
 	}
-	if ev != nil {
-		ev.unhealthy = budget != postRunBudget
+	if r.ev != nil {
+		r.ev.unhealthy = budget != postRunBudget
 	}
-	post, endPost := context.WithTimeout(context.WithoutCancel(ctx), budget)
-	defer endPost()
-	ev.finish(post, run)
+	r.post, r.endPost = context.WithTimeout(context.WithoutCancel(ctx), budget)
+	r.ev.finish(r.post, run)
+	return res, err
+}
+
+// save settles the run's status from the load's result (res, err), adds
+// the workload's own figures, saves the run and prints its summary.
+func (r *oneRun) save(res *engine.Result, err error) (*results.Run, error) {
+	run, store := r.run, r.store
 	if errors.Is(err, engine.ErrStopped) {
 		when := "before the run's clock started"
 		var w interface{ When() string }
@@ -382,11 +466,39 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 		}
 		return run, fmt.Errorf("run %s failed: %w", run.RunID, err)
 	}
+	failed := r.settle(res)
+	if h, ok := r.wl.(workload.RunHooks); ok {
+		run.Summary.Metrics, err = afterRun(r.post, h, r.env, run, res)
+		if err != nil {
+			fmt.Fprintf(r.warn, "dbharness: warning: %s: %v\n", r.wl.Name(), err)
+		}
+	}
+	var saveErr error
+	if store != nil {
+		saveErr = store.save(run)
+	}
+	report.Summary(r.out, run)
+	if err := r.hl.close(); err != nil && failed == nil {
+		failed = err
+	}
+	if store != nil {
+		if err := store.notSaved(run.RunID, saveErr); err != nil {
+			return run, err
+		}
+		fmt.Fprintf(r.out, "saved as run %s in %s\n", run.RunID, store.Path())
+	}
+	return run, failed
+}
+
+// settle fills the run from the load's result and sets its status; it
+// returns the run's error when it failed.
+func (r *oneRun) settle(res *engine.Result) error {
+	run := r.run
 	run.Fill(res, nil)
 	if run.Shard != nil {
 		run.Shard.StartLateMs = math.Round(float64(res.StartLate)/1e3) / 1e3
 	}
-	if cfg.Transactions > 0 {
+	if r.cfg.Transactions > 0 {
 		run.ClientSeconds = res.ClientSeconds
 	}
 	run.Status = results.StatusCompleted
@@ -397,39 +509,18 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 	// its end with every client cut off, failed: what it measured until
 	// then is kept. (One interrupted stays interrupted: its outage says
 	// the rest.)
-	var failed error
 	switch {
 	case res.Failure != "":
 		run.Status, run.Error = results.StatusFailed, oneLine(res.Failure)
-	case !res.Interrupted && res.DownAtEnd > 0 && res.DownAtEnd >= cfg.Clients && len(run.Summary.Outages) > 0:
+	case !res.Interrupted && res.DownAtEnd > 0 && res.DownAtEnd >= r.cfg.Clients && len(run.Summary.Outages) > 0:
 		last := run.Summary.Outages[len(run.Summary.Outages)-1]
 		run.Status = results.StatusFailed
 		run.Error = fmt.Sprintf("every client had lost its connection when the run ended (the first from %.1fs)", last.StartS)
 	}
 	if run.Status == results.StatusFailed {
-		failed = fmt.Errorf("run %s failed: %s", run.RunID, run.Error)
+		return fmt.Errorf("run %s failed: %s", run.RunID, run.Error)
 	}
-	if h, ok := wl.(workload.RunHooks); ok {
-		run.Summary.Metrics, err = afterRun(post, h, env, run, res)
-		if err != nil {
-			fmt.Fprintf(warn, "dbharness: warning: %s: %v\n", wl.Name(), err)
-		}
-	}
-	var saveErr error
-	if store != nil {
-		saveErr = store.save(run)
-	}
-	report.Summary(out, run)
-	if err := hl.close(); err != nil && failed == nil {
-		failed = err
-	}
-	if store != nil {
-		if err := store.notSaved(run.RunID, saveErr); err != nil {
-			return run, err
-		}
-		fmt.Fprintf(out, "saved as run %s in %s\n", run.RunID, store.Path())
-	}
-	return run, failed
+	return nil
 }
 
 // afterRun gives a workload's RunHooks the run's totals, on a fresh
