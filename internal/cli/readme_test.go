@@ -10,12 +10,12 @@ import (
 	"github.com/dbharness/dbharness/internal/testdb"
 )
 
-// The README's pgbench-script commands run as written, with the scripts
-// that ship under examples/: only the database, the scale and the length
-// of the run are this test's own.
+// The pgbench-script commands of docs/workloads.md run as written, with
+// the scripts that ship under examples/: only the database, the scale and
+// the length of the run are this test's own.
 func TestTheReadmeScriptCommandsRunWithTheShippedExamples(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/workloads.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,13 +23,13 @@ func TestTheReadmeScriptCommandsRunWithTheShippedExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := strings.Index(string(readme), "### pgbench scripts")
+	i := strings.Index(string(readme), "\n## pgbench scripts\n")
 	if i < 0 {
-		t.Fatal("the README has no pgbench scripts section")
+		t.Fatal("docs/workloads.md has no pgbench scripts section")
 	}
 	block := regexp.MustCompile("(?s)```sh\n(.*?)```").FindStringSubmatch(string(readme)[i:])
 	if block == nil {
-		t.Fatal("the README's pgbench scripts section has no sh block")
+		t.Fatal("the pgbench scripts section of docs/workloads.md has no sh block")
 	}
 	url := testdb.Postgres(t, "dbh_readme_scripts")
 	home := t.TempDir()
@@ -38,7 +38,7 @@ func TestTheReadmeScriptCommandsRunWithTheShippedExamples(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(block[1]), "\n") {
 		args := strings.Fields(line)
 		if len(args) < 2 || args[0] != "dbharness" {
-			t.Fatalf("README line %q is not a dbharness command", line)
+			t.Fatalf("docs/workloads.md line %q is not a dbharness command", line)
 		}
 		line = dbURL.ReplaceAllString(line, "--db "+url)
 		// Scale 10 is a million accounts: the test loads and says scale 1,
@@ -52,7 +52,7 @@ func TestTheReadmeScriptCommandsRunWithTheShippedExamples(t *testing.T) {
 		}
 		r := dbh(t, home, args...)
 		if r.code != 0 {
-			t.Fatalf("README command %v: exit %d\n%s", args, r.code, r.all())
+			t.Fatalf("docs/workloads.md command %v: exit %d\n%s", args, r.code, r.all())
 		}
 		if args[0] == "run" {
 			for _, want := range []string{"tpcb-like", "select", "saved as run"} {
@@ -67,6 +67,6 @@ func TestTheReadmeScriptCommandsRunWithTheShippedExamples(t *testing.T) {
 		ran++
 	}
 	if ran != 3 {
-		t.Errorf("ran %d README commands, want init, run and check", ran)
+		t.Errorf("ran %d commands of docs/workloads.md, want init, run and check", ran)
 	}
 }
