@@ -341,7 +341,7 @@ func TestARealPrometheusScrapesWhatTheRunSaved(t *testing.T) {
 		// Without --enable-feature=native-histograms, 2.42 stores no native
 		// histogram.
 		if _, ok := classic.last(t, since, fmt.Sprintf(`count(%s{%s})`, metrics.Duration, sel)); ok {
-			t.Errorf("Prometheus 2.42 without the native-histograms feature stored a native histogram; the README says it does not")
+			t.Errorf("Prometheus 2.42 without the native-histograms feature stored a native histogram; docs/metrics.md says it does not")
 		}
 	})
 	t.Run("native: histogram_quantile over the native histogram agrees with the run's p99", func(t *testing.T) {
@@ -356,7 +356,7 @@ func TestARealPrometheusScrapesWhatTheRunSaved(t *testing.T) {
 			t.Errorf("histogram_quantile(0.99) over the native histogram = %.6f s, the run's p99 = %.6f s: more than a bucket apart", got, p99)
 		}
 		if _, ok := native.last(t, since, fmt.Sprintf(`count(%s_bucket{%s})`, metrics.Duration, sel)); ok {
-			t.Errorf("Prometheus 2.42 with native histograms kept the classic buckets too; the README says it keeps the native form alone")
+			t.Errorf("Prometheus 2.42 with native histograms kept the classic buckets too; docs/metrics.md says it keeps the native form alone")
 		}
 	})
 	t.Run("the dashboard's queries run on both and draw every panel but the schedule lag", func(t *testing.T) {
