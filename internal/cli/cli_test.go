@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"flag"
 	"io"
 	"net"
 	"os"
@@ -30,6 +31,12 @@ var bin string
 var stackTrace = regexp.MustCompile(`goroutine \d+ \[|panic:|runtime error`)
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		// The unit subset builds no binary: the tests that run it skip
+		// (needBinary).
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "dbh-cli")
 	if err != nil {
 		panic(err)
@@ -53,6 +60,12 @@ type result struct {
 
 func (r result) all() string { return r.stdout + r.stderr }
 
+// needBinary skips the test under go test -short, which builds no binary.
+func needBinary(t *testing.T) {
+	t.Helper()
+	testdb.SkipShort(t, "the dbharness binary, which TestMain builds with -race")
+}
+
 // dbh runs the binary with a private data directory and results store.
 func dbh(t *testing.T, home string, args ...string) result {
 	t.Helper()
@@ -70,6 +83,7 @@ func dbhBin(t *testing.T, path, home string, args ...string) result {
 // set their own.
 func dbhEnv(t *testing.T, path string, env []string, home string, args ...string) result {
 	t.Helper()
+	needBinary(t)
 	// A command that hangs is stopped with SIGQUIT after 5 minutes, which
 	// makes Go print every goroutine's stack for the failure.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -178,6 +178,7 @@ type prometheus struct {
 // and stops it at the end of the test.
 func startPrometheus(t *testing.T, target string, flags ...string) *prometheus {
 	t.Helper()
+	testdb.SkipShort(t, "a Prometheus server")
 	bin, err := exec.LookPath("prometheus")
 	if err != nil {
 		t.Fatalf("prometheus is not installed (scripts/test.sh installs Debian's package: apt-get install prometheus): %v", err)

@@ -49,6 +49,7 @@ func (h testHost) String() string {
 // it says so in one line; any other failure fails the test.
 func netnsHosts(t *testing.T, n int) []testHost {
 	t.Helper()
+	testdb.SkipShort(t, "network namespaces")
 	loopback := func(why string) []testHost {
 		t.Logf("no network namespaces (%s): the shards run on loopback", why)
 		hosts := make([]testHost, n)

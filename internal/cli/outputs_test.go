@@ -114,6 +114,7 @@ func listDir(t *testing.T, dir string) []string {
 // stdout; closed: with standard output closed (nil stdout).
 func dbhTo(t *testing.T, home string, stdout *os.File, args ...string) result {
 	t.Helper()
+	needBinary(t)
 	cmd := exec.Command(bin, args...)
 	if stdout == nil {
 		cmd = exec.Command("sh", append([]string{"-c", `exec "$0" "$@" >&-`, bin}, args...)...)

@@ -30,6 +30,7 @@ func startRun(t *testing.T, home, shell string, alsoStderr bool, args ...string)
 // startBin is startRun for any command: args start with the command.
 func startBin(t *testing.T, home, shell string, alsoStderr bool, args ...string) (*exec.Cmd, *os.File, *bytes.Buffer) {
 	t.Helper()
+	needBinary(t)
 	cmd := exec.Command(bin, args...)
 	if shell != "" {
 		cmd = exec.Command("sh", append([]string{"-c", shell + ` exec "$0" "$@"`, bin}, args...)...)

@@ -88,6 +88,7 @@ var notSaved = regexp.MustCompile(`^dbharness: (the run was not saved|run \S+ wa
 
 func TestARunWhoseStoreFailsMidRunExitsOneAndKeepsItsJSON(t *testing.T) {
 	t.Parallel()
+	needBinary(t)
 	home := t.TempDir()
 	jsonPath := filepath.Join(home, "run.json")
 	// A file size limit of 96 KiB, as a full disk (a new store takes 68

@@ -35,6 +35,7 @@ var sweepIDRe = regexp.MustCompile(`sw-\d{8}-\d{6}-[0-9a-f]{4}`)
 // machine, just before it); it returns the output and the exit status.
 func interruptedSweep(t *testing.T, home string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	needBinary(t)
 	cmd := exec.Command(bin, append([]string{"sweep"}, args...)...)
 	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home, "DBHARNESS_RESULTS="+filepath.Join(home, "results.db"))
 	pipe, err := cmd.StdoutPipe()
@@ -177,6 +178,7 @@ var (
 // is the bottleneck and more clients can be slower.
 func dbhFast(t *testing.T, home string, args ...string) result {
 	t.Helper()
+	needBinary(t)
 	fastOnce.Do(func() {
 		fastBin = filepath.Join(filepath.Dir(bin), "dbharness-fast")
 		out, err := exec.Command("go", "build", "-o", fastBin, "github.com/dbharness/dbharness/cmd/dbharness").CombinedOutput()

@@ -261,6 +261,9 @@ func TestAnInterruptedPatternKeepsWhatItMeasured(t *testing.T) {
 // where that is not allowed, an ext4 image on a loop device.
 func smallFS(t *testing.T, size int64) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs a tmpfs or loop mount; go test -short runs only the tests that need no server")
+	}
 	dir := t.TempDir()
 	mnt := filepath.Join(dir, "mnt")
 	if err := os.Mkdir(mnt, 0o755); err != nil {

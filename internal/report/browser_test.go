@@ -20,6 +20,9 @@ import (
 // A missing browser fails the test: scripts/test.sh installs it.
 func chromiumPath(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs headless Chromium; go test -short runs only the tests that need no server")
+	}
 	if p := os.Getenv("CHROMIUM"); p != "" {
 		return p
 	}

@@ -40,6 +40,7 @@ type PrivateMaria struct {
 // MariaDBWithPerformanceSchema does.
 func PrivateMariaDB(t testing.TB) *PrivateMaria {
 	t.Helper()
+	SkipShort(t, "a private MariaDB server")
 	install := lookPath(t, "mariadb-install-db", "/usr/bin/mariadb-install-db")
 	server := lookPath(t, "mariadbd", "/usr/sbin/mariadbd")
 	me, err := user.Current()

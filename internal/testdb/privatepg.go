@@ -62,6 +62,7 @@ func ServerConf(lines ...string) PrivateOption {
 // fails the test, with the server's log, when it cannot.
 func PrivatePostgres(t testing.TB, opts ...PrivateOption) *PrivatePG {
 	t.Helper()
+	SkipShort(t, "a private PostgreSQL server")
 	var set privateSetup
 	for _, o := range opts {
 		o(&set)

@@ -1,6 +1,8 @@
 // Package testdb gives integration tests their own database on the real
 // servers of the machine, and workloads with their flags set. A server
-// that cannot be reached fails the test: integration tests never skip.
+// that cannot be reached fails the test: integration tests never skip,
+// except under go test -short, where every helper that reaches a server
+// skips the test (SkipShort) so that the unit subset needs none.
 package testdb
 
 import (
@@ -50,9 +52,20 @@ const setupTimeout = 5 * time.Minute
 // of each other's databases.
 func dbName(name string) string { return os.Getenv("DBHARNESS_TEST_DB_PREFIX") + name }
 
+// SkipShort skips the test under go test -short, saying that it needs
+// what (a server, a browser, ...): the short run is the unit subset, which
+// needs no server. Without -short it does nothing.
+func SkipShort(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("needs %s; go test -short runs only the tests that need no server", what)
+	}
+}
+
 // Postgres creates (or recreates) database name and returns its URL.
 func Postgres(t testing.TB, name string) string {
 	t.Helper()
+	SkipShort(t, "the PostgreSQL server at "+PostgresBase())
 	name = dbName(name)
 	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()
@@ -73,6 +86,7 @@ func Postgres(t testing.TB, name string) string {
 // MySQL creates (or recreates) database name and returns its URL.
 func MySQL(t testing.TB, name string) string {
 	t.Helper()
+	SkipShort(t, "the MariaDB/MySQL server at "+MySQLBase())
 	name = dbName(name)
 	base := strings.TrimPrefix(MySQLBase(), "mysql://")
 	user, host, _ := strings.Cut(base, "@")
@@ -113,6 +127,7 @@ type Engine struct {
 
 // Engines returns a fresh database on every engine, named after name.
 func Engines(t testing.TB, name string) []Engine {
+	SkipShort(t, "the PostgreSQL and MariaDB/MySQL servers")
 	return []Engine{
 		{"postgres", Postgres(t, name)},
 		{"mysql", MySQL(t, name)},

@@ -3,7 +3,6 @@ package wlfile
 import (
 	"fmt"
 	"math"
-	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -137,67 +136,10 @@ func (p *parser) referenceFits(fk *Column, rel *Parent, what string, scale int64
 // extremes lists the values at the edges of what g makes (and the
 // longest text), each with the field that sets it.
 func (p *parser) extremes(g *Gen, o *object, what string, scale, rows int64) ([]extreme, error) {
-	first := func(keys ...string) *yaml.Node {
-		for _, k := range keys {
-			if n, ok := o.fields[k]; ok {
-				return n
-			}
-		}
-		return o.fields["gen"]
+	if g.kind == nil || g.kind.extremes == nil {
+		return nil, nil
 	}
-	var out []extreme
-	switch {
-	case g.Kind == "choice":
-		nodes := []*yaml.Node{o.fields["value"]}
-		if vn, ok := o.fields["values"]; ok {
-			nodes = vn.Content
-		}
-		for i, v := range g.choices {
-			out = append(out, extreme{n: nodes[i], label: "value", v: v})
-		}
-	case g.Kind == "sequence":
-		out = append(out, extreme{n: first("start"), label: "start", v: g.seqStart})
-		if rows < 1 {
-			break
-		}
-		end := new(big.Int).Mul(big.NewInt(g.seqStep), big.NewInt(rows-1))
-		end.Add(end, big.NewInt(g.seqStart))
-		if !end.IsInt64() {
-			return out, p.errf(first("step", "start"), "%s: the sequence reaches %s at row %d, which does not fit a 64-bit integer", what, end, rows-1)
-		}
-		out = append(out, extreme{n: first("step", "start"), label: fmt.Sprintf("the sequence's last value (row %d)", rows-1), v: end.Int64()})
-	case g.dint != nil:
-		out = append(out, extreme{n: o.fields["distinct"], label: "distinct", v: g.dint.Max()})
-	case g.intd != nil:
-		label := "max"
-		if o.has("n") {
-			label = "the largest value (min + n - 1)"
-		}
-		out = append(out, extreme{n: first("min"), label: "min", v: g.intd.Min()}, extreme{n: first("max", "n"), label: label, v: g.intd.Max()})
-	case g.Kind == "geometric":
-		// Values above this one come in fewer than 1 in 10^12 draws:
-		// P(X >= min+k) = (1-p)^k.
-		k := math.Ceil(math.Log(1e-12) / math.Log1p(-g.geomP))
-		top := int64(math.MaxInt64)
-		if float64(g.geomMin)+k < math.MaxInt64 {
-			top = g.geomMin + int64(k)
-		}
-		out = append(out, extreme{n: first("min"), label: "min", v: g.geomMin}, extreme{n: first("mean"), label: "the geometric's likely maximum", v: top})
-	case g.floatd != nil:
-		for _, k := range []string{"min", "max"} {
-			v, _, _ := p.number(o, k, what, scale)
-			out = append(out, extreme{n: o.fields[k], label: k, v: v})
-		}
-	case g.Kind == "string":
-		out = append(out, extreme{n: o.fields["length"], label: "length may reach", chars: g.strLen.Max()})
-	case g.Kind == "pattern":
-		n := utf8.RuneCountInString(g.prefix) + utf8.RuneCountInString(g.suffix) +
-			max(paddedLen(g.num.intd.Min(), g.width), paddedLen(g.num.intd.Max(), g.width))
-		out = append(out, extreme{n: o.fields["gen"], label: "the pattern makes values up to", chars: int64(n)})
-	case g.Kind == "uuid":
-		out = append(out, extreme{n: o.fields["gen"], label: "UUIDs are", chars: 36})
-	}
-	return out, nil
+	return g.kind.extremes(p, g, o, what, scale, rows)
 }
 
 // paddedLen is the length of datagen.AppendPadded(nil, v, width).

@@ -483,18 +483,8 @@ func (p *parser) params(n *yaml.Node, what string, scale int64, keyBase uint64) 
 				return nil, p.errf(o.fields["type"], "%s: unknown type %q; expected one of: %s", pw, ty, typeList)
 			}
 		} else if gk, _ := p.str(o, "gen", pw, false); gk != "" {
-			switch strings.ToLower(gk) {
-			case "string", "pattern":
-				cl = cString
-			case "timestamp":
-				cl = cTime
-			case "uuid":
-				cl = cUUID
-			case "choice":
-				cl = cString
-				if vn := o.fields["values"]; vn != nil && vn.Kind == yaml.SequenceNode && len(vn.Content) > 0 && vn.Content[0].Tag == "!!int" {
-					cl = cInt
-				}
+			if k := genKindByName[strings.ToLower(gk)]; k != nil && k.param != nil {
+				cl = k.param(o)
 			}
 		}
 		g, err := p.parseGen(o, pw, cl, scale, keyBase+uint64(i))
