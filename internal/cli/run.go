@@ -14,7 +14,7 @@ import (
 
 	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/metrics"
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
@@ -24,7 +24,7 @@ import (
 
 type runOpts struct {
 	db          string
-	cfg         engine.Config
+	cfg         loadgen.Config
 	progress    time.Duration
 	percentiles []float64
 	// percentileList is --percentiles as given.

@@ -5,7 +5,7 @@
 // A Sampler (the contract, with the engines' side of it, is in package
 // evidence) reads cumulative counters and gauges; the Collector takes one
 // sample at the start of the run and one at the end of every interval (the
-// engine's ticks trigger them, so each point lines up with intervals[] by its
+// load generator's ticks trigger them, so each point lines up with intervals[] by its
 // seq) on its own goroutine and connection, and turns successive samples into
 // per-second rates. A WaitProfiler runs on its own faster clock and is cut
 // at the same boundaries. Readers of the operating system go through a

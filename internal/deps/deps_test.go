@@ -2,7 +2,7 @@
 // packages. The tree is layered so that a new engine, collector, workload
 // or report format is an addition at the edge, never an edit in the middle:
 //
-//	cmd → cli → sweep → runner → engine, collect → workload → db
+//	cmd → cli → sweep → runner → loadgen, collect → workload → db
 //	cli, sweep, runner → store → results → analysis → report
 //
 // with one package per engine under db (db/postgres, ...) plugging into db
@@ -88,9 +88,9 @@ var allowed = map[string][]string{
 	"internal/workload/*": {"internal/datagen", "internal/db", "internal/evloop", "internal/pgbexpr", "internal/sqlparams", "internal/wlfile", "internal/workload"},
 	"internal/workload/all": {"internal/workload/file", "internal/workload/inserts", "internal/workload/null", "internal/workload/script",
 		"internal/workload/tpcb", "internal/workload/tpcc", "internal/workload/transtats"},
-	"internal/engine":  {"internal/db", "internal/evloop", "internal/histogram", "internal/measure", "internal/runphase", "internal/selfcost", "internal/workload"},
+	"internal/loadgen": {"internal/db", "internal/evloop", "internal/histogram", "internal/measure", "internal/runphase", "internal/selfcost", "internal/workload"},
 	"internal/collect": {"internal/db", "internal/evidence", "internal/procfs", "internal/results", "internal/selfcost", "internal/workload"},
-	// The live figures for Prometheus: fed the engine's ticks (measure)
+	// The live figures for Prometheus: fed the load generator's ticks (measure)
 	// and the collectors' points (evidence, results), knowing neither.
 	"internal/metrics": {"internal/evidence", "internal/measure", "internal/results"},
 
@@ -105,12 +105,12 @@ var allowed = map[string][]string{
 	"internal/testdb":      {"internal/db", "internal/db/all", "internal/measure", "internal/workload"},
 
 	// A run put together (runner), and an experiment of many (sweep).
-	"internal/runner": {"internal/collect", "internal/db", "internal/engine", "internal/evidence", "internal/hostinfo", "internal/metrics", "internal/report", "internal/results", "internal/store", "internal/workload"},
+	"internal/runner": {"internal/collect", "internal/db", "internal/loadgen", "internal/evidence", "internal/hostinfo", "internal/metrics", "internal/report", "internal/results", "internal/store", "internal/workload"},
 	"internal/sweep":  {"internal/experiment", "internal/results", "internal/runner", "internal/store"},
 
 	// The command line parses and prints; the binary registers the
 	// engines and workloads.
-	"internal/cli": {"internal/collect", "internal/db", "internal/engine", "internal/experiment", "internal/hostinfo", "internal/iobench", "internal/k8sjob", "internal/metrics", "internal/redact", "internal/report",
+	"internal/cli": {"internal/collect", "internal/db", "internal/loadgen", "internal/experiment", "internal/hostinfo", "internal/iobench", "internal/k8sjob", "internal/metrics", "internal/redact", "internal/report",
 		"internal/results", "internal/runner", "internal/store", "internal/sweep", "internal/tablescan", "internal/workload", "internal/workload/all", "internal/workload/script"},
 	"cmd/dbharness":     {"internal/cli", "internal/db/all"},
 	"bench/pairs":       {"internal/selfcost"},

@@ -7,7 +7,7 @@
 // significant digits (1% resolution); one histogram of that shape takes
 // about 26 KB, so a handle costs two of them per operation. The clients
 // of one event loop share the loop's handle; goroutine clients share one
-// per group of clients, under the group's lock (see the engine).
+// per group of clients, under the group's lock (see package loadgen).
 package histogram
 
 import (

@@ -1,8 +1,8 @@
-// Package measure holds what a run measured as the engine hands it out:
+// Package measure holds what a run measured as the load generator hands it out:
 // each interval's tick and the run's totals, per operation, with their
-// HdrHistograms. The engine fills them; results turns them into a run.
+// HdrHistograms. The load generator fills them; results turns them into a run.
 // It imports nothing of the project, so that readers of measurements
-// need not import the engine and its drivers.
+// need not import the load generator and its drivers.
 package measure
 
 import (
@@ -80,7 +80,7 @@ type Result struct {
 	Start         time.Time // start of the run (warm-up included)
 	MeasureStart  time.Time
 	// StartLate is how long after the instant agreed with the other
-	// shards (engine.Config.Begin) this process woke to start: the run's
+	// shards (loadgen.Config.Begin) this process woke to start: the run's
 	// clock starts at the instant, and what lateness cost shows in its
 	// first interval (and, in open loop, as lag).
 	StartLate   time.Duration
@@ -94,7 +94,7 @@ type Result struct {
 	// in order; nil when they were not pinned.
 	LoopCPUs []int
 	// FollowServer is set when the loops' clients followed their server
-	// processes (engine.Config.FollowServer, with pinned loops), and
+	// processes (loadgen.Config.FollowServer, with pinned loops), and
 	// LoopMoves is how many times a client moved to another loop.
 	FollowServer bool
 	LoopMoves    int64
@@ -103,7 +103,7 @@ type Result struct {
 	// Outages are the spans during which clients had no connection, in
 	// time order.
 	Outages []Outage
-	// Failure, when not empty, is why the engine ended the run before its
+	// Failure, when not empty, is why the load generator ended the run before its
 	// end (a client could not reconnect in time; the driver's error may
 	// span lines): the run failed, with what it measured until then.
 	Failure string

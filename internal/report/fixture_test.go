@@ -9,10 +9,10 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/histogram"
 	"github.com/dbharness/dbharness/internal/hostinfo"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runphase"
 )
@@ -79,7 +79,7 @@ func buildRun(n, warm int) *results.Run {
 		if s < warm {
 			phase = runphase.Warmup
 		}
-		tk := &engine.Tick{Seq: s, Phase: phase, Start: start.Add(time.Duration(s) * time.Second),
+		tk := &loadgen.Tick{Seq: s, Phase: phase, Start: start.Add(time.Duration(s) * time.Second),
 			End: start.Add(time.Duration(s+1) * time.Second), Elapsed: time.Duration(s+1) * time.Second}
 		// A slow rise during warm-up, a dip in the middle, noise throughout.
 		base := 400.0
@@ -107,7 +107,7 @@ func buildRun(n, warm int) *results.Run {
 				}
 				_ = h.RecordValues(int64(us), n)
 			}
-			ot := engine.OpTick{Hist: h}
+			ot := loadgen.OpTick{Hist: h}
 			if s == n/2 && i == 0 {
 				ot.Errors = 3
 				tk.ErrorClasses = map[string]int64{"sqlstate:42": 3}
@@ -131,12 +131,12 @@ func buildRun(n, warm int) *results.Run {
 		}
 		r.Intervals = append(r.Intervals, results.IntervalFromTick(tk, ops, ps))
 	}
-	res := &engine.Result{ErrorClasses: classes, ErrorSamples: map[string]string{"sqlstate:42": hostileSample},
+	res := &loadgen.Result{ErrorClasses: classes, ErrorSamples: map[string]string{"sqlstate:42": hostileSample},
 		Reconnects: reconnects, Start: start, MeasureStart: start.Add(time.Duration(warm) * time.Second),
 		End: start.Add(time.Duration(n) * time.Second)}
 	for i, name := range ops {
-		res.Ops = append(res.Ops, engine.OpResult{Name: name, Hist: totals[i], Errors: opErr[i]})
-		res.Warmup = append(res.Warmup, engine.OpResult{Name: name, Hist: warmTotals[i]})
+		res.Ops = append(res.Ops, loadgen.OpResult{Name: name, Hist: totals[i], Errors: opErr[i]})
+		res.Warmup = append(res.Warmup, loadgen.OpResult{Name: name, Hist: warmTotals[i]})
 	}
 	r.Fill(res, nil)
 	return r

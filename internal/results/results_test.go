@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/histogram"
 	"github.com/dbharness/dbharness/internal/hostinfo"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/runphase"
 )
 
@@ -29,8 +29,8 @@ func sampleRun() *Run {
 	}
 	lag := histogram.New()
 	histogram.Record(lag, 250*time.Microsecond)
-	tk := &engine.Tick{Seq: 0, Phase: runphase.Measure, Start: start, End: start.Add(time.Second), Elapsed: time.Second,
-		Ops: []engine.OpTick{{Hist: h, Errors: 2, Retries: 1}}, ErrorClasses: map[string]int64{"sqlstate:40": 2},
+	tk := &loadgen.Tick{Seq: 0, Phase: runphase.Measure, Start: start, End: start.Add(time.Second), Elapsed: time.Second,
+		Ops: []loadgen.OpTick{{Hist: h, Errors: 2, Retries: 1}}, ErrorClasses: map[string]int64{"sqlstate:40": 2},
 		Reconnects: 1, PhaseCount: 1000, PhaseSeconds: 1}
 	r := &Run{
 		SchemaVersion: SchemaVersion, RunID: "20261122-100000-abcd", Status: StatusCompleted, Workload: "tpcb",
@@ -42,10 +42,10 @@ func sampleRun() *Run {
 			Percentiles: NormalizePercentiles(DefaultPercentiles), WorkloadFlags: map[string]string{"mix": "tpcb-like"}},
 	}
 	r.Intervals = []Interval{IntervalFromTick(tk, []string{"tpcb_like"}, r.Config.Percentiles)}
-	res := &engine.Result{Ops: []engine.OpResult{{Name: "tpcb_like", Hist: h, Errors: 2, Retries: 1}},
+	res := &loadgen.Result{Ops: []loadgen.OpResult{{Name: "tpcb_like", Hist: h, Errors: 2, Retries: 1}},
 		ErrorClasses: map[string]int64{"sqlstate:40": 2}, ErrorSamples: map[string]string{"sqlstate:40": "deadlock detected"},
 		Reconnects: 1, Lag: lag, Start: start, MeasureStart: start, End: start.Add(time.Second),
-		Driver: engine.DriverLoop, Loops: 1, CPU: 150 * time.Millisecond, HostIdle: 0.42, RunQueue: 1.5, LoopBusy: 0.61}
+		Driver: loadgen.DriverLoop, Loops: 1, CPU: 150 * time.Millisecond, HostIdle: 0.42, RunQueue: 1.5, LoopBusy: 0.61}
 	r.Fill(res, map[string]float64{"nopm": 12.5})
 	return r
 }

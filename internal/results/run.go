@@ -457,7 +457,7 @@ func DecodeHist(s string) (*hdr.Histogram, error) {
 	return hdr.Decode([]byte(s))
 }
 
-// IntervalFromTick converts one of the engine's ticks.
+// IntervalFromTick converts one of the load generator's ticks.
 func IntervalFromTick(tk *measure.Tick, ops []string, ps []float64) Interval {
 	secs := tk.End.Sub(tk.Start).Seconds()
 	iv := Interval{Seq: tk.Seq, Phase: tk.Phase, T: round3(tk.Elapsed.Seconds()), Seconds: round3(secs),

@@ -6,7 +6,7 @@ import (
 
 	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/workload"
 )
@@ -69,7 +69,7 @@ func onIntervals(kinds map[string]bool) bool {
 
 // observer wraps the run's tick observer so that the collectors sample at
 // the start of the clock and at the end of every interval.
-func (ev *evidence) observer(obs engine.ObserverFunc) engine.Observer {
+func (ev *evidence) observer(obs loadgen.ObserverFunc) loadgen.Observer {
 	if ev == nil || ev.col == nil && !ev.phases.Clocked() {
 		return obs
 	}
@@ -77,7 +77,7 @@ func (ev *evidence) observer(obs engine.ObserverFunc) engine.Observer {
 }
 
 type evidenceObserver struct {
-	f      engine.ObserverFunc
+	f      loadgen.ObserverFunc
 	col    *collect.Collector
 	phases collect.Phases
 }
@@ -89,7 +89,7 @@ func (o *evidenceObserver) OnStart(t time.Time) {
 	o.phases.ClockStarted(t)
 }
 
-func (o *evidenceObserver) OnTick(tk *engine.Tick) {
+func (o *evidenceObserver) OnTick(tk *loadgen.Tick) {
 	if o.col != nil {
 		o.col.Boundary(tk.Seq, tk.Phase, tk.End)
 	}

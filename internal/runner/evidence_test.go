@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/collect"
-	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/evidence"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runner"
@@ -96,7 +96,7 @@ func startRun(t *testing.T, url string, kinds ...string) (*lines, chan<- struct{
 		Target:      target(t, url),
 		Workload:    testdb.Workload(t, "tpcb", workload.CmdRun),
 		Command:     []string{"dbharness", "run", "tpcb", "--db=" + url},
-		Engine:      engine.Config{Clients: 2, Duration: 10 * time.Minute, MaxTries: 1, Interval: evidenceInterval, Seed: 7},
+		Engine:      loadgen.Config{Clients: 2, Duration: 10 * time.Minute, MaxTries: 1, Interval: evidenceInterval, Seed: 7},
 		Progress:    evidenceInterval,
 		Percentiles: results.NormalizePercentiles(nil),
 		Collect:     m,

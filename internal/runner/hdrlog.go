@@ -7,7 +7,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
 )
@@ -32,7 +32,7 @@ func newHDRLog(w io.Writer, runID string, ops []string) *hdrLog {
 
 // interval writes one tick; the log's start is the run's clock's, which
 // the first tick gives.
-func (l *hdrLog) interval(tk *engine.Tick, iv *results.Interval) {
+func (l *hdrLog) interval(tk *loadgen.Tick, iv *results.Interval) {
 	if l == nil || l.err != nil {
 		return
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/workload"
 )
 
@@ -16,7 +16,7 @@ import (
 // warm-up ends, MeasureEnd from end, right after the clients have stopped.
 // It is the run's observer, passing every call on to the one it wraps.
 type phaseReads struct {
-	engine.Observer
+	loadgen.Observer
 	ctx    context.Context
 	pr     workload.PhaseReader
 	conn   db.Conn
@@ -33,7 +33,7 @@ type phaseReads struct {
 // to run with; nil (and a warning) when it cannot connect, so that the run
 // goes on without the workload's phase figures.
 func startPhaseReads(ctx context.Context, warnf func(format string, args ...any), d db.DB, pr workload.PhaseReader, warmup time.Duration,
-	inner engine.Observer) *phaseReads {
+	inner loadgen.Observer) *phaseReads {
 	conn, err := connect(ctx, d)
 	if err != nil {
 		warnf("the figures read at the bounds of the measured phase are left out: %v", err)
@@ -42,9 +42,9 @@ func startPhaseReads(ctx context.Context, warnf func(format string, args ...any)
 	return &phaseReads{Observer: inner, ctx: ctx, pr: pr, conn: conn, warmup: warmup, warn: warnf}
 }
 
-// OnStart implements engine.StartObserver.
+// OnStart implements loadgen.StartObserver.
 func (p *phaseReads) OnStart(t time.Time) {
-	if so, ok := p.Observer.(engine.StartObserver); ok {
+	if so, ok := p.Observer.(loadgen.StartObserver); ok {
 		so.OnStart(t)
 	}
 	if p.warmup <= 0 {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/workload"
 )
 
@@ -47,8 +47,8 @@ func (c *closeConn) Close() error { c.closed = true; return nil }
 // innerObs records what the wrapped observer receives.
 type innerObs struct{ log *phaseLog }
 
-func (o innerObs) OnStart(time.Time)      { o.log.add("inner start") }
-func (o innerObs) OnTick(tk *engine.Tick) { o.log.add("inner tick") }
+func (o innerObs) OnStart(time.Time)       { o.log.add("inner start") }
+func (o innerObs) OnTick(tk *loadgen.Tick) { o.log.add("inner tick") }
 
 func newPhaseReads(warmup time.Duration) (*phaseReads, *phaseLog, *closeConn) {
 	log, conn := &phaseLog{}, &closeConn{}
@@ -75,7 +75,7 @@ func TestPhaseReadsBoundTheMeasuredPhase(t *testing.T) {
 		if got := log.got(); !equal(got, []string{"inner start", "start"}) {
 			t.Fatalf("calls %v", got)
 		}
-		p.OnTick(&engine.Tick{})
+		p.OnTick(&loadgen.Tick{})
 		p.end()
 		if got := log.got(); !equal(got, []string{"inner start", "start", "inner tick", "end"}) || !conn.closed {
 			t.Fatalf("calls %v, connection closed %v", got, conn.closed)

@@ -1,6 +1,6 @@
 // Package runner makes one run, or loads one workload's data, from a typed
 // configuration: it opens the target, starts the collectors, drives the
-// engine, fills the run and saves it in the results store as it goes. It
+// load generator, fills the run and saves it in the results store as it goes. It
 // parses no command line; `run`, `init` and `sweep` build its
 // configurations.
 package runner
@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/hostinfo"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/metrics"
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
@@ -43,7 +43,7 @@ type Config struct {
 	Command []string
 	// Engine drives the clients; Engine.Driver is resolved for the target
 	// and a zero Engine.Interval is a second.
-	Engine engine.Config
+	Engine loadgen.Config
 	// StatementTimeout, when above 0, bounds every statement of the run's
 	// clients (db.StatementTimeouter); the target's engine must have it.
 	StatementTimeout time.Duration
@@ -150,7 +150,7 @@ func Run(ctx context.Context, c Config, stop <-chan struct{}) (*results.Run, err
 	warn := &lockedWriter{w: orDiscard(c.Warn)}
 	c.Warn = warn
 	// Until the clients start, an interrupt cancels what the setup is
-	// waiting for; then the engine stops the run, and says so at once.
+	// waiting for; then the load generator stops the run, and says so at once.
 	setup, endSetup := context.WithCancel(ctx)
 	var running atomic.Bool
 	watched := make(chan struct{})
@@ -193,7 +193,7 @@ func runOnce(ctx context.Context, c Config, stop <-chan struct{}, running *atomi
 // opens or makes for the next.
 type oneRun struct {
 	c         Config
-	cfg       engine.Config
+	cfg       loadgen.Config
 	out, warn io.Writer
 	warnf     func(format string, args ...any)
 	wl        workload.Generator
@@ -258,7 +258,7 @@ func (r *oneRun) open(ctx context.Context) error {
 	if r.d, err = db.Open(c.Target); err != nil {
 		return err
 	}
-	if err := engine.ResolveDriver(r.d, &r.cfg); err != nil {
+	if err := loadgen.ResolveDriver(r.d, &r.cfg); err != nil {
 		return &UsageError{err.Error()}
 	}
 	dataset, err := r.setUp(ctx)
@@ -393,11 +393,11 @@ func (r *oneRun) evidence(ctx context.Context) {
 
 // drive runs the load, recording each interval as it ends, then stops the
 // collectors within the time left after the run (r.post).
-func (r *oneRun) drive(ctx context.Context, stop <-chan struct{}, running *atomic.Bool) (*engine.Result, error) {
+func (r *oneRun) drive(ctx context.Context, stop <-chan struct{}, running *atomic.Bool) (*loadgen.Result, error) {
 	c, cfg, run, ops, store := r.c, r.cfg, r.run, r.ops, r.store
 	prog := &report.Progress{W: r.out, Rate: cfg.Rate > 0}
 	r.hl = newHDRLog(c.HDRLog, run.RunID, ops)
-	obs := r.ev.observer(func(tk *engine.Tick) {
+	obs := r.ev.observer(func(tk *loadgen.Tick) {
 		iv := results.IntervalFromTick(tk, ops, c.Percentiles)
 		run.Intervals = append(run.Intervals, iv)
 		r.live.OnTick(tk)
@@ -422,13 +422,13 @@ func (r *oneRun) drive(ctx context.Context, stop <-chan struct{}, running *atomi
 		}
 	}
 	running.Store(true)
-	res, err := engine.Run(context.WithoutCancel(ctx), r.d, r.runner, cfg, obs, stop)
+	res, err := loadgen.Run(context.WithoutCancel(ctx), r.d, r.runner, cfg, obs, stop)
 	phases.end()
 	// What follows the run (the plan check, the workload's own figures)
 	// talks to the server again: bounded, and briefly when the server
 	// did not answer at the end, so that it cannot hold the run's end.
 	budget := postRunBudget
-	if res != nil && (res.Abandoned > 0 || res.DownAtEnd > 0 || res.ErrorClasses[engine.ClassCancelled] > 0) {
+	if res != nil && (res.Abandoned > 0 || res.DownAtEnd > 0 || res.ErrorClasses[loadgen.ClassCancelled] > 0) {
 		budget = postRunBudgetUnhealthy
 	}
 	if r.ev != nil {
@@ -441,9 +441,9 @@ func (r *oneRun) drive(ctx context.Context, stop <-chan struct{}, running *atomi
 
 // save settles the run's status from the load's result (res, err), adds
 // the workload's own figures, saves the run and prints its summary.
-func (r *oneRun) save(res *engine.Result, err error) (*results.Run, error) {
+func (r *oneRun) save(res *loadgen.Result, err error) (*results.Run, error) {
 	run, store := r.run, r.store
-	if errors.Is(err, engine.ErrStopped) {
+	if errors.Is(err, loadgen.ErrStopped) {
 		when := "before the run's clock started"
 		var w interface{ When() string }
 		if errors.As(err, &w) {
@@ -457,7 +457,7 @@ func (r *oneRun) save(res *engine.Result, err error) (*results.Run, error) {
 		return run, &Interrupted{run.Error}
 	}
 	if err != nil {
-		// The engine fails only before its clock starts (clients that
+		// The load generator fails only before its clock starts (clients that
 		// cannot connect): nothing was measured, but the run is recorded.
 		run.Status, run.Error = results.StatusFailed, oneLine(err.Error())
 		run.EndTime = time.Now()
@@ -492,7 +492,7 @@ func (r *oneRun) save(res *engine.Result, err error) (*results.Run, error) {
 
 // settle fills the run from the load's result and sets its status; it
 // returns the run's error when it failed.
-func (r *oneRun) settle(res *engine.Result) error {
+func (r *oneRun) settle(res *loadgen.Result) error {
 	run := r.run
 	run.Fill(res, nil)
 	if run.Shard != nil {
@@ -525,7 +525,7 @@ func (r *oneRun) settle(res *engine.Result) error {
 
 // afterRun gives a workload's RunHooks the run's totals, on a fresh
 // connection, and returns its figures.
-func afterRun(ctx context.Context, h workload.RunHooks, env *workload.Env, run *results.Run, res *engine.Result) (map[string]float64, error) {
+func afterRun(ctx context.Context, h workload.RunHooks, env *workload.Env, run *results.Run, res *loadgen.Result) (map[string]float64, error) {
 	conn, err := connect(ctx, env.DB)
 	if err != nil {
 		return nil, err
@@ -536,7 +536,7 @@ func afterRun(ctx context.Context, h workload.RunHooks, env *workload.Env, run *
 }
 
 // DescribeEnd says when a run ends, for its first line.
-func DescribeEnd(c *engine.Config) string {
+func DescribeEnd(c *loadgen.Config) string {
 	var parts []string
 	if c.Transactions > 0 {
 		parts = append(parts, fmt.Sprintf("%d transactions per client", c.Transactions))
@@ -582,7 +582,7 @@ func (e *NotSavedError) Unwrap() error { return e.Err }
 // runStore wraps the results store so that a failing write warns once and
 // never stops a run; the run reports it at its end. The intervals and the
 // evidence points are written in order by a goroutine of their own, so that
-// a slow or stalled store never holds the engine's tick or a collector;
+// a slow or stalled store never holds the load generator's tick or a collector;
 // after a write has failed the rest of them are not tried (each could wait
 // the store's timeout), and the run's final record is.
 type runStore struct {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runner"
 	"github.com/dbharness/dbharness/internal/store"
@@ -38,7 +38,7 @@ func shortRun(t *testing.T, wl workload.Generator, url string) (runner.Config, *
 		Target:      target(t, url),
 		Workload:    wl,
 		Command:     []string{"dbharness", "run", wl.Name(), "--db=" + url},
-		Engine:      engine.Config{Clients: 2, Transactions: 50, MaxTries: 1, Interval: 100 * time.Millisecond, Seed: 7},
+		Engine:      loadgen.Config{Clients: 2, Transactions: 50, MaxTries: 1, Interval: 100 * time.Millisecond, Seed: 7},
 		Progress:    100 * time.Millisecond,
 		Percentiles: results.NormalizePercentiles([]float64{50, 99}),
 		Results:     filepath.Join(t.TempDir(), "results.db"),

@@ -7,7 +7,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/store"
 )
@@ -17,7 +17,7 @@ import (
 // open-loop rate (each shard's Poisson stream at rate/N is its own, and
 // together they make one at the full rate). It returns the shard as the
 // run records it.
-func shareOf(sh *results.Shard, cfg *engine.Config) *results.Shard {
+func shareOf(sh *results.Shard, cfg *loadgen.Config) *results.Shard {
 	out := *sh
 	out.FirstClient, cfg.Clients = results.ShardOf(cfg.Clients, sh.Index, sh.Count)
 	cfg.ClientBase = out.FirstClient

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/collect"
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runner"
 	"github.com/dbharness/dbharness/internal/store"
@@ -58,7 +58,7 @@ func stallConfig(t *testing.T, url, driver string, out io.Writer, warn io.Writer
 	return runner.Config{
 		Target:      target(t, url),
 		Workload:    testdb.Workload(t, "null", workload.CmdRun),
-		Engine:      engine.Config{Clients: 3, Duration: 3 * time.Second, MaxTries: 1, Interval: 200 * time.Millisecond, Driver: driver},
+		Engine:      loadgen.Config{Clients: 3, Duration: 3 * time.Second, MaxTries: 1, Interval: 200 * time.Millisecond, Driver: driver},
 		Progress:    200 * time.Millisecond,
 		Percentiles: results.NormalizePercentiles([]float64{50, 99}),
 		Results:     filepath.Join(t.TempDir(), "results.db"),
@@ -105,7 +105,7 @@ func runWithin(t *testing.T, limit time.Duration, cfg runner.Config, stop <-chan
 // on meanwhile, counting the clients that wait.
 func TestAStalledServerCannotHoldATimedRun(t *testing.T) {
 	pg := testdb.PrivatePostgres(t)
-	for _, driver := range []string{engine.DriverLoop, engine.DriverGoroutine} {
+	for _, driver := range []string{loadgen.DriverLoop, loadgen.DriverGoroutine} {
 		t.Run(driver, func(t *testing.T) {
 			cfg, out, warn := frozenConfig(t, pg, driver)
 			// Every collector too: none may hold the end of the run.
@@ -125,12 +125,12 @@ func TestAStalledServerCannotHoldATimedRun(t *testing.T) {
 			if !frozen {
 				t.Fatal("the server was not stopped when the run ended")
 			}
-			if run.Status != results.StatusCompleted || run.ErrorClasses[engine.ClassCancelled] == 0 {
+			if run.Status != results.StatusCompleted || run.ErrorClasses[loadgen.ClassCancelled] == 0 {
 				t.Errorf("status %s, error classes %v; want completed with transactions cancelled\n%s", run.Status, run.ErrorClasses, out)
 			}
 			// The measured time stops at the deadline plus the grace (the
 			// slack is for a busy machine's late timers).
-			if lim := cfg.Engine.Duration + engine.DefaultStopGrace; run.Summary.Seconds > lim.Seconds()+5 {
+			if lim := cfg.Engine.Duration + loadgen.DefaultStopGrace; run.Summary.Seconds > lim.Seconds()+5 {
 				t.Errorf("measured %.3fs: far more than the duration and its grace (%s)", run.Summary.Seconds, lim)
 			}
 			if !strings.Contains(out.String(), "3 waiting") {
@@ -158,7 +158,7 @@ func TestAnInterruptEndsARunOnAStalledServer(t *testing.T) {
 		out.next = first
 		t.Cleanup(pg.Cont)
 		var warn bytes.Buffer
-		cfg := stallConfig(t, pg.URL(), engine.DriverLoop, out, &warn)
+		cfg := stallConfig(t, pg.URL(), loadgen.DriverLoop, out, &warn)
 		cfg.Engine.Duration = time.Hour
 		run, err := runWithin(t, 60*time.Second, cfg, stop)
 		frozen := pg.Frozen()
@@ -179,7 +179,7 @@ func TestAnInterruptEndsARunOnAStalledServer(t *testing.T) {
 		stop := make(chan struct{})
 		time.AfterFunc(300*time.Millisecond, func() { close(stop) })
 		var out, warn bytes.Buffer
-		_, err := runWithin(t, 60*time.Second, stallConfig(t, pg.URL(), engine.DriverLoop, &out, &warn), stop)
+		_, err := runWithin(t, 60*time.Second, stallConfig(t, pg.URL(), loadgen.DriverLoop, &out, &warn), stop)
 		frozen := pg.Frozen()
 		pg.Cont()
 		var intr *runner.Interrupted
@@ -194,7 +194,7 @@ func TestAnInterruptEndsARunOnAStalledServer(t *testing.T) {
 // measured until then saved, and the outage kept.
 func TestAFixedWorkRunEndsWhenItCannotReconnect(t *testing.T) {
 	pg := testdb.PrivatePostgres(t)
-	for _, driver := range []string{engine.DriverLoop, engine.DriverGoroutine} {
+	for _, driver := range []string{loadgen.DriverLoop, loadgen.DriverGoroutine} {
 		t.Run(driver, func(t *testing.T) {
 			pg.Start()
 			out := &lineHook{trigger: " measure ", hook: pg.Stop}
@@ -221,7 +221,7 @@ func TestAFixedWorkRunEndsWhenItCannotReconnect(t *testing.T) {
 // failed, saying so, with what it measured until then saved.
 func TestAFixedWorkRunEndsWhenTheServerStallsForTheStallTimeout(t *testing.T) {
 	pg := testdb.PrivatePostgres(t)
-	for _, driver := range []string{engine.DriverLoop, engine.DriverGoroutine} {
+	for _, driver := range []string{loadgen.DriverLoop, loadgen.DriverGoroutine} {
 		t.Run(driver, func(t *testing.T) {
 			cfg, out, warn := frozenConfig(t, pg, driver)
 			cfg.Engine.Duration, cfg.Engine.Transactions, cfg.Engine.StallTimeout = 0, 1<<40, 2*time.Second
@@ -271,7 +271,7 @@ func TestOutagesAreReportedAndAServerGoneForGoodFailsTheRun(t *testing.T) {
 			pg.Start()
 		}}
 		var warn bytes.Buffer
-		cfg := stallConfig(t, pg.URL(), engine.DriverLoop, out, &warn)
+		cfg := stallConfig(t, pg.URL(), loadgen.DriverLoop, out, &warn)
 		cfg.Engine.Duration = 4 * time.Second
 		run, err := runWithin(t, 120*time.Second, cfg, nil)
 		if err != nil {
@@ -292,7 +292,7 @@ func TestOutagesAreReportedAndAServerGoneForGoodFailsTheRun(t *testing.T) {
 		pg.Start()
 		out := &lineHook{trigger: " measure ", hook: pg.Stop}
 		var warn bytes.Buffer
-		cfg := stallConfig(t, pg.URL(), engine.DriverGoroutine, out, &warn)
+		cfg := stallConfig(t, pg.URL(), loadgen.DriverGoroutine, out, &warn)
 		run, err := runWithin(t, 90*time.Second, cfg, nil)
 		if err == nil || run == nil || run.Status != results.StatusFailed || !strings.Contains(run.Error, "every client had lost its connection") {
 			t.Fatalf("got %v; want a failed run\n%s%s", err, out, &warn)

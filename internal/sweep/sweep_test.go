@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runner"
 	"github.com/dbharness/dbharness/internal/store"
@@ -40,7 +40,7 @@ func newSweep(t *testing.T, url, name string, clients []int, vary []results.Vary
 			Target:      tg,
 			Workload:    testdb.Workload(t, name, workload.CmdRun, runFlags(pr)...),
 			Command:     []string{"dbharness", "run", name},
-			Engine:      engine.Config{Clients: pr.Clients, Duration: 300 * time.Millisecond, MaxTries: 1, Interval: 100 * time.Millisecond, Seed: uint64(i + 1)},
+			Engine:      loadgen.Config{Clients: pr.Clients, Duration: 300 * time.Millisecond, MaxTries: 1, Interval: 100 * time.Millisecond, Seed: uint64(i + 1)},
 			Percentiles: results.NormalizePercentiles(nil),
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/dbharness/dbharness/internal/datagen"
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
 	"github.com/dbharness/dbharness/internal/workload/inserts"
@@ -20,7 +20,7 @@ func env(d db.DB) *workload.Env {
 
 // run drives w as `dbharness run` does: Setup, BeforeRun, the engine,
 // AfterRun; it returns the result and the figures.
-func run(t *testing.T, d db.DB, w *inserts.Inserts, cfg engine.Config) (*engine.Result, map[string]float64) {
+func run(t *testing.T, d db.DB, w *inserts.Inserts, cfg loadgen.Config) (*loadgen.Result, map[string]float64) {
 	t.Helper()
 	ctx := context.Background()
 	c, err := d.Connect(ctx)
@@ -35,10 +35,10 @@ func run(t *testing.T, d db.DB, w *inserts.Inserts, cfg engine.Config) (*engine.
 	}
 	c.Close()
 	// The driver `dbharness run` picks: the event loop on PostgreSQL.
-	if err := engine.ResolveDriver(d, &cfg); err != nil {
+	if err := loadgen.ResolveDriver(d, &cfg); err != nil {
 		t.Fatal(err)
 	}
-	res, err := engine.Run(ctx, d, w, cfg, nil, nil)
+	res, err := loadgen.Run(ctx, d, w, cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestEveryKeyStrategyOnEveryEngine(t *testing.T) {
 					for _, shape := range [][2]int{{1, 1}, {10, 3}} {
 						w := inserts.New()
 						w.Batch, w.RowsPerStmt = shape[0], shape[1]
-						res, m := run(t, d, w, engine.Config{Clients: 3, Transactions: 20, MaxTries: 1, Interval: 100 * time.Millisecond})
+						res, m := run(t, d, w, loadgen.Config{Clients: 3, Transactions: 20, MaxTries: 1, Interval: 100 * time.Millisecond})
 						if res.Ops[0].Errors != 0 {
 							t.Fatalf("batch %d x %d: %d errors: %v", shape[0], shape[1], res.Ops[0].Errors, res.ErrorSamples)
 						}
@@ -141,7 +141,7 @@ func TestFixedWorkCheckAndConflicts(t *testing.T) {
 				if err != nil || tx != 50 || flag != "--rows-per-client" {
 					t.Fatalf("FixedWork = %d %q %v, want 50 transactions", tx, flag, err)
 				}
-				res, m := run(t, d, w, engine.Config{Clients: 3, Transactions: tx, MaxTries: 1, Interval: 100 * time.Millisecond})
+				res, m := run(t, d, w, loadgen.Config{Clients: 3, Transactions: tx, MaxTries: 1, Interval: 100 * time.Millisecond})
 				if got := res.Ops[0].Hist.TotalCount(); got != 150 {
 					t.Fatalf("%d commits, want 3 clients x 50", got)
 				}
@@ -171,7 +171,7 @@ func TestFixedWorkCheckAndConflicts(t *testing.T) {
 				w := inserts.New()
 				w.RowsPerClient = 10
 				tx, _, _ := w.FixedWork()
-				res, _ := run(t, d, w, engine.Config{Clients: 3, Transactions: tx, MaxTries: 1, Interval: 100 * time.Millisecond})
+				res, _ := run(t, d, w, loadgen.Config{Clients: 3, Transactions: tx, MaxTries: 1, Interval: 100 * time.Millisecond})
 				if res.Ops[0].Errors != 0 {
 					t.Fatalf("%d errors: %v", res.Ops[0].Errors, res.ErrorSamples)
 				}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
 	"github.com/dbharness/dbharness/internal/workload/null"
@@ -17,9 +17,9 @@ func TestNullOnEveryEngine(t *testing.T) {
 			d := testdb.Open(t, e.URL)
 			ctx := context.Background()
 			env := &workload.Env{DB: d, Progress: workload.NopProgress{}}
-			drivers := []string{engine.DriverGoroutine}
+			drivers := []string{loadgen.DriverGoroutine}
 			if e.Name == "postgres" {
-				drivers = append(drivers, engine.DriverLoop)
+				drivers = append(drivers, loadgen.DriverLoop)
 			}
 			for _, driver := range drivers {
 				for _, mix := range []string{null.MixAlternate, null.MixOneConstant, null.MixOneRow} {
@@ -28,7 +28,7 @@ func TestNullOnEveryEngine(t *testing.T) {
 						t.Fatal(err)
 					}
 					// 2 clients x 50: the mix alone decides the counts.
-					res, err := engine.Run(ctx, d, w, engine.Config{Clients: 2, Transactions: 50, MaxTries: 1,
+					res, err := loadgen.Run(ctx, d, w, loadgen.Config{Clients: 2, Transactions: 50, MaxTries: 1,
 						Interval: 100 * time.Millisecond, Driver: driver}, nil, nil)
 					if err != nil {
 						t.Fatal(err)

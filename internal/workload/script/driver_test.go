@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
 )
@@ -42,7 +42,7 @@ func TestScriptsRunTheSameOnBothDrivers(t *testing.T) {
 	for _, mode := range []string{ModeSimple, ModeExtended, ModePrepared} {
 		t.Run("mode "+mode, func(t *testing.T) {
 			rows := map[string]string{}
-			for _, driver := range []string{engine.DriverGoroutine, engine.DriverLoop} {
+			for _, driver := range []string{loadgen.DriverGoroutine, loadgen.DriverLoop} {
 				url, pc := pgWith(t, "dbh_sc_drv_"+driver, "CREATE TABLE log (c int, r int, big bool)",
 					"CREATE TABLE log2 (c int, n bigint, r int)")
 				w := &Workload{Scripts: []string{path}, QueryMode: mode}
@@ -53,7 +53,7 @@ func TestScriptsRunTheSameOnBothDrivers(t *testing.T) {
 				if err := w.Setup(ctx, &workload.Env{DB: d, Seed: 5}, conn); err != nil {
 					t.Fatal(err)
 				}
-				res, err := engine.Run(ctx, d, w, engine.Config{Clients: 3, Transactions: 20, MaxTries: 1,
+				res, err := loadgen.Run(ctx, d, w, loadgen.Config{Clients: 3, Transactions: 20, MaxTries: 1,
 					Interval: 100 * time.Millisecond, Driver: driver}, nil, nil)
 				if err != nil {
 					t.Fatal(err)
@@ -64,8 +64,8 @@ func TestScriptsRunTheSameOnBothDrivers(t *testing.T) {
 				rows[driver] = dump(t, pc, "SELECT string_agg(format('%s/%s/%s', c, r, big), ' ' ORDER BY c, r, big) FROM log") +
 					" | " + dump(t, pc, "SELECT string_agg(format('%s/%s/%s', c, n, r), ' ' ORDER BY c, n) FROM log2")
 			}
-			if rows[engine.DriverGoroutine] != rows[engine.DriverLoop] {
-				t.Errorf("the drivers left different rows:\ngoroutine: %s\nloop:      %s", rows[engine.DriverGoroutine], rows[engine.DriverLoop])
+			if rows[loadgen.DriverGoroutine] != rows[loadgen.DriverLoop] {
+				t.Errorf("the drivers left different rows:\ngoroutine: %s\nloop:      %s", rows[loadgen.DriverGoroutine], rows[loadgen.DriverLoop])
 			}
 		})
 	}

@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
 	"github.com/dbharness/dbharness/internal/workload/tpcb"
 )
 
-func run(t *testing.T, d db.DB, mix string, cfg engine.Config, obs engine.Observer, stop <-chan struct{}) *engine.Result {
+func run(t *testing.T, d db.DB, mix string, cfg loadgen.Config, obs loadgen.Observer, stop <-chan struct{}) *loadgen.Result {
 	t.Helper()
 	ctx := context.Background()
 	w := &tpcb.TPCB{Mix: mix}
@@ -27,7 +27,7 @@ func run(t *testing.T, d db.DB, mix string, cfg engine.Config, obs engine.Observ
 		t.Fatal(err)
 	}
 	c.Close()
-	res, err := engine.Run(ctx, d, w, cfg, obs, stop)
+	res, err := loadgen.Run(ctx, d, w, cfg, obs, stop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestTPCBOnEveryEngine(t *testing.T) {
 					}
 				}
 				// Fixed work: 3 clients x 20 transactions of each mix.
-				cfg := engine.Config{Clients: 3, Transactions: 20, MaxTries: 5, Interval: 100 * time.Millisecond, Seed: 3,
+				cfg := loadgen.Config{Clients: 3, Transactions: 20, MaxTries: 5, Interval: 100 * time.Millisecond, Seed: 3,
 					Driver: driver}
 				t.Run("on the "+driver+" driver", func(t *testing.T) { runMixes(t, d, cfg) })
 			}
@@ -132,7 +132,7 @@ func drivers(engine string) []string {
 
 // runMixes runs the three mixes with cfg (fixed work) and checks what
 // they leave: each transaction that writes adds one history row.
-func runMixes(t *testing.T, d db.DB, cfg engine.Config) {
+func runMixes(t *testing.T, d db.DB, cfg loadgen.Config) {
 	want := int64(cfg.Clients) * cfg.Transactions
 	t.Run("tpcb-like runs and keeps the invariant", func(t *testing.T) {
 		history := historyRows(t, d)
@@ -243,7 +243,7 @@ func TestARunSurvivesItsConnectionsBeingKilled(t *testing.T) {
 			// The run is stopped as soon as the clients have worked again
 			// after their sessions were killed; the duration is only a
 			// deadline.
-			cfg := engine.Config{Clients: 2, Duration: time.Minute, MaxTries: 1, Interval: 100 * time.Millisecond, Seed: 3,
+			cfg := loadgen.Config{Clients: 2, Duration: time.Minute, MaxTries: 1, Interval: 100 * time.Millisecond, Seed: 3,
 				Driver: e.driver}
 			// The sessions are killed once the clients have done some work.
 			obs := testdb.NewReconnects(cfg.Clients, func() { killOthers(t, d, e.kind) })
@@ -285,7 +285,7 @@ func TestPgbenchAndDbharnessRunOnEachOthersDatabases(t *testing.T) {
 		url := testdb.Postgres(t, "dbh_tpcb_pgbench_i")
 		pgbench(t, url, "-i", "-q", "-s", "1")
 		d := testdb.Open(t, url)
-		res := run(t, d, tpcb.MixTPCB, engine.Config{Clients: 2, Transactions: 100, MaxTries: 3, Interval: 100 * time.Millisecond, Seed: 1}, nil, nil)
+		res := run(t, d, tpcb.MixTPCB, loadgen.Config{Clients: 2, Transactions: 100, MaxTries: 3, Interval: 100 * time.Millisecond, Seed: 1}, nil, nil)
 		if res.Ops[0].Hist.TotalCount() != 200 || res.Ops[0].Errors > 0 {
 			t.Fatalf("%d transactions, %d errors %v; want 200 and none", res.Ops[0].Hist.TotalCount(), res.Ops[0].Errors, res.ErrorSamples)
 		}

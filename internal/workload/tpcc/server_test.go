@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
 	"github.com/dbharness/dbharness/internal/workload/tpcc"
@@ -274,7 +274,7 @@ func TestTheMixRunsInBothModes(t *testing.T) {
 					if err := w.MeasureStart(ctx, pc); err != nil {
 						t.Fatal(err)
 					}
-					res, err := engine.Run(ctx, d, w, resolved(t, d, engine.Config{Clients: 3, Transactions: 300, MaxTries: 10,
+					res, err := loadgen.Run(ctx, d, w, resolved(t, d, loadgen.Config{Clients: 3, Transactions: 300, MaxTries: 10,
 						Interval: 200 * time.Millisecond, Seed: 23}), nil, nil)
 					if err != nil {
 						t.Fatal(err)
@@ -335,7 +335,7 @@ func TestTheMixRunsInBothModes(t *testing.T) {
 				t.Run(mode+" mode: tpcc-ro augmented runs both read-only transactions", func(t *testing.T) {
 					w := &tpcc.TPCC{RO: true, Augmented: true, Affinity: true, Mode: mode}
 					setup(t, d, w)
-					res, err := engine.Run(ctx, d, w, resolved(t, d, engine.Config{Clients: 2, Transactions: 50, MaxTries: 1,
+					res, err := loadgen.Run(ctx, d, w, resolved(t, d, loadgen.Config{Clients: 2, Transactions: 50, MaxTries: 1,
 						Interval: 100 * time.Millisecond, Seed: 8}), nil, nil)
 					if err != nil {
 						t.Fatal(err)
@@ -374,7 +374,7 @@ func clientsGone(t *testing.T, pc, c db.Conn) {
 	}
 }
 
-func sumRetries(res *engine.Result) int64 {
+func sumRetries(res *loadgen.Result) int64 {
 	var n int64
 	for _, op := range res.Ops {
 		n += op.Retries
@@ -461,12 +461,12 @@ func TestDeadlocksAreRetriedInBothModes(t *testing.T) {
 						}
 					}
 					type out struct {
-						res *engine.Result
+						res *loadgen.Result
 						err error
 					}
 					done := make(chan out, 1)
 					go func() {
-						res, err := engine.Run(ctx, d, w, resolved(t, d, engine.Config{Clients: 1, Transactions: 1, MaxTries: 5,
+						res, err := loadgen.Run(ctx, d, w, resolved(t, d, loadgen.Config{Clients: 1, Transactions: 1, MaxTries: 5,
 							Interval: 100 * time.Millisecond, Seed: 3}), nil, nil)
 						done <- out{res, err}
 					}()
@@ -602,9 +602,9 @@ func everyTransactionOf(t *testing.T, d db.DB, w *tpcc.TPCC) {
 
 // resolved is cfg with the driver `dbharness run` picks for d: the event
 // loop on PostgreSQL.
-func resolved(t *testing.T, d db.DB, cfg engine.Config) engine.Config {
+func resolved(t *testing.T, d db.DB, cfg loadgen.Config) loadgen.Config {
 	t.Helper()
-	if err := engine.ResolveDriver(d, &cfg); err != nil {
+	if err := loadgen.ResolveDriver(d, &cfg); err != nil {
 		t.Fatal(err)
 	}
 	return cfg

@@ -11,7 +11,7 @@ import (
 
 	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
 	"github.com/dbharness/dbharness/internal/workload/tpcc"
@@ -147,7 +147,7 @@ func TestTPCCOnEveryEngine(t *testing.T) {
 				setup(t, d, w)
 				// Fixed work: every client runs 20 transactions, whatever
 				// the machine's load.
-				res, err := engine.Run(ctx, d, w, resolved(t, d, engine.Config{Clients: 3, Transactions: 20,
+				res, err := loadgen.Run(ctx, d, w, resolved(t, d, loadgen.Config{Clients: 3, Transactions: 20,
 					MaxTries: 10, Interval: 200 * time.Millisecond, Seed: 5}), nil, nil)
 				if err != nil {
 					t.Fatal(err)
@@ -172,14 +172,14 @@ func TestTPCCOnEveryEngine(t *testing.T) {
 				// Stopped mid-run: once some transactions have completed.
 				stop := make(chan struct{})
 				var once sync.Once
-				stopOnWork := engine.ObserverFunc(func(tk *engine.Tick) {
+				stopOnWork := loadgen.ObserverFunc(func(tk *loadgen.Tick) {
 					for _, op := range tk.Ops {
 						if op.Hist.TotalCount() > 0 {
 							once.Do(func() { close(stop) })
 						}
 					}
 				})
-				res, err := engine.Run(ctx, d, w, engine.Config{Clients: 4, Duration: time.Minute,
+				res, err := loadgen.Run(ctx, d, w, loadgen.Config{Clients: 4, Duration: time.Minute,
 					MaxTries: 10, Interval: 100 * time.Millisecond, Seed: 6}, stopOnWork, stop)
 				if err != nil {
 					t.Fatal(err)
@@ -193,7 +193,7 @@ func TestTPCCOnEveryEngine(t *testing.T) {
 				w := &tpcc.TPCC{}
 				setup(t, d, w)
 				// Fixed work: 40 terminals, 2 transactions each.
-				res, err := engine.Run(ctx, d, w, engine.Config{Clients: 2, Terminals: 40, Transactions: 2,
+				res, err := loadgen.Run(ctx, d, w, loadgen.Config{Clients: 2, Terminals: 40, Transactions: 2,
 					MaxTries: 10, Interval: 100 * time.Millisecond, Seed: 7}, nil, nil)
 				if err != nil {
 					t.Fatal(err)
@@ -212,7 +212,7 @@ func TestTPCCOnEveryEngine(t *testing.T) {
 			t.Run("tpcc-ro augmented runs both read-only transactions", func(t *testing.T) {
 				w := &tpcc.TPCC{RO: true, Augmented: true, Affinity: true}
 				setup(t, d, w)
-				res, err := engine.Run(ctx, d, w, resolved(t, d, engine.Config{Clients: 2, Transactions: 20,
+				res, err := loadgen.Run(ctx, d, w, resolved(t, d, loadgen.Config{Clients: 2, Transactions: 20,
 					MaxTries: 1, Interval: 100 * time.Millisecond, Seed: 8}), nil, nil)
 				if err != nil {
 					t.Fatal(err)

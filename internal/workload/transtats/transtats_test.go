@@ -8,13 +8,13 @@ import (
 
 	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
 	"github.com/dbharness/dbharness/internal/workload/transtats"
 )
 
-func run(t *testing.T, d db.DB, w *transtats.TransStats, notes *[]string) (*engine.Result, map[string]float64) {
+func run(t *testing.T, d db.DB, w *transtats.TransStats, notes *[]string) (*loadgen.Result, map[string]float64) {
 	t.Helper()
 	ctx := context.Background()
 	env := &workload.Env{DB: d, Seed: 9, Progress: workload.NopProgress{}, Note: func(s string) { *notes = append(*notes, s) }}
@@ -28,11 +28,11 @@ func run(t *testing.T, d db.DB, w *transtats.TransStats, notes *[]string) (*engi
 	}
 	// The driver `dbharness run` picks: the event loop on PostgreSQL. Fixed
 	// work: 2 clients x 10 queries.
-	cfg := engine.Config{Clients: 2, Transactions: 10, MaxTries: 1, Interval: 100 * time.Millisecond, Seed: 4}
-	if err := engine.ResolveDriver(d, &cfg); err != nil {
+	cfg := loadgen.Config{Clients: 2, Transactions: 10, MaxTries: 1, Interval: 100 * time.Millisecond, Seed: 4}
+	if err := loadgen.ResolveDriver(d, &cfg); err != nil {
 		t.Fatal(err)
 	}
-	res, err := engine.Run(ctx, d, w, cfg, nil, nil)
+	res, err := loadgen.Run(ctx, d, w, cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

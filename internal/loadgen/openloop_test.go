@@ -1,4 +1,4 @@
-package engine
+package loadgen
 
 import (
 	"context"
@@ -21,7 +21,7 @@ func TestOpenLoopAtALowRateMeasuresTheWholeDuration(t *testing.T) {
 	}
 }
 
-// No transaction starts after the deadline, however late the engine's own
+// No transaction starts after the deadline, however late the load generator's own
 // timer fires (a busy machine): a run of 1 ns measures nothing.
 func TestNoTransactionStartsAfterTheDeadline(t *testing.T) {
 	r := &fakeRunner{ops: []string{"a"}}

@@ -1,4 +1,4 @@
-package engine
+package loadgen
 
 import (
 	"runtime"
@@ -14,8 +14,8 @@ import (
 	"github.com/dbharness/dbharness/internal/selfcost"
 )
 
-// The measurements the engine hands out (package measure, so that what
-// reads them need not import the engine).
+// The measurements the load generator hands out (package measure, so that what
+// reads them need not import the load generator).
 type (
 	OpTick   = measure.OpTick
 	Tick     = measure.Tick

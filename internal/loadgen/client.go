@@ -1,4 +1,4 @@
-package engine
+package loadgen
 
 import (
 	"context"
@@ -198,7 +198,7 @@ func (c *client) execute(ctx context.Context, op int, intended time.Time, measur
 	begin := time.Now()
 	if !c.deadline.IsZero() && begin.After(c.deadline) {
 		// Past the deadline: no transaction starts, however late the
-		// engine's timer sees it.
+		// load generator's timer sees it.
 		return false
 	}
 	if intended.IsZero() {

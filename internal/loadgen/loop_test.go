@@ -1,4 +1,4 @@
-package engine_test
+package loadgen_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
 )
@@ -219,15 +219,15 @@ func coalesce(dst io.Writer, src io.Reader) {
 	}
 }
 
-func loopConfig(clients int, tx int64) engine.Config {
-	return engine.Config{Clients: clients, Transactions: tx, MaxTries: 1, Interval: 100 * time.Millisecond,
-		Driver: engine.DriverLoop, Seed: 3}
+func loopConfig(clients int, tx int64) loadgen.Config {
+	return loadgen.Config{Clients: clients, Transactions: tx, MaxTries: 1, Interval: 100 * time.Millisecond,
+		Driver: loadgen.DriverLoop, Seed: 3}
 }
 
-func runProbe(t *testing.T, url string, cfg engine.Config, p *probe) *engine.Result {
+func runProbe(t *testing.T, url string, cfg loadgen.Config, p *probe) *loadgen.Result {
 	t.Helper()
 	d := testdb.Open(t, url)
-	res, err := engine.Run(context.Background(), d, p, cfg, nil, nil)
+	res, err := loadgen.Run(context.Background(), d, p, cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestTheLoopDriverReadsEveryReplyWhateverItsShape(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := runProbe(t, tc.url, loopConfig(4, 60), &probe{failEvery: 4})
-			if res.Driver != engine.DriverLoop || res.Loops != 1 {
+			if res.Driver != loadgen.DriverLoop || res.Loops != 1 {
 				t.Fatalf("ran on %s with %d loops", res.Driver, res.Loops)
 			}
 			echo, fail := res.Ops[0], res.Ops[1]
@@ -315,7 +315,7 @@ func TestTheLoopDriverReconnectsWhenTheServerEndsASession(t *testing.T) {
 	}
 	// The sessions are terminated once the clients have done some work.
 	obs := testdb.NewReconnects(cfg.Clients, kill)
-	res, err := engine.Run(context.Background(), d, &probe{}, cfg, obs, obs.Stop())
+	res, err := loadgen.Run(context.Background(), d, &probe{}, cfg, obs, obs.Stop())
 	after := obs.After()
 	if err != nil {
 		t.Fatal(err)
@@ -344,14 +344,14 @@ func TestTheLoopDriverEndsTheRunWhenTheServerStopsAnswering(t *testing.T) {
 	cfg := loopConfig(4, 0)
 	cfg.Duration, cfg.StopGrace = time.Second, 300*time.Millisecond
 	type outcome struct {
-		res *engine.Result
+		res *loadgen.Result
 		err error
 	}
 	done := make(chan outcome, 1)
 	go func() {
 		// Silent from 300 ms after the clock starts: every client is
 		// connected by then.
-		res, err := engine.Run(context.Background(), d, &probe{}, cfg, startHook(func() { time.AfterFunc(300*time.Millisecond, silence) }), nil)
+		res, err := loadgen.Run(context.Background(), d, &probe{}, cfg, startHook(func() { time.AfterFunc(300*time.Millisecond, silence) }), nil)
 		done <- outcome{res, err}
 	}()
 	select {
@@ -361,7 +361,7 @@ func TestTheLoopDriverEndsTheRunWhenTheServerStopsAnswering(t *testing.T) {
 		}
 		// The transactions cut off at the end are cancelled, and counted
 		// as such.
-		if e := o.res.Ops[0].Errors; e == 0 || e != o.res.ErrorClasses[engine.ClassCancelled] {
+		if e := o.res.Ops[0].Errors; e == 0 || e != o.res.ErrorClasses[loadgen.ClassCancelled] {
 			t.Errorf("%d errors, by class %v: want the transactions cut off at the end, all cancelled", e, o.res.ErrorClasses)
 		}
 	case <-time.After(30 * time.Second):
@@ -392,7 +392,7 @@ func TestTheLoopDriverReportsTheLagOfAScheduleItCannotKeep(t *testing.T) {
 	d := testdb.Open(t, testdb.Postgres(t, "dbh_engine_loop_lag"))
 	cfg := loopConfig(1, 0)
 	cfg.Duration, cfg.Rate = 600*time.Millisecond, 5000
-	res, err := engine.Run(context.Background(), d, sleepy{}, cfg, nil, nil)
+	res, err := loadgen.Run(context.Background(), d, sleepy{}, cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,8 +412,8 @@ func TestTheLoopDriverReportsTheLagOfAScheduleItCannotKeep(t *testing.T) {
 // startHook is an observer that calls fn when the run's clock starts.
 type startHook func()
 
-func (f startHook) OnStart(time.Time) { f() }
-func (startHook) OnTick(*engine.Tick) {}
+func (f startHook) OnStart(time.Time)  { f() }
+func (startHook) OnTick(*loadgen.Tick) {}
 
 // The clients of one loop share its histograms: every transaction of every
 // client is still counted once, in the latency and in the lag histograms,
@@ -423,7 +423,7 @@ func TestClientsSharingALoopsHistogramsCountEveryTransaction(t *testing.T) {
 	cfg := loopConfig(24, 40)
 	cfg.Loops, cfg.Rate = 2, 4000
 	res := runProbe(t, url, cfg, &probe{failEvery: 4})
-	if res.Driver != engine.DriverLoop || res.Loops != 2 {
+	if res.Driver != loadgen.DriverLoop || res.Loops != 2 {
 		t.Fatalf("ran on %s with %d loops", res.Driver, res.Loops)
 	}
 	echo, fail := res.Ops[0], res.Ops[1]

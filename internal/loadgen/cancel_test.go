@@ -1,4 +1,4 @@
-package engine_test
+package loadgen_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/engine"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
 )
@@ -40,10 +40,10 @@ func TestAStatementThatOutlastsTheGraceIsCancelledOnTheServer(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer d.Close()
-			cfg := engine.Config{Clients: 2, Duration: 200 * time.Millisecond, MaxTries: 1, Interval: 100 * time.Millisecond,
+			cfg := loadgen.Config{Clients: 2, Duration: 200 * time.Millisecond, MaxTries: 1, Interval: 100 * time.Millisecond,
 				StopGrace: 500 * time.Millisecond}
 			start := time.Now()
-			res, err := engine.Run(context.Background(), d, &sleeper{e.sql}, cfg, nil, nil)
+			res, err := loadgen.Run(context.Background(), d, &sleeper{e.sql}, cfg, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package engine_test
+package loadgen_test
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/dbharness/dbharness/internal/db"
-	"github.com/dbharness/dbharness/internal/engine"
 	"github.com/dbharness/dbharness/internal/evloop"
+	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/testdb"
 )
 
@@ -68,17 +68,17 @@ func TestClientsThatFollowTheirServerAcrossLoopsCountEveryTransaction(t *testing
 	if len(cpus) < 2 {
 		t.Fatalf("this test needs two CPUs (a pinned loop on each); the process may use %v", cpus)
 	}
-	defer engine.SetFollowTimes(0, 0)()
+	defer loadgen.SetFollowTimes(0, 0)()
 	url := testdb.Postgres(t, "dbh_engine_follow") + "?sslmode=disable"
 	var mu sync.Mutex
 	var conns []*placedConn
 	d := placedDB{DB: testdb.Open(t, url), cpus: cpus, mu: &mu, conns: &conns}
-	run := func(follow, pin bool) *engine.Result {
+	run := func(follow, pin bool) *loadgen.Result {
 		t.Helper()
 		conns = nil
 		cfg := loopConfig(8, 400)
 		cfg.Loops, cfg.Rate, cfg.PinLoops, cfg.FollowServer = len(cpus), 20000, pin, follow
-		res, err := engine.Run(context.Background(), d, &probe{failEvery: 4}, cfg, nil, nil)
+		res, err := loadgen.Run(context.Background(), d, &probe{failEvery: 4}, cfg, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
