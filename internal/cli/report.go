@@ -124,15 +124,15 @@ func reportNouns() string {
 	return strings.Join(s, ", ")
 }
 
-// reportFlagList lists the report formats' flags as "--html FILE, --csv
-// DIR, ..." (args false: as "--html, --csv, ...").
-func reportFlagList(args bool) string {
+// flagList lists the formats' flags as "--html FILE, --csv DIR, ..."
+// (args false: as "--html, --csv, ...").
+func (o *reportOuts) flagList(args bool) string {
 	var s []string
-	for _, f := range report.Formats() {
+	for _, x := range o.outs {
 		if args {
-			s = append(s, "--"+f.Name+" "+f.Arg())
+			s = append(s, "--"+x.f.Name+" "+x.f.Arg())
 		} else {
-			s = append(s, "--"+f.Name)
+			s = append(s, "--"+x.f.Name)
 		}
 	}
 	return strings.Join(s, ", ")
@@ -170,7 +170,7 @@ func (a *app) cmdReport(args []string) error {
 		return usagef("`dbharness report` takes a run or sweep id, two ids A B to compare, or a run, sweep or comparison JSON file, e.g. `dbharness report RUN --html report.html`; `dbharness runs` and `dbharness sweeps` list them")
 	}
 	if !o.any() {
-		return usagef("`dbharness report` needs an output: %s or --hdr-log FILE", reportFlagList(true))
+		return usagef("`dbharness report` needs an output: %s or --hdr-log FILE", o.flagList(true))
 	}
 	if err := o.validate(); err != nil {
 		return err

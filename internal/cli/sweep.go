@@ -403,7 +403,7 @@ func (a *app) resumeSweep(o *sweepOpts, fs *pflag.FlagSet, rest []string) error 
 		}
 	}
 	if len(extra) > 0 {
-		return usagef("--resume continues the saved plan; besides it give only --db, --results, --json, %s or --verbose (got %s)", reportFlagList(false), strings.Join(extra, " "))
+		return usagef("--resume continues the saved plan; besides it give only --db, --results, --json, %s or --verbose (got %s)", o.reports.flagList(false), strings.Join(extra, " "))
 	}
 	store, err := results.Open(o.results)
 	if err != nil {
