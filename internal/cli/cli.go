@@ -76,7 +76,7 @@ func commands() []command {
 			flags: (&storeOpts{}).flags, ids: true},
 		{name: "compare", usage: "compare A B [--json]", summary: "compare two runs or two sweeps (B against A)", run: (*app).cmdCompare,
 			flags: compareFlags(&storeOpts{}, &reportOuts{}), ids: true},
-		{name: "report", usage: "report RUN|SWEEP|A B|FILE [--html F] [--csv D] [--markdown F] [--hdr-log F]", summary: "write an HTML report, CSV files, a Markdown summary or (for a run) an HdrHistogram log", run: (*app).cmdReport,
+		{name: "report", usage: "report RUN|SWEEP|A B|FILE" + reportUsage() + " [--hdr-log F]", summary: "write " + reportNouns() + " or (for a run) an HdrHistogram log", run: (*app).cmdReport,
 			flags: reportFlags(&storeOpts{}, &reportOuts{}, new(string)), ids: true, files: true},
 		{name: "version", usage: "version", summary: "print the version", run: func(a *app, _ []string) error { fmt.Fprintln(a.stdout, "dbharness", Version); return nil }},
 	}

@@ -15,7 +15,7 @@ import (
 )
 
 func compareFlags(o *storeOpts, ro *reportOuts) func(fs *pflag.FlagSet) {
-	return func(fs *pflag.FlagSet) { o.flags(fs); ro.flags(fs) }
+	return func(fs *pflag.FlagSet) { o.flags(fs); ro.flagsFor("comparison")(fs) }
 }
 
 func (a *app) cmdCompare(args []string) error {
@@ -41,14 +41,14 @@ func (a *app) cmdCompare(args []string) error {
 		return err
 	}
 	msg := a.stdout
-	if o.json || ro.markdown == "-" {
+	if o.json || len(ro.stdout()) > 0 {
 		msg = a.stderr
 	}
 	if o.json {
 		if err := report.WriteJSON("-", c); err != nil {
 			return err
 		}
-	} else if ro.markdown != "-" {
+	} else if len(ro.stdout()) == 0 {
 		report.ComparisonTable(a.stdout, c)
 	}
 	return writeCompareReports(ro, msg, c)

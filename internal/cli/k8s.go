@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbharness/dbharness/internal/k8sjob"
+	"github.com/dbharness/dbharness/internal/report"
 )
 
 // k8sOpts are `dbharness k8s job`'s own flags; the rest go to each shard's
@@ -19,11 +20,6 @@ type k8sOpts struct {
 	image, secret, name, namespace string
 	group, cpu, memory             string
 }
-
-// k8sFlagNames are the flags `k8s job` takes out of the command line before
-// the rest goes to the shards' run; the bool says whether one takes a value.
-var k8sFlagNames = map[string]bool{"shards": true, "image": true, "results-secret": true, "name": true,
-	"namespace": true, "group": true, "cpu": true, "memory": true}
 
 func (o *k8sOpts) flags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.shards, "shards", 0, "number of shards: the Job's pods, each running shard I/N of the group (required)")
@@ -43,9 +39,6 @@ var k8sRefused = []struct{ flag, why string }{
 	{"no-save", "the group's result is what the shards save"},
 	{"shard", "the Job sets each pod's shard"},
 	{"json", "files written in a pod are lost with it; read the group with `dbharness show GROUP --json`"},
-	{"html", "files written in a pod are lost with it; write the group's report with `dbharness report GROUP --html F`"},
-	{"csv", "files written in a pod are lost with it; use `dbharness report GROUP --csv D`"},
-	{"markdown", "files written in a pod are lost with it; use `dbharness report GROUP --markdown F`"},
 	{"hdr-log", "files written in a pod are lost with it; use `dbharness report GROUP --hdr-log F`"},
 	{"script", "a script file is not in the image"},
 }
@@ -61,7 +54,10 @@ func (a *app) cmdK8s(args []string) error {
 	if args[0] != "job" {
 		return usagef("unknown subcommand `dbharness k8s %s`; the one there is: job", args[0])
 	}
-	own, rest, err := splitFlags(args[1:], k8sFlagNames, nil)
+	// The Job's own flags are those k8sOpts defines; the rest go to the
+	// shards' run.
+	names, _ := splitNames((&k8sOpts{}).flags)
+	own, rest, err := splitFlags(args[1:], names, nil)
 	if err != nil {
 		return err
 	}
@@ -104,14 +100,22 @@ func (a *app) cmdK8s(args []string) error {
 	if err := spec.Validate(); err != nil {
 		return usageError{err.Error()}
 	}
-	// Flags a pod cannot use, among the user's (the Job adds --shard).
+	// Flags a pod cannot use, among the user's (the Job adds --shard),
+	// and every report format's file.
+	refusedWhy := k8sRefused
+	for _, f := range report.Formats() {
+		if f.Run != nil {
+			refusedWhy = append(refusedWhy, struct{ flag, why string }{f.Name,
+				fmt.Sprintf("files written in a pod are lost with it; use `dbharness report GROUP --%s %s`", f.Name, f.Arg()[:1])})
+		}
+	}
 	refused := map[string]bool{}
-	for _, r := range k8sRefused {
+	for _, r := range refusedWhy {
 		refused[r.flag] = r.flag != "no-save"
 	}
 	if mine, _, err := splitFlags(runArgs, refused, nil); err == nil && len(mine) > 0 {
 		name, _, _ := strings.Cut(strings.TrimPrefix(mine[0], "--"), "=")
-		for _, r := range k8sRefused {
+		for _, r := range refusedWhy {
 			if r.flag == name {
 				return usagef("--%s cannot be given to a Kubernetes Job: %s", name, r.why)
 			}

@@ -15,45 +15,133 @@ import (
 	"github.com/dbharness/dbharness/internal/results"
 )
 
-// reportOuts are the report files asked for on `run` or `report`.
+// reportOuts are the report files asked for on `run`, `sweep`, `compare`
+// or `report`: one flag for each registered report format that applies.
 type reportOuts struct {
-	html, csv, markdown string
+	outs []reportOut
 }
 
-func (o *reportOuts) flags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.html, "html", "", "write a self-contained HTML report (charts inline, no script, works offline) to FILE")
-	fs.StringVar(&o.csv, "csv", "", "write the interval series and per-operation summaries as CSV files into DIR")
-	fs.StringVar(&o.markdown, "markdown", "", "write a compact Markdown summary to FILE (- for standard output)")
+// reportOut is one report format's flag and the path it was given.
+type reportOut struct {
+	f    report.Format
+	path string
 }
 
-func (o *reportOuts) any() bool { return o.html != "" || o.csv != "" || o.markdown != "" }
-
-// validate checks, before any work, that the files can be written where
-// asked (checkOutputFile, checkOutputDir).
-func (o *reportOuts) validate() error {
-	if o.html == "-" {
-		return usagef("--html needs a file name")
-	}
-	for _, err := range []error{checkOutputFile("--html", o.html), checkOutputFile("--markdown", o.markdown), checkOutputDir("--csv", o.csv)} {
-		if err != nil {
-			return err
+// flagsFor adds the flags of the formats that write what: "run", "sweep"
+// (with their help for sweep), "comparison", or "" for any (report).
+func (o *reportOuts) flagsFor(what string) func(fs *pflag.FlagSet) {
+	return func(fs *pflag.FlagSet) {
+		o.outs = nil
+		for _, f := range report.Formats() {
+			if (what == "run" && f.Run == nil) || (what == "sweep" && f.Sweep == nil) || (what == "comparison" && f.Compare == nil) {
+				continue
+			}
+			o.outs = append(o.outs, reportOut{f: f})
 		}
+		for i := range o.outs {
+			help := o.outs[i].f.Help
+			if what == "sweep" {
+				help = o.outs[i].f.SweepHelp
+			}
+			fs.StringVar(&o.outs[i].path, o.outs[i].f.Name, "", help)
+		}
+	}
+}
+
+// any says whether a report is asked for.
+func (o *reportOuts) any() bool {
+	for _, x := range o.outs {
+		if x.path != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// stdout lists the flags given - (standard output), as --flag.
+func (o *reportOuts) stdout() []string {
+	var out []string
+	for _, x := range o.outs {
+		if x.path == "-" && x.f.Stdout {
+			out = append(out, "--"+x.f.Name)
+		}
+	}
+	return out
+}
+
+// oneStdout checks that at most one output (flags, as --flag) takes
+// standard output.
+func oneStdout(flags ...string) error {
+	if len(flags) > 1 {
+		return usagef("%s - and %s - both want standard output; send one of them to a file", flags[0], flags[1])
 	}
 	return nil
 }
 
+// validate checks, before any work, that the files can be written where
+// asked (checkOutputFile, checkOutputDir), and that one output at most
+// takes standard output.
+func (o *reportOuts) validate() error {
+	for _, x := range o.outs {
+		if x.path == "-" && !x.f.Stdout && !x.f.Dir {
+			return usagef("--%s needs a file name", x.f.Name)
+		}
+	}
+	for _, x := range o.outs {
+		check := checkOutputFile
+		if x.f.Dir {
+			check = checkOutputDir
+		}
+		if err := check("--"+x.f.Name, x.path); err != nil {
+			return err
+		}
+	}
+	return oneStdout(o.stdout()...)
+}
+
 // writeRun writes the asked reports of one run and says where they went.
 func (a *app) writeRun(o reportOuts, r *results.Run, msg io.Writer) error {
-	return writeReports(o, msg,
-		func(w io.Writer, opt report.HTMLOptions) error { return report.RunHTML(w, r, opt) },
-		func(dir string) error { return report.WriteRunCSV(dir, r) },
-		func(w io.Writer) error { return report.RunMarkdown(w, r) })
+	return writeReports(o, msg, reportable{run: r})
+}
+
+// reportUsage is the report formats' flags for a usage line, as
+// " [--html F] [--csv D]...".
+func reportUsage() string {
+	var b strings.Builder
+	for _, f := range report.Formats() {
+		fmt.Fprintf(&b, " [--%s %s]", f.Name, f.Arg()[:1])
+	}
+	return b.String()
+}
+
+// reportNouns lists what the report formats write, as "an HTML report,
+// CSV files, a Markdown summary".
+func reportNouns() string {
+	var s []string
+	for _, f := range report.Formats() {
+		s = append(s, f.Noun)
+	}
+	return strings.Join(s, ", ")
+}
+
+// flagList lists the formats' flags as "--html FILE, --csv DIR, ..."
+// (args false: as "--html, --csv, ...").
+func (o *reportOuts) flagList(args bool) string {
+	var s []string
+	for _, x := range o.outs {
+		if args {
+			s = append(s, "--"+x.f.Name+" "+x.f.Arg())
+		} else {
+			s = append(s, "--"+x.f.Name)
+		}
+	}
+	return strings.Join(s, ", ")
 }
 
 func reportFlags(so *storeOpts, o *reportOuts, hdrLog *string) func(fs *pflag.FlagSet) {
 	return func(fs *pflag.FlagSet) {
 		resultsFlag(fs, &so.results)
-		o.flags(fs)
+		o.flagsFor("")(fs)
 		fs.StringVar(hdrLog, "hdr-log", "", "write a saved run's (or a group's merged) per-interval latency histograms to FILE (- for standard output) in HdrHistogram's interval log format, as run --hdr-log does")
 	}
 }
@@ -82,7 +170,7 @@ func (a *app) cmdReport(args []string) error {
 		return usagef("`dbharness report` takes a run or sweep id, two ids A B to compare, or a run, sweep or comparison JSON file, e.g. `dbharness report RUN --html report.html`; `dbharness runs` and `dbharness sweeps` list them")
 	}
 	if !o.any() {
-		return usagef("`dbharness report` needs an output: --html FILE, --csv DIR, --markdown FILE or --hdr-log FILE")
+		return usagef("`dbharness report` needs an output: %s or --hdr-log FILE", o.flagList(true))
 	}
 	if err := o.validate(); err != nil {
 		return err
@@ -97,60 +185,82 @@ func (a *app) cmdReport(args []string) error {
 		return err
 	}
 	msg := a.stdout
-	if o.markdown == "-" {
+	if len(o.stdout()) > 0 {
 		msg = a.stderr
 	}
-	switch {
-	case d.run != nil:
-		return a.writeRun(o, d.run, msg)
-	case d.sweep != nil:
-		return writeSweepReports(o, msg, d.sweep)
-	default:
-		return writeCompareReports(o, msg, d.cmp)
-	}
+	return writeReports(o, msg, d)
 }
 
 // writeSweepReports writes the asked reports of a sweep.
 func writeSweepReports(o reportOuts, msg io.Writer, sw *results.Sweep) error {
-	return writeReports(o, msg,
-		func(w io.Writer, opt report.HTMLOptions) error { return report.SweepHTML(w, sw, opt) },
-		func(dir string) error { return report.WriteSweepCSV(dir, sw) },
-		func(w io.Writer) error { return report.SweepMarkdown(w, sw) })
+	return writeReports(o, msg, reportable{sweep: sw})
 }
 
 // writeCompareReports writes the asked reports of a comparison.
 func writeCompareReports(o reportOuts, msg io.Writer, c *results.Comparison) error {
-	return writeReports(o, msg,
-		func(w io.Writer, opt report.HTMLOptions) error { return report.CompareHTML(w, c, opt) },
-		func(dir string) error { return report.WriteCompareCSV(dir, c) },
-		func(w io.Writer) error { return report.CompareMarkdown(w, c) })
+	return writeReports(o, msg, reportable{cmp: c})
 }
 
-// writeReports writes the asked outputs with the given generators and says
-// where they went.
-func writeReports(o reportOuts, msg io.Writer, html func(io.Writer, report.HTMLOptions) error, csvDir func(string) error, md func(io.Writer) error) error {
+// writeReports writes the asked reports of d and says where they went. A
+// format that does not apply to what d is writes nothing: report says so
+// before writing any.
+func writeReports(o reportOuts, msg io.Writer, d reportable) error {
+	for _, x := range o.outs {
+		if x.path != "" && !x.writes(d) {
+			return usagef("--%s is not written for a %s; it is written for %s", x.f.Name, d.kind(), x.kinds())
+		}
+	}
 	opt := report.HTMLOptions{Version: Version, Generated: time.Now()}
-	if o.html != "" {
-		if err := report.WriteFile(o.html, func(w io.Writer) error { return html(w, opt) }); err != nil {
+	for _, x := range o.outs {
+		if x.path == "" {
+			continue
+		}
+		var err error
+		switch {
+		case d.run != nil:
+			err = x.f.Run(x.path, d.run, opt)
+		case d.sweep != nil:
+			err = x.f.Sweep(x.path, d.sweep, opt)
+		default:
+			err = x.f.Compare(x.path, d.cmp, opt)
+		}
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(msg, "HTML report written to %s\n", o.html)
-	}
-	if o.csv != "" {
-		if err := csvDir(o.csv); err != nil {
-			return err
-		}
-		fmt.Fprintf(msg, "CSV files written to %s\n", o.csv)
-	}
-	if o.markdown != "" {
-		if err := report.WriteFile(o.markdown, md); err != nil {
-			return err
-		}
-		if o.markdown != "-" {
-			fmt.Fprintf(msg, "Markdown summary written to %s\n", o.markdown)
+		if x.path != "-" || !x.f.Stdout {
+			fmt.Fprintf(msg, "%s written to %s\n", x.f.Written, x.path)
 		}
 	}
 	return nil
+}
+
+// kinds lists what the format writes, as "runs and sweeps".
+func (x reportOut) kinds() string {
+	var s []string
+	for _, k := range []struct {
+		name string
+		ok   bool
+	}{{"runs", x.f.Run != nil}, {"sweeps", x.f.Sweep != nil}, {"comparisons", x.f.Compare != nil}} {
+		if k.ok {
+			s = append(s, k.name)
+		}
+	}
+	if len(s) > 1 {
+		return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+	}
+	return strings.Join(s, "")
+}
+
+// writes says whether the format writes what d is.
+func (x reportOut) writes(d reportable) bool {
+	switch {
+	case d.run != nil:
+		return x.f.Run != nil
+	case d.sweep != nil:
+		return x.f.Sweep != nil
+	default:
+		return x.f.Compare != nil
+	}
 }
 
 // reportable is what `report` can render: a run, a sweep or a comparison.
@@ -158,6 +268,17 @@ type reportable struct {
 	run   *results.Run
 	sweep *results.Sweep
 	cmp   *results.Comparison
+}
+
+// kind is what d is: run, sweep or comparison.
+func (d reportable) kind() string {
+	switch {
+	case d.run != nil:
+		return "run"
+	case d.sweep != nil:
+		return "sweep"
+	}
+	return "comparison"
 }
 
 // loadReportable reads a run, sweep or comparison from a JSON file (as

@@ -76,7 +76,7 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.json, "json", "", "write the run as JSON to FILE (- for standard output)")
 	resultsFlag(fs, &o.results)
 	fs.BoolVar(&o.noSave, "no-save", false, "do not save the run in the results store")
-	o.outs.flags(fs)
+	o.outs.flagsFor("run")(fs)
 	fs.StringVar(&o.collect, "collect", "all", collect.Help())
 	fs.StringVar(&o.physical, "physical", "auto", "with --collect physical: limited (no leaf page read: catalog and b-tree metapage), sampled (a sample of the leaf pages of an index above 10000 pages, all below), detailed (every page), or auto: detailed when the workload's tables and indexes are below 64 MiB, else limited (limited on MySQL/MariaDB, where the leaf modes run ANALYZE TABLE)")
 	fs.StringVar(&o.cfg.Driver, "driver", "", "how clients run: loop (event loops that own every connection, as pgbench's threads do) or goroutine (one goroutine per client); default loop where the engine has it (PostgreSQL, MySQL/MariaDB) and no --terminals")
@@ -154,8 +154,10 @@ func (o *runOpts) validate(fs *pflag.FlagSet) error {
 	} else if fs.Changed("metrics-linger") {
 		return usagef("--metrics-linger is for --metrics-addr")
 	}
-	if o.json == "-" && o.outs.markdown == "-" {
-		return usagef("--json - and --markdown - both want standard output; send one of them to a file")
+	if o.json == "-" {
+		if err := oneStdout(append([]string{"--json"}, o.outs.stdout()...)...); err != nil {
+			return err
+		}
 	}
 	kinds, err := collect.ParseKinds(o.collect)
 	if err != nil {
@@ -327,7 +329,7 @@ func (a *app) cmdRun(args []string) error {
 	o := &sp.opts
 	// Text goes to stderr when the JSON goes to stdout.
 	out := a.stdout
-	if o.json == "-" || o.outs.markdown == "-" {
+	if o.json == "-" || len(o.outs.stdout()) > 0 {
 		out = a.stderr
 	}
 	cfg := sp.config(out, a.stderr)

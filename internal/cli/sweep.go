@@ -38,11 +38,6 @@ type sweepOpts struct {
 	live liveOpts
 }
 
-// sweepFlagNames are the flags `sweep` takes out of the command line before
-// the rest goes to each run; the bool says whether the flag takes a value.
-var sweepFlagNames = map[string]bool{"clients": true, "c": true, "repeat": true, "vary": true, "json": true,
-	"resume": true, "order-seed": true, "verbose": false, "html": true, "csv": true, "markdown": true}
-
 func (o *sweepOpts) flags(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.clients, "clients", "c", "1,2,4,8,16", "client counts to sweep, e.g. 1,2,4,8,16 (1 is always included)")
 	fs.IntVar(&o.repeat, "repeat", 1, "repeat every point this many times (rounds, each in a random order)")
@@ -51,14 +46,30 @@ func (o *sweepOpts) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted sweep SWEEP with its saved plan")
 	fs.Uint64Var(&o.orderSeed, "order-seed", 0, "seed of the random run order (default: random, recorded with the sweep)")
 	fs.BoolVar(&o.verbose, "verbose", false, "print each run's progress and summary")
-	fs.StringVar(&o.reports.html, "html", "", "write the sweep's self-contained HTML report to FILE at the end")
-	fs.StringVar(&o.reports.csv, "csv", "", "write the sweep's points and runs as CSV files into DIR at the end")
-	fs.StringVar(&o.reports.markdown, "markdown", "", "write the sweep's Markdown summary to FILE (- for standard output) at the end")
+	o.reports.flagsFor("sweep")(fs)
 }
 
 // splitSweepArgs separates the sweep's own flags from the run arguments.
 func splitSweepArgs(args []string) (own, rest []string, err error) {
-	return splitFlags(args, sweepFlagNames, map[string]string{"c": "clients"})
+	names, short := splitNames((&sweepOpts{}).flags)
+	return splitFlags(args, names, short)
+}
+
+// splitNames are the flags that flags defines, for splitFlags: each name's
+// and shorthand's bool says whether it takes a value (a bool flag does
+// not), and short maps the shorthands to their names.
+func splitNames(flags func(fs *pflag.FlagSet)) (names map[string]bool, short map[string]string) {
+	fs := pflag.NewFlagSet("", pflag.ContinueOnError)
+	flags(fs)
+	names, short = map[string]bool{}, map[string]string{}
+	fs.VisitAll(func(f *pflag.Flag) {
+		names[f.Name] = f.NoOptDefVal == ""
+		if f.Shorthand != "" {
+			names[f.Shorthand] = names[f.Name]
+			short[f.Shorthand] = f.Name
+		}
+	})
+	return names, short
 }
 
 // splitFlags separates a command's own flags (names: each name's bool says
@@ -393,7 +404,7 @@ func (a *app) resumeSweep(o *sweepOpts, fs *pflag.FlagSet, rest []string) error 
 		}
 	}
 	if len(extra) > 0 {
-		return usagef("--resume continues the saved plan; besides it give only --db, --results, --json, --html, --csv, --markdown or --verbose (got %s)", strings.Join(extra, " "))
+		return usagef("--resume continues the saved plan; besides it give only --db, --results, --json, %s or --verbose (got %s)", o.reports.flagList(false), strings.Join(extra, " "))
 	}
 	st, err := store.Open(o.results)
 	if err != nil {
@@ -506,7 +517,7 @@ func (a *app) execSweep(o *sweepOpts, sw *results.Sweep, points []sweep.Point) e
 	}
 	if o.reports.any() {
 		msg := out
-		if o.reports.markdown == "-" {
+		if len(o.reports.stdout()) > 0 {
 			msg = a.stderr
 		}
 		if err := writeSweepReports(o.reports, msg, sw); err != nil {

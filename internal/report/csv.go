@@ -284,3 +284,18 @@ func waitsCSV(w *csvWriter, runID string, ws *results.Waits) error {
 	}
 	return nil
 }
+
+func init() {
+	Register(Format{
+		Name:      "csv",
+		Order:     20,
+		Dir:       true,
+		Help:      "write the interval series and per-operation summaries as CSV files into DIR",
+		SweepHelp: "write the sweep's points and runs as CSV files into DIR at the end",
+		Noun:      "CSV files",
+		Written:   "CSV files",
+		Run:       func(dir string, r *results.Run, _ HTMLOptions) error { return WriteRunCSV(dir, r) },
+		Sweep:     func(dir string, sw *results.Sweep, _ HTMLOptions) error { return WriteSweepCSV(dir, sw) },
+		Compare:   func(dir string, c *results.Comparison, _ HTMLOptions) error { return WriteCompareCSV(dir, c) },
+	})
+}

@@ -909,3 +909,17 @@ func spread(ss []series) float64 {
 	}
 	return hi / lo
 }
+
+func init() {
+	Register(Format{
+		Name:      "html",
+		Order:     10,
+		Help:      "write a self-contained HTML report (charts inline, no script, works offline) to FILE",
+		SweepHelp: "write the sweep's self-contained HTML report to FILE at the end",
+		Noun:      "an HTML report",
+		Written:   "HTML report",
+		Run:       toFile(RunHTML),
+		Sweep:     toFile(SweepHTML),
+		Compare:   toFile(CompareHTML),
+	})
+}

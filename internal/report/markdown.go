@@ -136,3 +136,18 @@ func oneLineText(s string) string {
 	}
 	return s
 }
+
+func init() {
+	Register(Format{
+		Name:      "markdown",
+		Order:     30,
+		Stdout:    true,
+		Help:      "write a compact Markdown summary to FILE (- for standard output)",
+		SweepHelp: "write the sweep's Markdown summary to FILE (- for standard output) at the end",
+		Noun:      "a Markdown summary",
+		Written:   "Markdown summary",
+		Run:       toFile(func(w io.Writer, r *results.Run, _ HTMLOptions) error { return RunMarkdown(w, r) }),
+		Sweep:     toFile(func(w io.Writer, sw *results.Sweep, _ HTMLOptions) error { return SweepMarkdown(w, sw) }),
+		Compare:   toFile(func(w io.Writer, c *results.Comparison, _ HTMLOptions) error { return CompareMarkdown(w, c) }),
+	})
+}
