@@ -2,3 +2,10 @@ package procfs
 
 // ParseProcStat is parseProcStat, for the tests.
 var ParseProcStat = parseProcStat
+
+// ParseProc and ParseHostTicks are parseProc and parseHostTicks, for the
+// tests.
+var (
+	ParseProc      = parseProc
+	ParseHostTicks = parseHostTicks
+)

@@ -1,6 +1,8 @@
 // Package procfs reads the facts of this host's processes that dbharness
-// needs from /proc: a process's parent and the CPU it last ran on. It is a
-// leaf, so that the engines' drivers can call it on their hot path.
+// needs from /proc: a process's parent and the CPU it last ran on, and the
+// CPU time of every process and of the host, which tells who used the host
+// during a run. It is a leaf, so that the engines' drivers can call it on
+// their hot path.
 package procfs
 
 import (

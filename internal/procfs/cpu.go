@@ -1,0 +1,206 @@
+package procfs
+
+import (
+	"bytes"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ClockTick is the unit of the CPU times in /proc/PID/stat and /proc/stat:
+// USER_HZ, which Linux fixes at 100 per second for user space whatever the
+// kernel's own tick rate.
+const ClockTick = 0.01 // seconds
+
+// Proc is one process of this host as /proc/PID/stat shows it.
+type Proc struct {
+	PID, PPID int
+	// Comm is the command name (at most 15 bytes, as the kernel keeps it).
+	Comm string
+	// Ticks is the CPU time its threads have used, user and system, in
+	// clock ticks (ClockTick), including its ended threads' but not its
+	// reaped children's.
+	Ticks uint64
+	// Start is when it started, in clock ticks after boot: with PID it
+	// tells a process from a later one that reused its PID.
+	Start uint64
+}
+
+// Processes reads every process of this host from /proc (those that end
+// while it reads are left out), by PID.
+func Processes() (map[int]Proc, error) {
+	return processesIn("/proc")
+}
+
+func processesIn(root string) (map[int]Proc, error) {
+	d, err := os.Open(root)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	ps := make(map[int]Proc, len(names))
+	for _, n := range names {
+		pid, err := strconv.Atoi(n)
+		if err != nil || pid <= 0 {
+			continue
+		}
+		b, err := os.ReadFile(root + "/" + n + "/stat")
+		if err != nil {
+			continue // it ended meanwhile
+		}
+		if p, ok := parseProc(pid, b); ok {
+			ps[pid] = p
+		}
+	}
+	return ps, nil
+}
+
+// parseProc reads one /proc/PID/stat line: the parent (field 4), user and
+// system time (14 and 15) and the start time (22), counted from 1 as
+// proc(5) counts them.
+func parseProc(pid int, b []byte) (Proc, bool) {
+	comm, f, ok := parseProcStat(b)
+	if !ok || len(f) < 20 {
+		return Proc{}, false
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	utime, err2 := strconv.ParseUint(f[11], 10, 64)
+	stime, err3 := strconv.ParseUint(f[12], 10, 64)
+	start, err4 := strconv.ParseUint(f[19], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+		return Proc{}, false
+	}
+	return Proc{PID: pid, PPID: ppid, Comm: comm, Ticks: utime + stime, Start: start}, true
+}
+
+// HostTicks reads the host's CPU time from /proc/stat's "cpu" line, in
+// clock ticks summed over its CPUs: busy is every state but idle and
+// iowait (guest time is already counted in user); total includes them.
+func HostTicks() (busy, total uint64, err error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	busy, total, ok := parseHostTicks(b)
+	if !ok {
+		return 0, 0, errFormat("/proc/stat")
+	}
+	return busy, total, nil
+}
+
+func parseHostTicks(b []byte) (busy, total uint64, ok bool) {
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	f := strings.Fields(string(line))
+	if len(f) < 5 || f[0] != "cpu" {
+		return 0, 0, false
+	}
+	// user nice system idle iowait irq softirq steal guest guest_nice:
+	// guest and guest_nice are part of user and nice already.
+	for i, s := range f[1:] {
+		if i >= 8 {
+			break
+		}
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return 0, 0, false
+		}
+		total += v
+		if i != 3 && i != 4 {
+			busy += v
+		}
+	}
+	return busy, total, true
+}
+
+type errFormat string
+
+func (e errFormat) Error() string { return string(e) + ": unexpected format" }
+
+// Use is the CPU a set of processes used between two readings.
+type Use struct {
+	// Comm is the command name they share.
+	Comm string
+	// PIDs are the processes, in order.
+	PIDs []int
+	// Ticks is their CPU time between the readings, in clock ticks.
+	Ticks uint64
+}
+
+// Delta returns the CPU each process used between two readings of
+// Processes, by PID: a process that started after the first reading counts
+// from zero, and one that ended before the second is missing (its time is
+// in neither reading's view).
+func Delta(before, after map[int]Proc) map[int]uint64 {
+	d := make(map[int]uint64, len(after))
+	for pid, a := range after {
+		var was uint64
+		if b, ok := before[pid]; ok && b.Start == a.Start && b.Ticks <= a.Ticks {
+			was = b.Ticks
+		}
+		if t := a.Ticks - was; t > 0 {
+			d[pid] = t
+		}
+	}
+	return d
+}
+
+// ByComm adds up the processes' CPU of delta (from Delta) by command name,
+// leaving out the PIDs in skip, largest first (then by name).
+func ByComm(delta map[int]uint64, procs map[int]Proc, skip map[int]bool) []Use {
+	by := map[string]*Use{}
+	for pid, t := range delta {
+		if skip[pid] {
+			continue
+		}
+		comm := procs[pid].Comm
+		u := by[comm]
+		if u == nil {
+			u = &Use{Comm: comm}
+			by[comm] = u
+		}
+		u.PIDs = append(u.PIDs, pid)
+		u.Ticks += t
+	}
+	out := make([]Use, 0, len(by))
+	for _, u := range by {
+		sort.Ints(u.PIDs)
+		out = append(out, *u)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Ticks != out[j].Ticks {
+			return out[i].Ticks > out[j].Ticks
+		}
+		return out[i].Comm < out[j].Comm
+	})
+	return out
+}
+
+// Tree returns root and every process below it in procs, by PID: the
+// processes of a server whose main process is root (PostgreSQL's
+// postmaster and its backends), or of a harness and its children.
+func Tree(procs map[int]Proc, root int) map[int]bool {
+	children := map[int][]int{}
+	for pid, p := range procs {
+		children[p.PPID] = append(children[p.PPID], pid)
+	}
+	in := map[int]bool{}
+	if _, ok := procs[root]; !ok {
+		return in
+	}
+	next := []int{root}
+	for len(next) > 0 {
+		pid := next[len(next)-1]
+		next = next[:len(next)-1]
+		if in[pid] {
+			continue
+		}
+		in[pid] = true
+		next = append(next, children[pid]...)
+	}
+	return in
+}
