@@ -28,7 +28,9 @@ func TestMyChecksWarnOfWhatTheSharedServerCannotShow(t *testing.T) {
 		{func(v *myDoctorValues, _ *evidence.DoctorOptions) { v.Vars["innodb_flush_log_at_trx_commit"] = "2" }, "innodb_flush_log_at_trx_commit", evidence.StatusWarn},
 		{func(v *myDoctorValues, _ *evidence.DoctorOptions) { v.Vars["innodb_flush_log_at_trx_commit"] = "0" }, "innodb_flush_log_at_trx_commit", evidence.StatusWarn},
 		{func(v *myDoctorValues, _ *evidence.DoctorOptions) { v.Vars["sync_binlog"] = "0" }, "sync_binlog", evidence.StatusWarn},
-		{func(v *myDoctorValues, _ *evidence.DoctorOptions) { v.Vars["sync_binlog"], v.Vars["log_bin"] = "0", "OFF" }, "sync_binlog", evidence.StatusOK},
+		{func(v *myDoctorValues, _ *evidence.DoctorOptions) {
+			v.Vars["sync_binlog"], v.Vars["log_bin"] = "0", "OFF"
+		}, "sync_binlog", evidence.StatusOK},
 		{func(v *myDoctorValues, _ *evidence.DoctorOptions) { v.Vars["innodb_buffer_pool_size"] = "134217728" }, "innodb_buffer_pool_size", evidence.StatusWarn},
 		{func(v *myDoctorValues, _ *evidence.DoctorOptions) { v.Vars["innodb_buffer_pool_size"] = "15032385536" }, "innodb_buffer_pool_size", evidence.StatusWarn},
 		{func(_ *myDoctorValues, o *evidence.DoctorOptions) { o.Memory = nil }, "innodb_buffer_pool_size", evidence.StatusInfo},
