@@ -68,6 +68,8 @@ func commands() []command {
 			flags: (&ioOpts{}).flags},
 		{name: "scan", usage: "scan --db URL --table T [--parallel LIST]", summary: "measure a full scan of one table: MiB/s and rows/s", run: (*app).cmdScan,
 			flags: (&scanOpts{}).flags},
+		{name: "doctor", usage: "doctor [--db URL] [--clients N] [--json]", summary: "pre-flight check of the client host and the server: a line each, OK or a warning with what to change (exit 1 on a warning)", run: (*app).cmdDoctor,
+			flags: (&doctorOpts{}).flags},
 		{name: "k8s", usage: "k8s job WORKLOAD --shards N --image IMAGE --results-secret NAME [flags]", summary: "print a Kubernetes Job that runs a sharded run: one pod per shard, URLs from a Secret", run: (*app).cmdK8s,
 			flags: merged((&k8sOpts{}).flags, (&runOpts{}).flags)},
 		{name: "runs", usage: "runs [--json]", summary: "list saved runs", run: (*app).cmdRuns, flags: (&storeOpts{}).listFlags("runs")},

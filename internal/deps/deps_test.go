@@ -94,6 +94,10 @@ var allowed = map[string][]string{
 	// The live figures for Prometheus: fed the load generator's ticks (measure)
 	// and the collectors' points (evidence, results), knowing neither.
 	"internal/metrics": {"internal/evidence", "internal/measure", "internal/results"},
+	// The pre-flight check (`dbharness doctor`, and the host's part before
+	// every run): /proc and /sys of this host, and the server's settings
+	// through the engine's evidence.ServerChecker.
+	"internal/doctor": {"internal/db", "internal/evidence", "internal/procfs"},
 
 	// One package per engine: it plugs into db (connections, dialect,
 	// catalog) and implements evidence (server counters, waits, plans,
@@ -106,12 +110,12 @@ var allowed = map[string][]string{
 	"internal/testdb": {"internal/db", "internal/db/all", "internal/measure", "internal/workload"},
 
 	// A run put together (runner), and an experiment of many (sweep).
-	"internal/runner": {"internal/collect", "internal/db", "internal/loadgen", "internal/evidence", "internal/hostinfo", "internal/metrics", "internal/report", "internal/results", "internal/store", "internal/workload"},
+	"internal/runner": {"internal/collect", "internal/db", "internal/doctor", "internal/loadgen", "internal/evidence", "internal/hostinfo", "internal/metrics", "internal/report", "internal/results", "internal/store", "internal/workload"},
 	"internal/sweep":  {"internal/experiment", "internal/results", "internal/runner", "internal/store"},
 
 	// The command line parses and prints; the binary registers the
 	// engines and workloads.
-	"internal/cli": {"internal/collect", "internal/db", "internal/loadgen", "internal/experiment", "internal/hostinfo", "internal/iobench", "internal/k8sjob", "internal/metrics", "internal/redact", "internal/report",
+	"internal/cli": {"internal/collect", "internal/db", "internal/doctor", "internal/loadgen", "internal/experiment", "internal/hostinfo", "internal/iobench", "internal/k8sjob", "internal/metrics", "internal/redact", "internal/report",
 		"internal/results", "internal/runner", "internal/store", "internal/sweep", "internal/tablescan", "internal/workload", "internal/workload/all", "internal/workload/script"},
 	"cmd/dbharness":     {"internal/cli", "internal/db/all"},
 	"bench/pairs":       {"internal/selfcost"},

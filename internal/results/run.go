@@ -53,6 +53,11 @@ type Run struct {
 	// saved before it was recorded, and for workloads with no data.
 	Dataset *Dataset      `json:"dataset,omitempty"`
 	Host    hostinfo.Host `json:"host"`
+	// Doctor is the client host's pre-flight check, taken over a second
+	// as the run set up (the CPU, load, governor, huge pages, swap and
+	// clock source); nil when it was skipped (--no-doctor) and for runs
+	// saved before it was recorded.
+	Doctor []evidence.Check `json:"doctor,omitempty"`
 	// Shard is the run's part of a group run by several processes
 	// (--shard I/N --group NAME); nil for a run of one process.
 	Shard *Shard `json:"shard,omitempty"`

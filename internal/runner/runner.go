@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/doctor"
 	"github.com/dbharness/dbharness/internal/hostinfo"
 	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/metrics"
@@ -76,6 +77,10 @@ type Config struct {
 	// HDRLog, when set, takes the run's per-interval latency histograms
 	// in HdrHistogram's interval log format (--hdr-log).
 	HDRLog io.Writer
+	// Doctor takes the client host's pre-flight check (doctor.StartHost)
+	// over the second in which the run sets up, records it with the run
+	// and warns of what it found (--no-doctor clears it).
+	Doctor bool
 	// Out takes the run's text: its first line, the progress lines, the
 	// summary and where it was saved. Warn takes warnings and the
 	// workload's notes. Nil discards.
@@ -206,6 +211,8 @@ type oneRun struct {
 	live      *metrics.Run
 	ev        *evidence
 	hl        *hdrLog
+	// probe is the host's pre-flight check under way (Config.Doctor).
+	probe *doctor.Probe
 	// post bounds the work after the run, which endPost ends.
 	post    context.Context
 	endPost context.CancelFunc
@@ -234,6 +241,10 @@ func (r *oneRun) open(ctx context.Context) error {
 	c := r.c
 	r.out, r.warn = orDiscard(c.Out), orDiscard(c.Warn)
 	r.warnf = func(format string, args ...any) { fmt.Fprintf(r.warn, "dbharness: warning: "+format+"\n", args...) }
+	if c.Doctor {
+		// Its second overlaps the set-up; record waits for what is left.
+		r.probe = doctor.StartHost(time.Second)
+	}
 	r.wl = c.Workload
 	var ok bool
 	if r.runner, ok = r.wl.(workload.Runner); !ok {
@@ -278,8 +289,22 @@ func (r *oneRun) open(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read the server's version and settings: %w", err)
 	}
-	r.record(info, dataset, shard)
+	r.record(info, dataset, shard, r.preflight(ctx))
 	return nil
+}
+
+// preflight ends the host's pre-flight check, not counting the server's
+// processes (busy with the set-up) as others, and warns of what it found.
+func (r *oneRun) preflight(ctx context.Context) []doctor.Check {
+	if r.probe == nil {
+		return nil
+	}
+	skip, _ := doctor.ServerProcesses(ctx, r.d)
+	checks := r.probe.Finish(ctx, skip)
+	for _, w := range doctor.Warnings(checks) {
+		r.warnf("%s: %s: %s", w.Name, w.Value, w.Advice)
+	}
+	return checks
 }
 
 // setUp runs the workload's Setup and BeforeRun, and reads its dataset in
@@ -315,7 +340,7 @@ func (r *oneRun) setUp(ctx context.Context) (*results.Dataset, error) {
 
 // record makes the run's record, creates it in the store, prints its
 // first line and starts serving its figures.
-func (r *oneRun) record(info db.Info, dataset *results.Dataset, shard *results.Shard) {
+func (r *oneRun) record(info db.Info, dataset *results.Dataset, shard *results.Shard, checks []doctor.Check) {
 	c, cfg, wl, store := r.c, &r.cfg, r.wl, r.store
 	wlFlags := map[string]string{}
 	if c.WorkloadFlags != nil {
@@ -331,6 +356,7 @@ func (r *oneRun) record(info db.Info, dataset *results.Dataset, shard *results.S
 		Engine:        EngineInfo(info),
 		Dataset:       dataset,
 		Host:          hostinfo.Read(),
+		Doctor:        checks,
 		StartTime:     time.Now(),
 		Config: results.Config{
 			Clients: cfg.Clients, Terminals: cfg.Terminals, KeyingThink: cfg.ThinkTimes, DurationSeconds: cfg.Duration.Seconds(),
