@@ -497,6 +497,10 @@ func (r *oneRun) settle(res *loadgen.Result) error {
 	run.Fill(res, nil)
 	if run.Shard != nil {
 		run.Shard.StartLateMs = math.Round(float64(res.StartLate)/1e3) / 1e3
+		if res.FirstTx {
+			v := math.Round(float64(res.FirstTxLate)/1e3) / 1e3
+			run.Shard.FirstTxLateMs = &v
+		}
 	}
 	if r.cfg.Transactions > 0 {
 		run.ClientSeconds = res.ClientSeconds
