@@ -366,8 +366,13 @@ func (r *oneRun) record(info db.Info, dataset *results.Dataset, shard *results.S
 
 	r.ops = r.runner.Ops()
 	if c.Metrics != nil {
-		r.live = c.Metrics.StartRun(metrics.RunInfo{RunID: run.RunID, Workload: run.Workload, Engine: run.Engine.Engine,
-			Ops: r.ops, Clients: cfg.Clients, Warmup: cfg.Warmup > 0, OpenLoop: cfg.Rate > 0, Start: run.StartTime})
+		info := metrics.RunInfo{RunID: run.RunID, Workload: run.Workload, Engine: run.Engine.Engine,
+			Ops: r.ops, Clients: cfg.Clients, Warmup: cfg.Warmup > 0, OpenLoop: cfg.Rate > 0, Start: run.StartTime}
+		if shard != nil {
+			idx := shard.Index
+			info.Group, info.Shard = shard.Group, &idx
+		}
+		r.live = c.Metrics.StartRun(info)
 	}
 }
 
