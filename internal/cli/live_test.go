@@ -174,8 +174,8 @@ type prometheus struct {
 }
 
 // startPrometheus starts Debian's prometheus (scripts/test.sh installs it)
-// scraping target every second, with its own configuration and storage,
-// and stops it at the end of the test.
+// scraping target (several: comma-separated) every second, with its own
+// configuration and storage, and stops it at the end of the test.
 func startPrometheus(t *testing.T, target string, flags ...string) *prometheus {
 	t.Helper()
 	testdb.SkipShort(t, "a Prometheus server")
@@ -185,7 +185,7 @@ func startPrometheus(t *testing.T, target string, flags ...string) *prometheus {
 	}
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "prometheus.yml")
-	conf := fmt.Sprintf("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: dbharness\n    static_configs:\n      - targets: ['%s']\n", target)
+	conf := fmt.Sprintf("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: dbharness\n    static_configs:\n      - targets: ['%s']\n", strings.ReplaceAll(target, ",", "', '"))
 	if err := os.WriteFile(cfg, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,8 @@ type rangeResult struct {
 	Error  string `json:"error"`
 	Data   struct {
 		Result []struct {
-			Values [][2]any `json:"values"`
+			Metric map[string]string `json:"metric"`
+			Values [][2]any          `json:"values"`
 		} `json:"result"`
 	} `json:"data"`
 }
@@ -374,7 +375,7 @@ func TestARealPrometheusScrapesWhatTheRunSaved(t *testing.T) {
 		if err := json.Unmarshal(b, &d); err != nil {
 			t.Fatal(err)
 		}
-		vars := strings.NewReplacer("$run_id", run.RunID, "$__rate_interval", "5s")
+		vars := strings.NewReplacer("$run_id", run.RunID, "$group", ".*", "$__rate_interval", "5s")
 		for _, panel := range d.Panels {
 			drawn := false
 			for _, tg := range panel.Targets {
@@ -387,7 +388,8 @@ func TestARealPrometheusScrapesWhatTheRunSaved(t *testing.T) {
 					drawn = drawn || len(res.Data.Result) > 0
 				}
 			}
-			if !drawn && !strings.Contains(panel.Title, "Schedule lag") {
+			// A run of one process has no shards to break down.
+			if !drawn && !strings.Contains(panel.Title, "Schedule lag") && !strings.HasPrefix(panel.Title, "Per shard") {
 				t.Errorf("panel %q has no data for run %s", panel.Title, run.RunID)
 			}
 		}
@@ -485,5 +487,94 @@ func TestASweepServesEachRunUnderItsOwnRunIDAndCtrlCEndsTheLinger(t *testing.T) 
 	}
 	if _, err := http.Get("http://" + addr + "/metrics"); err == nil {
 		t.Error("/metrics is still served after the sweep exited")
+	}
+}
+
+// The shards of a group, each serving its own /metrics, are told apart in
+// one Prometheus by their group and shard labels: the final counts by
+// shard are each shard's, the dashboard's throughput panel sums them into
+// one line named by the group, and its per-shard panel draws one a shard.
+func TestAShardedRunsScrapeHasTheShardLabelAndTheDashboardSumsItsShards(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	store := testdb.Postgres(t, "dbh_prom_shards")
+	target := testdb.SQLite(t)
+	addrs := []string{"127.0.0.1:" + strconv.Itoa(freePort(t)), "127.0.0.1:" + strconv.Itoa(freePort(t))}
+	since := time.Now().Add(-time.Minute)
+	p := startPrometheus(t, strings.Join(addrs, ","))
+	var args [][]string
+	for i, a := range addrs {
+		args = append(args, []string{"run", "null", "--db", target, "-c", "4", "-T", "3s", "--collect", "none", "--shard", fmt.Sprintf("%d/2", i),
+			"--group", "gprom", "--results", store, "--metrics-addr", a, "--metrics-linger", "3s"})
+	}
+	res, runs := runShards(t, home, args...)
+	var sum int64
+	for i, r := range res {
+		if r.code != 0 || runs[i].Shard == nil {
+			t.Fatalf("shard %d: exit %d\n%s", i, r.code, r.all())
+		}
+		sum += runs[i].Summary.Transactions
+		got, ok := p.last(t, since, fmt.Sprintf(`sum(%s{group="gprom",shard="%d",phase="measure"})`, metrics.Transactions, i))
+		if !ok || int64(got) != runs[i].Summary.Transactions {
+			t.Errorf("shard %d: Prometheus' last %s{shard=\"%d\"} = %v (found %v), the shard's summary.transactions = %d", i, metrics.Transactions, i, got, ok, runs[i].Summary.Transactions)
+		}
+	}
+	// Each shard's last sample: one shard's endpoint may have gone (its
+	// series stale) before the other's.
+	if got, ok := p.last(t, since, fmt.Sprintf(`count(count by (shard) (last_over_time(%s{group="gprom"}[1m])))`, metrics.Transactions)); !ok || got != 2 {
+		t.Errorf("Prometheus holds %v shards of gprom (found %v), want 2", got, ok)
+	}
+	if got, ok := p.last(t, since, fmt.Sprintf(`sum(last_over_time(%s{group="gprom",phase="measure"}[1m]))`, metrics.Transactions)); !ok || int64(got) != sum {
+		t.Errorf("the group's transactions in Prometheus = %v (%v), its shards' %d", got, ok, sum)
+	}
+
+	b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "grafana", "dbharness.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	vars := strings.NewReplacer("$run_id", ".+", "$group", "gprom", "$__rate_interval", "5s")
+	var sums, perShard bool
+	for _, panel := range d.Panels {
+		for _, tg := range panel.Targets {
+			q := vars.Replace(tg.Expr)
+			r := p.queryRange(t, since, q)
+			if r.Status != "success" {
+				t.Fatalf("panel %q: Prometheus refuses %s: %s", panel.Title, q, r.Error)
+			}
+			switch {
+			case strings.HasPrefix(panel.Title, "Transactions per second"):
+				// One line per type, named by the group: its shards summed.
+				types := map[string]bool{}
+				sums = len(r.Data.Result) > 0
+				for _, s := range r.Data.Result {
+					sums = sums && s.Metric["run"] == "gprom" && !types[s.Metric["type"]]
+					types[s.Metric["type"]] = true
+				}
+				if !sums {
+					t.Errorf("panel %q: %s gives %v, want one line for the group", panel.Title, q, r.Data.Result)
+				}
+			case strings.HasPrefix(panel.Title, "Per shard") && strings.Contains(tg.Expr, "rate("+metrics.Transactions):
+				shards := map[string]bool{}
+				for _, s := range r.Data.Result {
+					shards[s.Metric["shard"]] = true
+				}
+				perShard = len(shards) == 2 && shards["0"] && shards["1"]
+				if !perShard {
+					t.Errorf("panel %q: %s draws shards %v, want 0 and 1", panel.Title, q, shards)
+				}
+			}
+		}
+	}
+	if !sums || !perShard {
+		t.Errorf("the dashboard's throughput (%v) or per-shard (%v) panel was not checked", sums, perShard)
 	}
 }

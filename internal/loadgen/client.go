@@ -71,6 +71,12 @@ type client struct {
 	fail         func(msg string)
 	measureStart time.Time
 	deadline     time.Time
+	// start is the run's start (the agreed instant of a shard), when the
+	// client's first transaction is due (open loop: its arrival, if
+	// later); first notes how late it began, and begun says it has.
+	start time.Time
+	first *firstLate
+	begun bool
 	// byRequest: statements run under a never-cancelled context (cheaper
 	// for the driver) and are cancelled with Conn.Cancel at a hard stop.
 	byRequest bool
@@ -165,7 +171,13 @@ func (c *client) run(ctx context.Context) (moveTo int) {
 			}
 		}
 		op := c.w.Next()
-		if !c.execute(ctx, op, intended, &c.measured) {
+		var due *time.Time
+		if !c.begun {
+			c.begun = true
+			d := later(c.start, intended)
+			due = &d
+		}
+		if !c.execute(ctx, op, intended, due, &c.measured) {
 			return -1
 		}
 		if th, ok := c.w.(workload.Thinker); ok {
@@ -182,6 +194,14 @@ func (c *client) run(ctx context.Context) (moveTo int) {
 	return -1
 }
 
+// later is the later of two times.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
 // finish closes the client's connection and notes when it finished.
 func (c *client) finish() {
 	if c.conn != nil {
@@ -192,14 +212,18 @@ func (c *client) finish() {
 }
 
 // execute runs one transaction of type op (already drawn), with retries,
-// and records it. intended is its intended start (zero: now). It returns
-// false when the client must stop.
-func (c *client) execute(ctx context.Context, op int, intended time.Time, measured *int64) bool {
+// and records it. intended is its intended start (zero: now); due, when
+// set, says that it is the caller's first transaction, due then (the run
+// notes how late it began). It returns false when the client must stop.
+func (c *client) execute(ctx context.Context, op int, intended time.Time, due *time.Time, measured *int64) bool {
 	begin := time.Now()
 	if !c.deadline.IsZero() && begin.After(c.deadline) {
 		// Past the deadline: no transaction starts, however late the
 		// load generator's timer sees it.
 		return false
+	}
+	if due != nil {
+		c.first.note(begin, *due)
 	}
 	if intended.IsZero() {
 		intended = begin

@@ -573,6 +573,11 @@ func TestARunThatWakesLateForItsAgreedStartKeepsTheInstantAndCountsTheLateness(t
 	if res.Lag == nil || res.Lag.Max() < 250_000 {
 		t.Errorf("the largest lag is %v µs; the arrivals due before the run woke started late", res.Lag.Max())
 	}
+	// Its first transaction, due at the first arrival (a millisecond or
+	// so after the instant), began no sooner than it woke.
+	if !res.FirstTx || res.FirstTxLate < 250*time.Millisecond {
+		t.Errorf("the first transaction began %s after the instant (%v), the run woke %s after it", res.FirstTxLate, res.FirstTx, res.StartLate)
+	}
 	// An instant still ahead is waited for, and is the start too, however
 	// late the timer wakes the process.
 	cfg.Begin = func(context.Context) (time.Time, error) {
@@ -586,6 +591,38 @@ func TestARunThatWakesLateForItsAgreedStartKeepsTheInstantAndCountsTheLateness(t
 	if !res.Start.Equal(agreed) {
 		t.Errorf("the run started %s after the agreed instant; want at it", res.Start.Sub(agreed))
 	}
+}
+
+// A run's first transaction is late by the time from when it was due to
+// when it began: a closed-loop client's at the agreed instant, so that a
+// process that woke 300 ms after it records at least that; a terminal's
+// after its first keying time too, which is no lateness.
+func TestTheFirstTransactionsLatenessCountsFromWhenItWasDue(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Duration = time.Second
+	cfg.Begin = func(context.Context) (time.Time, error) { return time.Now().Add(-300 * time.Millisecond), nil }
+	res, err := Run(context.Background(), &fakeDB{}, &fakeRunner{ops: []string{"a"}}, cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.FirstTx || res.FirstTxLate < 300*time.Millisecond {
+		t.Errorf("the first transaction began %s after the instant (%v); the run woke at least 300ms after it", res.FirstTxLate, res.FirstTx)
+	}
+	t.Logf("woke %s after the instant, first transaction %s after it", res.StartLate, res.FirstTxLate)
+
+	// Terminals that key in for 500 ms before their first transaction:
+	// the keying is not lateness, so a run that started on time records
+	// less than it (with keying counted it would be more).
+	cfg = baseConfig()
+	cfg.Clients, cfg.Terminals, cfg.ThinkTimes, cfg.Duration, cfg.Transactions = 2, 4, true, 0, 1
+	f := &fakeTerminals{fakeRunner: fakeRunner{ops: []string{"a"}}, keying: 500 * time.Millisecond, seen: map[int]bool{}}
+	if res, err = Run(context.Background(), &fakeDB{}, f, cfg, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !res.FirstTx || res.FirstTxLate >= 500*time.Millisecond {
+		t.Errorf("the terminals' first transaction began %s after it was due (%v); its 500ms keying counted as lateness", res.FirstTxLate, res.FirstTx)
+	}
+	t.Logf("terminals: first transaction %s after its keying time", res.FirstTxLate)
 }
 
 // The measured phase ends when its last transaction did: the clients'

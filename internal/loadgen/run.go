@@ -84,6 +84,7 @@ type run struct {
 	startCost    selfcost.Sample
 	start        time.Time
 	startLate    time.Duration
+	first        *firstLate
 	measureStart time.Time
 	deadline     time.Time // zero: the run ends when its work is done
 	sched        *schedule
@@ -196,6 +197,7 @@ func (rn *run) startClock() {
 	if !rn.agreed.IsZero() && rn.agreed.Before(rn.start) {
 		rn.start, rn.startLate = rn.agreed, rn.start.Sub(rn.agreed)
 	}
+	rn.first = newFirstLate(rn.start)
 	if so, ok := rn.obs.(StartObserver); ok {
 		so.OnStart(rn.start)
 	}
@@ -222,13 +224,13 @@ func (rn *run) startClients() {
 	for i := range rn.clients {
 		rn.clients[i] = &client{id: i, d: rn.d, connect: rn.connect, r: rn.r, cfg: cfg, w: rn.workers[i], h: handles[i], lag: lagHandles[i], hmu: locks[i],
 			st: rn.stats[i], sched: rn.sched, stopping: &st.stopping, hardStop: &st.hardStop, stopC: st.stopC, measureStart: rn.measureStart,
-			deadline: rn.deadline, byRequest: rn.d.Caps().CancelByRequest, fail: rn.fail}
+			start: rn.start, first: rn.first, deadline: rn.deadline, byRequest: rn.d.Caps().CancelByRequest, fail: rn.fail}
 		rn.clients[i].setConn(rn.conns[i])
 	}
 	var wg sync.WaitGroup
 	switch {
 	case rn.tr != nil:
-		rn.termEnds = runTerminals(rn.hard, rn.tr, cfg, rn.clients, &wg, &st.stopping, st.stopC, rn.measureStart)
+		rn.termEnds = runTerminals(rn.hard, rn.tr, cfg, rn.clients, &wg, &st.stopping, st.stopC, rn.measureStart, rn.start)
 	case rn.loops != nil:
 		rn.pl = newPlacer(rn.loops, rn.pinned, rn.clients, cfg.FollowServer)
 		runLoops(rn.hard, rn.pl, rn.clients, &wg)
@@ -375,6 +377,7 @@ func (rn *run) end() *Result {
 	default:
 	}
 	rn.t.tick(res.End)
+	res.FirstTxLate, res.FirstTx = rn.first.get()
 	for _, e := range rn.clientEnds() {
 		res.ClientSeconds = append(res.ClientSeconds, max(0, time.Unix(0, e).Sub(rn.measureStart).Seconds()))
 	}

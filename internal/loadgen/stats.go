@@ -54,6 +54,54 @@ func lastEnd(stats []*workerStats, measureStart, stoppedAt time.Time) time.Time 
 	return end
 }
 
+// firstLate holds how late the run's first transaction began: from when
+// the first was due (the earliest of the clients' or terminals' first
+// transactions' due times) to when the first began (the earliest of
+// their beginnings). A process held back delays them all; an open-loop
+// client whose first arrival comes after the others' does not count as
+// late for it.
+type firstLate struct {
+	start      time.Time
+	begin, due atomic.Int64 // the earliest, as time since start; noFirst until one
+}
+
+// noFirst is firstLate's times before any transaction has begun.
+const noFirst = math.MaxInt64
+
+func newFirstLate(start time.Time) *firstLate {
+	f := &firstLate{start: start}
+	f.begin.Store(noFirst)
+	f.due.Store(noFirst)
+	return f
+}
+
+// note records a client's first transaction, begun at begin, due at due
+// (the run's start, or later: an open-loop arrival, a terminal's first
+// keying time).
+func (f *firstLate) note(begin, due time.Time) {
+	lower(&f.begin, int64(begin.Sub(f.start)))
+	lower(&f.due, int64(due.Sub(f.start)))
+}
+
+// lower sets v to d if d is lower.
+func lower(v *atomic.Int64, d int64) {
+	for {
+		old := v.Load()
+		if d >= old || v.CompareAndSwap(old, d) {
+			return
+		}
+	}
+}
+
+// get is the lateness, and whether any transaction began.
+func (f *firstLate) get() (time.Duration, bool) {
+	b, d := f.begin.Load(), f.due.Load()
+	if b == noFirst {
+		return 0, false
+	}
+	return time.Duration(max(0, b-d)), true
+}
+
 // stalled says whether every client still running and connected has
 // been inside its transaction for longer than lim at now (and at least
 // one is).

@@ -15,9 +15,10 @@ import (
 // transaction from the menu, keys it in, waits for a free connection,
 // runs it and thinks; its response time runs from the moment it asks for a
 // connection, so queueing for one is part of it. It returns, per terminal,
-// when it finished (unix ns).
+// when it finished (unix ns). Each terminal's first transaction is due at
+// start and its first keying time after it.
 func runTerminals(ctx context.Context, tr workload.TerminalRunner, cfg *Config, clients []*client, wg *sync.WaitGroup,
-	stopping *atomic.Bool, stopC <-chan struct{}, measureStart time.Time) []atomic.Int64 {
+	stopping *atomic.Bool, stopC <-chan struct{}, measureStart, start time.Time) []atomic.Int64 {
 	pool := make(chan *client, len(clients))
 	for _, c := range clients {
 		pool <- c
@@ -32,13 +33,20 @@ func runTerminals(ctx context.Context, tr workload.TerminalRunner, cfg *Config, 
 			rng := rand.New(rand.NewPCG(cfg.Seed, uint64(id)+1<<32))
 			nap := &client{stopping: stopping, stopC: stopC}
 			var measured int64
+			due, begun := start, false
 			for !stopping.Load() {
 				if cfg.Transactions > 0 && measured >= cfg.Transactions {
 					return
 				}
 				op := tr.PickOp(rng)
-				if cfg.ThinkTimes && !nap.sleep(tr.Keying(op)) {
-					return
+				if cfg.ThinkTimes {
+					k := tr.Keying(op)
+					if !begun {
+						due = due.Add(k)
+					}
+					if !nap.sleep(k) {
+						return
+					}
 				}
 				asked := time.Now()
 				var c *client
@@ -57,7 +65,11 @@ func runTerminals(ctx context.Context, tr workload.TerminalRunner, cfg *Config, 
 					} else {
 						op = c.w.Next()
 					}
-					ok = c.execute(ctx, op, asked, &measured)
+					var first *time.Time
+					if !begun {
+						begun, first = true, &due
+					}
+					ok = c.execute(ctx, op, asked, first, &measured)
 				}
 				pool <- c
 				if !ok {

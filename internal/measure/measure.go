@@ -83,7 +83,16 @@ type Result struct {
 	// shards (loadgen.Config.Begin) this process woke to start: the run's
 	// clock starts at the instant, and what lateness cost shows in its
 	// first interval (and, in open loop, as lag).
-	StartLate   time.Duration
+	StartLate time.Duration
+	// FirstTxLate is how long after it was due the run's first
+	// transaction began: from the earliest time a client's (or
+	// terminal's) first transaction was due, the run's start (a shard's
+	// agreed instant) or, if later, its first scheduled arrival (open
+	// loop) or keying time (terminals), to the earliest beginning of one.
+	// It includes StartLate and whatever else held the process back.
+	// FirstTx says that a transaction began at all.
+	FirstTxLate time.Duration
+	FirstTx     bool
 	End         time.Time
 	Interrupted bool
 	// Driver is the driver that ran the clients (DriverGoroutine or

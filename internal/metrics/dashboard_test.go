@@ -20,6 +20,7 @@ type dashboard struct {
 		List []struct {
 			Name, Type string
 			Query      any
+			AllValue   string
 		}
 	}
 	Panels []struct {
@@ -27,6 +28,10 @@ type dashboard struct {
 		Targets []struct{ Expr string }
 	}
 }
+
+// groupAsRun is how a query names a shard's series by its group: the
+// run label, set from run_id, then from group where there is one.
+const groupAsRun = `"run", "$1", "group", "(.+)")`
 
 // metricName matches the harness's metric names in a PromQL expression.
 var metricName = regexp.MustCompile(`\bdbharness_[a-z_]+\b`)
@@ -42,6 +47,7 @@ func TestTheDashboardQueriesOnlyWhatTheHarnessExports(t *testing.T) {
 	}
 	exported := metrics.Names()
 	used := map[string]bool{}
+	breakdown := map[string][]string{}
 	for _, p := range d.Panels {
 		if len(p.Targets) == 0 {
 			t.Errorf("panel %q has no query", p.Title)
@@ -60,7 +66,31 @@ func TestTheDashboardQueriesOnlyWhatTheHarnessExports(t *testing.T) {
 			if !strings.Contains(tg.Expr, `run_id=~"$run_id"`) {
 				t.Errorf("panel %q: query %q does not follow the run variable", p.Title, tg.Expr)
 			}
+			if !strings.Contains(tg.Expr, `group=~"$group"`) {
+				t.Errorf("panel %q: query %q does not follow the group variable", p.Title, tg.Expr)
+			}
+			// A sum is over a group's shards: by run, the group's name
+			// for a shard's series and the run_id for another's.
+			if strings.Contains(tg.Expr, "sum by") && !strings.Contains(tg.Expr, "by (group, shard") {
+				if !strings.Contains(tg.Expr, "sum by (run") || strings.Contains(tg.Expr, "sum by (run_id") || !strings.Contains(tg.Expr, groupAsRun) {
+					t.Errorf("panel %q: query %q does not sum a group's shards into one line", p.Title, tg.Expr)
+				}
+			}
+			if strings.Contains(tg.Expr, "by (group, shard") {
+				breakdown[p.Title] = append(breakdown[p.Title], tg.Expr)
+			}
 		}
+	}
+	// A panel breaks a group down by shard: throughput and p99.
+	var shardTPS, shardP99 bool
+	for _, exprs := range breakdown {
+		for _, e := range exprs {
+			shardTPS = shardTPS || strings.Contains(e, "rate("+metrics.Transactions)
+			shardP99 = shardP99 || strings.Contains(e, "histogram_quantile(0.99") && strings.Contains(e, metrics.Duration)
+		}
+	}
+	if !shardTPS || !shardP99 {
+		t.Errorf("no panel breaks a group's throughput and p99 down by shard (%v)", breakdown)
 	}
 	// The panels the dashboard promises.
 	for _, n := range []string{metrics.Transactions, metrics.Duration, metrics.Duration + "_bucket", metrics.Errors,
@@ -69,14 +99,22 @@ func TestTheDashboardQueriesOnlyWhatTheHarnessExports(t *testing.T) {
 			t.Errorf("no panel shows %s", n)
 		}
 	}
-	var hasRun bool
+	var hasRun, hasGroup bool
 	for _, v := range d.Templating.List {
-		if v.Name == "run_id" {
-			q, _ := json.Marshal(v.Query)
+		q, _ := json.Marshal(v.Query)
+		switch v.Name {
+		case "run_id":
 			hasRun = strings.Contains(string(q), metrics.Transactions)
+		case "group":
+			// Its All must match the runs of one process, which have no
+			// group label.
+			hasGroup = strings.Contains(string(q), metrics.Transactions) && strings.Contains(string(q), "group") && v.AllValue == ".*"
 		}
 	}
 	if !hasRun {
 		t.Error("the dashboard has no run_id variable drawn from the harness's series")
+	}
+	if !hasGroup {
+		t.Error(`the dashboard has no group variable drawn from the harness's series, whose All is ".*"`)
 	}
 }

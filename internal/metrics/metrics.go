@@ -81,16 +81,24 @@ func Names() []string {
 	return names
 }
 
-// runLabels are on every metric of a run.
-var runLabels = []string{"run_id", "workload", "engine"}
+// runLabels are on every metric of a run; shardLabels follow them on a
+// shard's (its group, and its index from 0), so that a group's shards'
+// series do not collide and sum over the group. A run of one process has
+// no shard labels at all.
+var (
+	runLabels   = []string{"run_id", "workload", "engine"}
+	shardLabels = []string{"group", "shard"}
+)
 
 type descs struct {
 	tx, txErr, errs, retries, late, dur, lag, reconn, phase, conn, down, waiting, cpu, evRate, evValue *prometheus.Desc
 }
 
-func newDescs() *descs {
+// newDescs are the metrics' descriptions, with the run's labels (labels)
+// first.
+func newDescs(labels []string) *descs {
 	d := func(name, help string, extra ...string) *prometheus.Desc {
-		return prometheus.NewDesc(name, help, append(append([]string{}, runLabels...), extra...), nil)
+		return prometheus.NewDesc(name, help, append(append([]string{}, labels...), extra...), nil)
 	}
 	return &descs{
 		tx:      d(Transactions, "Transactions that succeeded, by transaction type and phase.", "type", "phase"),
@@ -116,10 +124,12 @@ func newDescs() *descs {
 type Server struct {
 	ln   net.Listener
 	http *http.Server
-	d    *descs
-	mu   sync.Mutex
-	runs []*Run
-	done chan struct{}
+	// d describe a run of one process's metrics, shard a shard's, with
+	// the shard labels too.
+	d, shard *descs
+	mu       sync.Mutex
+	runs     []*Run
+	done     chan struct{}
 }
 
 // CheckAddr checks that addr is HOST:PORT with a port of 0 to 65535 (0:
@@ -162,7 +172,7 @@ func Listen(addr string) (*Server, error) {
 		}
 		return nil, fmt.Errorf("--metrics-addr %s cannot be served: %s", addr, why)
 	}
-	s := &Server{ln: ln, d: newDescs(), done: make(chan struct{})}
+	s := &Server{ln: ln, d: newDescs(runLabels), shard: newDescs(append(append([]string{}, runLabels...), shardLabels...)), done: make(chan struct{})}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(s)
 	mux := http.NewServeMux()
@@ -200,11 +210,17 @@ type RunInfo struct {
 	Warmup, OpenLoop bool
 	// Start is when the run began (the counters' creation time).
 	Start time.Time
+	// Group and Shard name a shard of a group (--group, and its index
+	// from 0 in --shard I/N); nil Shard for a run of one process.
+	Group string
+	Shard *int
 }
 
 // Run is one run's figures as the last interval left them.
 type Run struct {
-	s      *Server
+	s *Server
+	// d describe the run's metrics: with the shard labels on a shard.
+	d      *descs
 	info   RunInfo
 	labels []string
 	phases []string
@@ -230,8 +246,11 @@ type opState struct {
 // StartRun adds a run to the page; its series stay until the server
 // closes (a sweep's earlier runs keep their final counts).
 func (s *Server) StartRun(info RunInfo) *Run {
-	r := &Run{s: s, info: info, labels: []string{info.RunID, info.Workload, info.Engine}, phase: PhaseMeasure,
+	r := &Run{s: s, d: s.d, info: info, labels: []string{info.RunID, info.Workload, info.Engine}, phase: PhaseMeasure,
 		conn: info.Clients, rates: map[string]map[string]float64{}, values: map[string]map[string]float64{}}
+	if info.Shard != nil {
+		r.d, r.labels = s.shard, append(r.labels, info.Group, strconv.Itoa(*info.Shard))
+	}
 	r.phases = []string{PhaseMeasure}
 	if info.Warmup {
 		r.phases = []string{PhaseWarmup, PhaseMeasure}
@@ -340,14 +359,11 @@ func (r *Run) End() {
 	r.phase, r.conn, r.waiting = PhaseDone, 0, 0
 }
 
-// Describe sends every metric's description (prometheus.Collector).
-func (s *Server) Describe(ch chan<- *prometheus.Desc) {
-	d := s.d
-	for _, x := range []*prometheus.Desc{d.tx, d.txErr, d.errs, d.retries, d.late, d.dur, d.lag, d.reconn, d.phase,
-		d.conn, d.down, d.waiting, d.cpu, d.evRate, d.evValue} {
-		ch <- x
-	}
-}
+// Describe sends nothing (prometheus.Collector): the server is an
+// unchecked collector, because a shard's metrics have the shard labels
+// that a run of one process's, under the same names, have not. The
+// registry still checks each metric as it gathers it.
+func (s *Server) Describe(chan<- *prometheus.Desc) {}
 
 // Collect sends every run's metrics as of its last interval
 // (prometheus.Collector).
@@ -360,7 +376,7 @@ func (s *Server) Collect(ch chan<- prometheus.Metric) {
 }
 
 func (r *Run) collect(ch chan<- prometheus.Metric) {
-	d := r.s.d
+	d := r.d
 	lv := func(extra ...string) []string { return append(append([]string{}, r.labels...), extra...) }
 	counter := func(desc *prometheus.Desc, v float64, extra ...string) {
 		ch <- prometheus.MustNewConstMetric(desc, prometheus.CounterValue, v, lv(extra...)...)

@@ -1,6 +1,7 @@
 package metrics_test
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"net"
@@ -241,5 +242,50 @@ func TestAnAddressThatCannotBeServedIsOneSentence(t *testing.T) {
 		if msg := err.Error(); !strings.Contains(msg, want) || strings.Count(msg, "\n") > 0 {
 			t.Errorf("Listen(%q) = %q, want one line saying %q", addr, msg, want)
 		}
+	}
+}
+
+// A shard's series carry its group and index, so that two shards of a
+// group served at once (here by one server, as a scraper sees the shards'
+// endpoints together) do not collide; a run of one process has neither
+// label, and the scrape holds all three runs in both formats.
+func TestAShardsSeriesHaveItsGroupAndShardLabels(t *testing.T) {
+	s, err := metrics.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i, id := range []string{"s0", "s1"} {
+		r := s.StartRun(metrics.RunInfo{RunID: id, Workload: "null", Engine: "sqlite", Ops: []string{"a"}, Clients: 1, Group: "g1", Shard: &i})
+		r.OnTick(&measure.Tick{Phase: "measure", Ops: []measure.OpTick{{Hist: hist(make([]int64, i+1)...)}}})
+	}
+	plain := s.StartRun(metrics.RunInfo{RunID: "r1", Workload: "null", Engine: "sqlite", Ops: []string{"a"}, Clients: 1, Group: "ignored"})
+	plain.OnTick(&measure.Tick{Phase: "measure", Ops: []measure.OpTick{{Hist: hist(5, 5, 5)}}})
+	for _, accept := range []string{"text/plain", "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited"} {
+		t.Run(accept, func(t *testing.T) {
+			f := scrape(t, s, accept)
+			for i, id := range []string{"s0", "s1"} {
+				m := find(t, f, metrics.Transactions, map[string]string{"run_id": id, "group": "g1", "shard": fmt.Sprint(i), "phase": "measure"})
+				if v := m.GetCounter().GetValue(); v != float64(i+1) {
+					t.Errorf("shard %d's transactions = %v, want %d", i, v, i+1)
+				}
+				find(t, f, metrics.Duration, map[string]string{"run_id": id, "group": "g1", "shard": fmt.Sprint(i)})
+				find(t, f, metrics.Phase, map[string]string{"run_id": id, "group": "g1", "shard": fmt.Sprint(i), "phase": "measure"})
+			}
+			for _, m := range f[metrics.Transactions].Metric {
+				labels := map[string]string{}
+				for _, l := range m.Label {
+					labels[l.GetName()] = l.GetValue()
+				}
+				_, group := labels["group"]
+				_, shard := labels["shard"]
+				if isShard := labels["run_id"] != "r1"; group != isShard || shard != isShard {
+					t.Errorf("run %s has labels %v: want group and shard on a shard's series only", labels["run_id"], labels)
+				}
+			}
+			if v := find(t, f, metrics.Transactions, map[string]string{"run_id": "r1", "phase": "measure"}).GetCounter().GetValue(); v != 3 {
+				t.Errorf("the run of one process's transactions = %v, want 3", v)
+			}
+		})
 	}
 }

@@ -16,14 +16,45 @@ import (
 // shardRows are a group's shards, a row each: what tells a slow load
 // generator from the others.
 func shardRows(r *results.Run) ([]string, [][]string) {
-	head := []string{"shard", "run", "host", "clients", "transactions", "tps", "p99_ms", "errors", "offset_ms", "late_ms", "status"}
+	head := []string{"shard", "run", "host", "clients", "transactions", "tps", "p99_ms", "errors", "offset_ms", "late_ms", "first_tx_ms", "status"}
 	var rows [][]string
 	for _, sh := range r.Shards {
 		rows = append(rows, []string{fmt.Sprint(sh.Index), sh.RunID, sh.Host, fmt.Sprint(sh.Clients), fmt.Sprint(sh.Transactions),
 			fmt.Sprintf("%.1f", sh.TPS), fmtMaybeMs(latencyValue(sh.LatencyMs, "p99")), fmt.Sprint(sh.Errors),
-			fmt.Sprintf("%.3f", sh.ClockOffsetMs), fmt.Sprintf("%.1f", sh.StartLateMs), sh.Status})
+			fmt.Sprintf("%.3f", sh.ClockOffsetMs), fmt.Sprintf("%.1f", sh.StartLateMs), optMs(sh.FirstTxLateMs), sh.Status})
 	}
 	return head, rows
+}
+
+// optMs is a figure in milliseconds with one decimal, or "-" when absent.
+func optMs(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", *v)
+}
+
+// lateStartWarning is the warning for a shard (named who) whose first
+// transaction began late for the group's instant, by more than
+// results.LateStartShare of the first interval; "" otherwise.
+func lateStartWarning(who string, late *float64, intervalS float64) string {
+	if late == nil || !results.LateStart(*late, intervalS) {
+		return ""
+	}
+	return fmt.Sprintf("%s's first transaction began %.1f ms after the group's instant, %.0f%% of the first %gs interval (more than %.0f%%): "+
+		"that interval's throughput is low by about as much for a reason that is not the server's (a busy host, or a process held back)",
+		who, *late, *late/(intervalS*10), intervalS, results.LateStartShare*100)
+}
+
+// lateStartWarnings are lateStartWarning of each of a group's shards.
+func lateStartWarnings(r *results.Run) []string {
+	var out []string
+	for _, sh := range r.Shards {
+		if w := lateStartWarning(shardName(sh), sh.FirstTxLateMs, r.Config.IntervalSeconds); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 func fmtMaybeMs(v float64) string {
@@ -37,6 +68,9 @@ func fmtMaybeMs(v float64) string {
 // their clocks were.
 func groupLine(g *results.Group, n int) string {
 	s := fmt.Sprintf("group %s: %d of %d shards, largest clock offset %.3f ms, latest start %.1f ms after the group's instant", g.Name, n, g.Shards, g.MaxClockOffsetMs, g.MaxStartLateMs)
+	if g.MaxFirstTxLateMs != nil {
+		s += fmt.Sprintf(", latest first transaction %.1f ms after it", *g.MaxFirstTxLateMs)
+	}
 	if len(g.Missing) > 0 {
 		s += fmt.Sprintf("; never came: shard %s", strings.Trim(fmt.Sprint(g.Missing), "[]"))
 	}
@@ -57,6 +91,9 @@ func ShardText(w io.Writer, r *results.Run) {
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
 	tw.Flush()
+	for _, x := range lateStartWarnings(r) {
+		fmt.Fprintln(w, "warning: "+x)
+	}
 	shardHostsText(w, r)
 }
 
@@ -69,11 +106,17 @@ func shardSection(r *results.Run) (section, error) {
 		{"group", g.Name}, {"shards", fmt.Sprintf("%d of %d", len(r.Shards), g.Shards)},
 		{"largest clock offset", fmt.Sprintf("%.3f ms from the results store's clock", g.MaxClockOffsetMs)},
 		{"latest start", fmt.Sprintf("%.1f ms after the common start (the shard's intervals start at the common start)", g.MaxStartLateMs)}}}
+	if g.MaxFirstTxLateMs != nil {
+		sec.Facts = append(sec.Facts, kv{"latest first transaction", fmt.Sprintf("%.1f ms after the common start", *g.MaxFirstTxLateMs)})
+	}
 	if !g.Start.IsZero() {
 		sec.Facts = append(sec.Facts, kv{"common start", g.Start.UTC().Format("2006-01-02 15:04:05.000 UTC")})
 	}
 	if len(g.Missing) > 0 {
 		sec.Warnings = append(sec.Warnings, fmt.Sprintf("Shard %s never came: the group is partial.", strings.Trim(fmt.Sprint(g.Missing), "[]")))
+	}
+	for _, x := range lateStartWarnings(r) {
+		sec.Warnings = append(sec.Warnings, strings.ToUpper(x[:1])+x[1:]+".")
 	}
 	sec.Intro = "Each shard is a run of its own, on its own load generator; the group's figures above merge their intervals, " +
 		"their HdrHistograms exactly. A shard far below the others' throughput, or far above their p99, is a load generator that could not keep up."

@@ -107,6 +107,11 @@ func Summary(w io.Writer, r *results.Run) {
 		fmt.Fprintf(w, "%d clients were still waiting for the server when the run ended: their statements could not be cancelled\n", s.AbandonedClients)
 	}
 	costLine(w, r)
+	if sh := r.Shard; sh != nil {
+		if x := lateStartWarning("this shard", sh.FirstTxLateMs, r.Config.IntervalSeconds); x != "" {
+			fmt.Fprintln(w, "warning: "+x)
+		}
+	}
 	if len(r.Warmup) > 0 {
 		var n, errs int64
 		for _, o := range r.Warmup {

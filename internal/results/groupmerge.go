@@ -30,6 +30,10 @@ type Group struct {
 	// MaxStartLateMs is the latest a shard woke for the start: the
 	// shards' intervals start at the group's instant whatever it is.
 	MaxStartLateMs float64 `json:"max_start_late_ms"`
+	// MaxFirstTxLateMs is the latest a shard's first transaction began
+	// after the start (the shards' first_tx_late_ms); absent when no
+	// shard recorded one.
+	MaxFirstTxLateMs *float64 `json:"max_first_tx_late_ms,omitempty"`
 	// Missing are the shards that never registered.
 	Missing []int `json:"missing,omitempty"`
 	// EvidenceShard is the shard whose database-side evidence (collect's
@@ -54,6 +58,8 @@ type ShardResult struct {
 	LatencyMs     Latency `json:"latency_ms"`
 	ClockOffsetMs float64 `json:"clock_offset_ms"`
 	StartLateMs   float64 `json:"start_late_ms"`
+	// FirstTxLateMs is the shard's Shard.FirstTxLateMs.
+	FirstTxLateMs *float64 `json:"first_tx_late_ms,omitempty"`
 	// Evidence is what the shard's own host showed (HostEvidence); nil
 	// when its run recorded none.
 	Evidence *HostEvidence `json:"evidence,omitempty"`
@@ -97,6 +103,10 @@ func MergeShards(g *Group, runs []*Run, hists []map[int]map[string]string) (*Run
 		m.Config.Rate += r.Config.Rate
 		g.MaxClockOffsetMs = math.Max(g.MaxClockOffsetMs, math.Abs(sh.ClockOffsetMs))
 		g.MaxStartLateMs = math.Max(g.MaxStartLateMs, sh.StartLateMs)
+		if v := sh.FirstTxLateMs; v != nil && (g.MaxFirstTxLateMs == nil || *v > *g.MaxFirstTxLateMs) {
+			late := *v
+			g.MaxFirstTxLateMs = &late
+		}
 		if r.EndTime.After(m.EndTime) {
 			m.EndTime = r.EndTime
 		}
@@ -107,7 +117,8 @@ func MergeShards(g *Group, runs []*Run, hists []map[int]map[string]string) (*Run
 		}
 		m.Shards = append(m.Shards, ShardResult{Index: sh.Index, RunID: r.RunID, Host: r.Host.Hostname, Status: r.Status,
 			Clients: r.Config.Clients, FirstClient: sh.FirstClient, Transactions: r.Summary.Transactions, Errors: r.Summary.Errors,
-			TPS: r.Summary.TPS, LatencyMs: r.Summary.LatencyMs, ClockOffsetMs: sh.ClockOffsetMs, StartLateMs: sh.StartLateMs, Evidence: hostEvidence(r)})
+			TPS: r.Summary.TPS, LatencyMs: r.Summary.LatencyMs, ClockOffsetMs: sh.ClockOffsetMs, StartLateMs: sh.StartLateMs, FirstTxLateMs: sh.FirstTxLateMs,
+			Evidence: hostEvidence(r)})
 		cpu += r.Summary.ClientCPUSeconds
 		if r.Status != StatusCompleted {
 			problems = append(problems, fmt.Sprintf("shard %d (run %s) %s", sh.Index, r.RunID, r.Status))

@@ -22,6 +22,25 @@ type Shard struct {
 	// StartLateMs is how late this process woke for the group's start,
 	// in milliseconds; its intervals start at the group's instant anyway.
 	StartLateMs float64 `json:"start_late_ms"`
+	// FirstTxLateMs is how long after the group's instant (or, when
+	// later, after it was due: an open-loop arrival, a terminal's keying
+	// time) this shard's first transaction began, in milliseconds; nil
+	// when none began.
+	FirstTxLateMs *float64 `json:"first_tx_late_ms,omitempty"`
+}
+
+// LateStartShare is the share of the first interval past which a shard's
+// first transaction began too late to pass unremarked: the first
+// interval's throughput is then low by about that share (the group's by
+// that share over the shards), which a run's per-second figures would
+// show as a ramp that is not the server's.
+const LateStartShare = 0.10
+
+// LateStart says whether a first transaction that began lateMs after the
+// instant is a large share (LateStartShare) of a first interval of
+// intervalS seconds.
+func LateStart(lateMs, intervalS float64) bool {
+	return intervalS > 0 && lateMs > LateStartShare*intervalS*1e3
 }
 
 // ShardOf is shard index's part of n items (clients, terminals) shared by

@@ -392,8 +392,13 @@ func (r *oneRun) record(info db.Info, dataset *results.Dataset, shard *results.S
 
 	r.ops = r.runner.Ops()
 	if c.Metrics != nil {
-		r.live = c.Metrics.StartRun(metrics.RunInfo{RunID: run.RunID, Workload: run.Workload, Engine: run.Engine.Engine,
-			Ops: r.ops, Clients: cfg.Clients, Warmup: cfg.Warmup > 0, OpenLoop: cfg.Rate > 0, Start: run.StartTime})
+		info := metrics.RunInfo{RunID: run.RunID, Workload: run.Workload, Engine: run.Engine.Engine,
+			Ops: r.ops, Clients: cfg.Clients, Warmup: cfg.Warmup > 0, OpenLoop: cfg.Rate > 0, Start: run.StartTime}
+		if shard != nil {
+			idx := shard.Index
+			info.Group, info.Shard = shard.Group, &idx
+		}
+		r.live = c.Metrics.StartRun(info)
 	}
 }
 
@@ -523,6 +528,10 @@ func (r *oneRun) settle(res *loadgen.Result) error {
 	run.Fill(res, nil)
 	if run.Shard != nil {
 		run.Shard.StartLateMs = math.Round(float64(res.StartLate)/1e3) / 1e3
+		if res.FirstTx {
+			v := math.Round(float64(res.FirstTxLate)/1e3) / 1e3
+			run.Shard.FirstTxLateMs = &v
+		}
 	}
 	if r.cfg.Transactions > 0 {
 		run.ClientSeconds = res.ClientSeconds
