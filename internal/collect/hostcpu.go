@@ -143,7 +143,7 @@ func (h *HostAccount) read(from time.Time) {
 		return
 	case <-wait.C:
 	}
-	if !h.take() {
+	if !h.take(false) {
 		return
 	}
 	h.started = true
@@ -158,7 +158,7 @@ func (h *HostAccount) read(from time.Time) {
 		case <-h.stop:
 			return
 		case <-tick.C:
-			if !h.take() {
+			if !h.take(false) {
 				return
 			}
 		}
@@ -166,13 +166,17 @@ func (h *HostAccount) read(from time.Time) {
 }
 
 // take adds a reading to the account; false when /proc could not be read.
-func (h *HostAccount) take() bool {
+// The last reading (last) that comes less than half an interval after the
+// one before is merged into its interval, so that the chart over time does
+// not end on a sliver's noise.
+func (h *HostAccount) take(last bool) bool {
 	r, err := readHost()
 	if err != nil {
 		h.notMeasured = "reading /proc: " + errLine(err)
 		return false
 	}
-	h.acc.add(r, h.self, h.server, h.children, r.at.Sub(h.clock).Seconds())
+	merge := last && h.acc.prev != nil && r.at.Sub(h.acc.prev.at) < h.Interval/2
+	h.acc.add(r, h.self, h.server, h.children, r.at.Sub(h.clock).Seconds(), merge)
 	return true
 }
 
@@ -194,7 +198,7 @@ func (h *HostAccount) End() *results.HostCPU {
 		if !h.started {
 			return &results.HostCPU{NotMeasured: "the run ended before its measured phase started"}
 		}
-		h.take()
+		h.take(true)
 	}
 	if h.notMeasured != "" {
 		return &results.HostCPU{NotMeasured: h.notMeasured}
@@ -216,14 +220,17 @@ type hostAcc struct {
 	harness, server, busy, total, shown float64
 	others                              map[string]float64
 	points                              []results.HostCPUPoint
+	// raw are each point's harness, server, busy and total ticks.
+	raw [][4]float64
 }
 
 // add takes reading r: the CPU between the previous reading and r goes to
 // the harness (self's own, from getrusage, and its child processes'), the
 // server (server's process and, with children, its tree; none when 0) and
 // the other processes by command name; t is the seconds since the start
-// of the clock, for the point over time.
-func (a *hostAcc) add(r hostReading, self, server int, children bool, t float64) {
+// of the clock, for the point over time. With merge the CPU joins the last
+// point, which ends at t.
+func (a *hostAcc) add(r hostReading, self, server int, children bool, t float64, merge bool) {
 	prev := a.prev
 	a.prev = &r
 	if prev == nil {
@@ -247,7 +254,7 @@ func (a *hostAcc) add(r hostReading, self, server int, children bool, t float64)
 			theirs[server] = true
 		}
 	}
-	harness := max(0, (r.self - prev.self).Seconds()/procfs.ClockTick)
+	harness := max(0, (r.self-prev.self).Seconds()/procfs.ClockTick)
 	var srv float64
 	if a.others == nil {
 		a.others = map[string]float64{}
@@ -265,7 +272,16 @@ func (a *hostAcc) add(r hostReading, self, server int, children bool, t float64)
 	}
 	a.seconds += r.at.Sub(prev.at).Seconds()
 	a.harness, a.server, a.busy, a.total = a.harness+harness, a.server+srv, a.busy+busy, a.total+total
-	p := shares(harness, srv, busy, total)
+	raw := [4]float64{harness, srv, busy, total}
+	if merge && len(a.points) > 0 {
+		last := a.raw[len(a.raw)-1]
+		a.points, a.raw = a.points[:len(a.points)-1], a.raw[:len(a.raw)-1]
+		for i := range raw {
+			raw[i] += last[i]
+		}
+	}
+	a.raw = append(a.raw, raw)
+	p := shares(raw[0], raw[1], raw[2], raw[3])
 	a.points = append(a.points, results.HostCPUPoint{T: round3(t), HarnessPct: p[0], ServerPct: p[1], OthersPct: p[2], IdlePct: p[3]})
 }
 

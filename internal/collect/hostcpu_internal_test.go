@@ -29,20 +29,20 @@ func TestHostAccountMath(t *testing.T) {
 	a.add(hostReading{at: t0, self: 0, busy: 1000, total: 2000, procs: procs(
 		p(1, 0, "init", 5), p(10, 1, "dbharness", 0), p(11, 10, "perf", 0),
 		p(20, 1, "postgres", 0), p(21, 20, "postgres", 0),
-		p(30, 1, "yes", 0), p(31, 1, "cc1plus", 0))}, 10, 20, true, 0)
+		p(30, 1, "yes", 0), p(31, 1, "cc1plus", 0))}, 10, 20, true, 0, false)
 	// Second 1: harness 20 ticks (getrusage) + child 4; server 30 + 10;
 	// yes 80, cc1plus 6; host busy 160 of 200.
 	a.add(hostReading{at: t0.Add(time.Second), self: 200 * time.Millisecond, busy: 1160, total: 2200, procs: procs(
 		p(1, 0, "init", 5), p(10, 1, "dbharness", 25), p(11, 10, "perf", 4),
 		p(20, 1, "postgres", 30), p(21, 20, "postgres", 10),
-		p(30, 1, "yes", 80), p(31, 1, "cc1plus", 6))}, 10, 20, true, 1)
+		p(30, 1, "yes", 80), p(31, 1, "cc1plus", 6))}, 10, 20, true, 1, false)
 	// Second 2: backend 21 and cc1plus end (their last second's CPU is in
 	// busy only), backend 22 starts and uses 40; harness 30; yes 90; busy
 	// 190 of 200.
 	a.add(hostReading{at: t0.Add(2 * time.Second), self: 500 * time.Millisecond, busy: 1350, total: 2400, procs: procs(
 		p(1, 0, "init", 5), p(10, 1, "dbharness", 55), p(11, 10, "perf", 4),
 		p(20, 1, "postgres", 30), p(22, 20, "postgres", 40),
-		p(30, 1, "yes", 170))}, 10, 20, true, 2)
+		p(30, 1, "yes", 170))}, 10, 20, true, 2, false)
 	if len(a.points) != 2 {
 		t.Fatalf("%d points, want 2", len(a.points))
 	}
@@ -69,13 +69,29 @@ func TestHostAccountMath(t *testing.T) {
 	}
 }
 
+// TestHostAccountMerge: a last reading a sliver after the one before
+// joins its interval.
+func TestHostAccountMerge(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	var a hostAcc
+	a.add(hostReading{at: t0, busy: 0, total: 0}, 10, 0, false, 0, false)
+	a.add(hostReading{at: t0.Add(time.Second), busy: 50, total: 100}, 10, 0, false, 1, false)
+	a.add(hostReading{at: t0.Add(1100 * time.Millisecond), busy: 60, total: 110}, 10, 0, false, 1.1, true)
+	if len(a.points) != 1 || a.points[0].T != 1.1 || a.points[0].OthersPct != 54.5 || a.points[0].IdlePct != 45.5 {
+		t.Errorf("points %+v, want one to 1.1 s with others 54.5%%", a.points)
+	}
+	if h := a.result(1); h.OthersPct != 54.5 || h.Seconds != 1.1 {
+		t.Errorf("account %+v", h)
+	}
+}
+
 // TestHostAccountNoServer: without a server process every process but the
 // harness's is another's.
 func TestHostAccountNoServer(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	var a hostAcc
-	a.add(hostReading{at: t0, busy: 0, total: 0, procs: map[int]procfs.Proc{20: {PID: 20, PPID: 1, Comm: "mariadbd", Ticks: 0, Start: 1}}}, 10, 0, false, 0)
-	a.add(hostReading{at: t0.Add(time.Second), busy: 50, total: 100, procs: map[int]procfs.Proc{20: {PID: 20, PPID: 1, Comm: "mariadbd", Ticks: 50, Start: 1}}}, 10, 0, false, 1)
+	a.add(hostReading{at: t0, busy: 0, total: 0, procs: map[int]procfs.Proc{20: {PID: 20, PPID: 1, Comm: "mariadbd", Ticks: 0, Start: 1}}}, 10, 0, false, 0, false)
+	a.add(hostReading{at: t0.Add(time.Second), busy: 50, total: 100, procs: map[int]procfs.Proc{20: {PID: 20, PPID: 1, Comm: "mariadbd", Ticks: 50, Start: 1}}}, 10, 0, false, 1, false)
 	h := a.result(1)
 	if h.OthersPct != 50 || h.HarnessPct != 0 || h.IdlePct != 50 || len(h.TopOthers) != 1 || h.TopOthers[0].Comm != "mariadbd" {
 		t.Errorf("account %+v, want others 50%% (mariadbd), idle 50%%", h)
