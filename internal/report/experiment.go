@@ -204,16 +204,19 @@ type diffGroup struct {
 func diffGroups(ds []results.ConfigDiff) []diffGroup {
 	groups := []diffGroup{
 		{title: "data and engine differences", intro: "The data the runs ran on, and the engine and its version: these decide throughput more than anything else, so a difference here is the first confounder to rule out."},
+		{title: "host differences", intro: "How much of the host's CPU other processes took during the measured phase: above 5% they took enough to move the figures, so a difference here is a confounder."},
 		{title: "configuration differences", intro: "Configuration items that differ between A and B: a difference not meant to be tested is a confounder."},
 		{title: "expected to differ", intro: "Items that differ between any two runs and are no confounder: each run draws its own random seed."},
 	}
 	for _, d := range ds {
-		i := 1
+		i := 2
 		switch d.Group {
 		case results.DiffGroupData:
 			i = 0
+		case results.DiffGroupHost:
+			i = 1
 		case results.DiffGroupExpected:
-			i = 2
+			i = 3
 		}
 		groups[i].diffs = append(groups[i].diffs, d)
 	}

@@ -268,6 +268,7 @@ type ConfigDiff struct {
 // The groups of configuration differences, in the order they are listed.
 const (
 	DiffGroupData     = "data"
+	DiffGroupHost     = "host"
 	DiffGroupConfig   = "config"
 	DiffGroupExpected = "expected"
 )
