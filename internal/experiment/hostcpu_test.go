@@ -41,3 +41,23 @@ func TestCompareListsTheOthersCPU(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyzeMarksInterferedPoints: a sweep point lists its runs whose
+// other processes took more than 5% of the host, and the sweep table marks
+// it.
+func TestAnalyzeMarksInterferedPoints(t *testing.T) {
+	sw, runs := fakeSweep([]int{1, 2, 4}, 2, 1000, 0.05, 0.002, 0.01)
+	srv := 50.0
+	for id, r := range runs {
+		r.Summary.HostCPU = &results.HostCPU{CPUs: 2, ServerPct: &srv, OthersPct: 1}
+		if id == "r2-2" {
+			r.Summary.HostCPU.OthersPct = 41
+		}
+	}
+	Analyze(sw, runs)
+	for _, p := range sw.Points {
+		if want := p.Clients == 2; (len(p.Interfered) == 1 && p.Interfered[0] == "r2-2") != want || (!want && len(p.Interfered) > 0) {
+			t.Errorf("point of %d clients: interfered %v", p.Clients, p.Interfered)
+		}
+	}
+}
