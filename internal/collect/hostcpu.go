@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -94,22 +95,26 @@ func StartHostAccount(ctx context.Context, d db.DB, interval, warmup time.Durati
 func findServer(ctx context.Context, d db.DB, procs map[int]procfs.Proc) (int, bool, string) {
 	f, ok := d.(evidence.ServerProcessFinder)
 	if !ok {
-		return 0, false, fmt.Sprintf("the %s engine cannot say which process is its server", d.Target().Kind)
+		return 0, false, fmt.Sprintf("not counted: the %s engine cannot say which process is its server", d.Target().Kind)
 	}
 	cctx, cancel := context.WithTimeout(ctx, connectWait)
 	defer cancel()
 	sp, err := f.ServerProcess(cctx)
-	if err != nil {
-		return 0, false, errLine(err)
+	var in *evidence.InProcessError
+	switch {
+	case errors.As(err, &in):
+		return 0, false, "inside dbharness, in the harness's share"
+	case err != nil:
+		return 0, false, "not counted: " + errLine(err)
 	}
 	p, ok := procs[sp.PID]
 	switch {
 	case !ok:
-		return 0, false, fmt.Sprintf("the server's process %d is not a process on this host", sp.PID)
+		return 0, false, fmt.Sprintf("not counted: its process %d is not a process on this host", sp.PID)
 	case !slices.Contains(sp.Names, p.Comm):
-		return 0, false, fmt.Sprintf("process %d on this host is %q, not the server (%s)", sp.PID, p.Comm, strings.Join(sp.Names, " or "))
+		return 0, false, fmt.Sprintf("not counted: process %d on this host is %q, not the server (%s)", sp.PID, p.Comm, strings.Join(sp.Names, " or "))
 	case sp.PID == os.Getpid():
-		return 0, false, "it runs inside dbharness"
+		return 0, false, "inside dbharness, in the harness's share"
 	}
 	what := fmt.Sprintf("%s (pid %d)", sp.What, sp.PID)
 	if sp.Children {

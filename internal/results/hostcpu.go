@@ -30,7 +30,9 @@ type HostCPU struct {
 	// and its children, mariadbd); nil when the server is not a process
 	// of this host, Server then says why.
 	ServerPct *float64 `json:"server_pct,omitempty"`
-	// Server says which processes ServerPct covers, or why there is none.
+	// Server says which processes ServerPct covers, or where the server
+	// is when there is none: "inside dbharness, in the harness's share"
+	// (SQLite), "not counted: " and why (a server on another host).
 	Server string `json:"server,omitempty"`
 	// OthersPct is the host's busy time less the harness's and the
 	// server's: every other process, those that ended meanwhile included.
@@ -121,7 +123,7 @@ func (h *HostCPU) Line() string {
 	}
 	s += fmt.Sprintf(", idle %.0f%% of %s", h.IdlePct, cpus)
 	if h.ServerPct == nil && h.Server != "" {
-		s += "; server not counted: " + h.Server
+		s += "; server: " + h.Server
 	}
 	return s
 }

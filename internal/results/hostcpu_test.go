@@ -30,8 +30,8 @@ func TestHostCPUWarning(t *testing.T) {
 	if (&HostCPU{NotMeasured: "x", OthersPct: 50}).Interfered() {
 		t.Error("an unmeasured host interfered")
 	}
-	h = &HostCPU{CPUs: 1, HarnessPct: 90, Server: "it runs inside dbharness", OthersPct: 1, IdlePct: 9}
-	if l := h.Line(); !strings.HasSuffix(l, "idle 9% of 1 CPU; server not counted: it runs inside dbharness") || strings.Contains(l, "server 0") {
+	h = &HostCPU{CPUs: 1, HarnessPct: 90, Server: "inside dbharness, in the harness's share", OthersPct: 1, IdlePct: 9}
+	if l := h.Line(); !strings.HasSuffix(l, "idle 9% of 1 CPU; server: inside dbharness, in the harness's share") || strings.Contains(l, "server 0") {
 		t.Errorf("line without a server %q", l)
 	}
 }
