@@ -46,6 +46,13 @@ func TestHostCPUInTheReports(t *testing.T) {
 			t.Errorf("HTML lacks %q", want)
 		}
 	}
+	var md bytes.Buffer
+	if err := RunMarkdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "Host CPU: harness 18%") || !strings.Contains(md.String(), "⚠ other processes used 41%") {
+		t.Errorf("Markdown lacks the host line or the warning:\n%s", md.String())
+	}
 	r.Summary.HostCPU = &results.HostCPU{NotMeasured: "the host is not Linux (its /proc is read)"}
 	b.Reset()
 	Summary(&b, r)
