@@ -24,3 +24,9 @@ type ServerProcess struct {
 type ServerProcessFinder interface {
 	ServerProcess(ctx context.Context) (ServerProcess, error)
 }
+
+// InProcessError is what a ServerProcessFinder returns when its database
+// runs inside dbharness (SQLite): its CPU is the harness's own.
+type InProcessError struct{ Msg string }
+
+func (e *InProcessError) Error() string { return e.Msg }

@@ -224,6 +224,9 @@ func Analyze(sw *results.Sweep, runs map[string]*results.Run) {
 				pt.Runs = append(pt.Runs, r.RunID)
 				pt.TPS = append(pt.TPS, r.Summary.TPS)
 				pt.Errors += r.Summary.Errors
+				if r.Summary.HostCPU.Interfered() {
+					pt.Interfered = append(pt.Interfered, r.RunID)
+				}
 				uslPts = append(uslPts, analysis.Point{N: float64(n), X: r.Summary.TPS})
 				for _, o := range r.Ops {
 					if !seen[o.Name] {

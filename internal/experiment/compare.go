@@ -312,11 +312,14 @@ func deltaPct(a, b float64) *float64 {
 
 // cfgVal is one configuration item: Show is how it is written, and two
 // items are the same when their Eq strings are (Eq defaults to Show), or,
-// where both have Num, when they are within Tol of each other relatively.
+// where both have Num, when they are within Tol of each other relatively,
+// or with Cut, when they are on the same side of Cut and within Cut of
+// each other.
 type cfgVal struct {
 	Show, Eq string
 	Num      *float64
 	Tol      float64
+	Cut      float64
 }
 
 func (v cfgVal) eq() string {
@@ -327,6 +330,10 @@ func (v cfgVal) eq() string {
 }
 
 func (v cfgVal) same(o cfgVal) bool {
+	if v.Num != nil && o.Num != nil && v.Cut > 0 {
+		a, b := *v.Num, *o.Num
+		return math.Abs(a-b) <= v.Cut && (a > v.Cut) == (b > v.Cut)
+	}
 	if v.Num != nil && o.Num != nil && v.Tol > 0 {
 		a, b := *v.Num, *o.Num
 		return math.Abs(a-b) <= v.Tol*math.Max(math.Abs(a), math.Abs(b))
@@ -397,6 +404,14 @@ func flattenRun(r *results.Run) map[string]cfgVal {
 		}
 		m["engine.settings."+k] = cv
 	}
+	// The CPU other processes took from the host can move the figures
+	// more than any setting (docs/results.md): two runs differ in it when
+	// one took more than results.OthersWarnPct and the other did not, or
+	// when they are that far apart.
+	if h := r.Summary.HostCPU; h != nil && h.NotMeasured == "" {
+		others := h.OthersPct
+		m["host_cpu.others_pct"] = cfgVal{Show: othersText(h), Num: &others, Cut: results.OthersWarnPct}
+	}
 	if ds := r.Dataset; ds != nil {
 		for _, k := range ds.ParamKeys() {
 			m["dataset."+k] = cfgVal{Show: ds.ParamText(k)}
@@ -411,6 +426,16 @@ func flattenRun(r *results.Run) map[string]cfgVal {
 		}
 	}
 	return m
+}
+
+// othersText is the others' share of a run's host, with the largest of
+// them when they interfered, e.g. "41% (yes 40%)".
+func othersText(h *results.HostCPU) string {
+	s := fmt.Sprintf("%.0f%%", h.OthersPct)
+	if h.Interfered() && len(h.TopOthers) > 0 {
+		s += fmt.Sprintf(" (%s %.0f%%)", h.TopOthers[0].Comm, h.TopOthers[0].Pct)
+	}
+	return s
 }
 
 // flattenSweep lists a sweep's plan and the configuration its runs share:
@@ -462,6 +487,8 @@ func diffGroup(key string) string {
 		return results.DiffGroupData
 	case key == "config.seed":
 		return results.DiffGroupExpected
+	case strings.HasPrefix(key, "host_cpu."):
+		return results.DiffGroupHost
 	}
 	return results.DiffGroupConfig
 }
@@ -481,6 +508,11 @@ func diffMaps(a, b map[string]cfgVal) []results.ConfigDiff {
 		if oka && okb && va.same(vb) {
 			continue
 		}
+		// A threshold item measured on one side only differs when that
+		// side is above the threshold (a run saved before it was measured).
+		if one := map[bool]cfgVal{true: va, false: vb}[oka]; oka != okb && one.Cut > 0 && one.Num != nil && *one.Num <= one.Cut {
+			continue
+		}
 		if !oka {
 			va.Show = "(unset)"
 		}
@@ -489,7 +521,7 @@ func diffMaps(a, b map[string]cfgVal) []results.ConfigDiff {
 		}
 		out = append(out, results.ConfigDiff{Key: k, A: va.Show, B: vb.Show, Group: diffGroup(k)})
 	}
-	order := map[string]int{results.DiffGroupData: 0, results.DiffGroupConfig: 1, results.DiffGroupExpected: 2}
+	order := map[string]int{results.DiffGroupData: 0, results.DiffGroupHost: 1, results.DiffGroupConfig: 2, results.DiffGroupExpected: 3}
 	sort.Slice(out, func(i, j int) bool {
 		if gi, gj := order[out[i].Group], order[out[j].Group]; gi != gj {
 			return gi < gj

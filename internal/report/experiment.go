@@ -71,12 +71,20 @@ func SweepTable(w io.Writer, sw *results.Sweep) {
 		vhead = fmt.Sprintf(" %-*s", vw, "vary")
 	}
 	fmt.Fprintf(w, "%7s%s %11s %25s %10s %7s %5s\n", "clients", vhead, "tps_median", "95% CI", "efficiency", "errors", "runs")
+	interfered := 0
 	for _, p := range sw.Points {
 		ci := fmt.Sprintf("[%.1f, %.1f] %s", p.TPSCILow, p.TPSCIHigh, ciTag(p.CIMethod))
-		fmt.Fprintf(w, "%7d%s %11.1f %25s %10s %7d %5d\n", p.Clients, vcol(p.Vary), p.TPSMedian, ci,
-			optCell(p.Efficiency, "%.2f"), p.Errors, len(p.Runs))
+		mark := ""
+		if len(p.Interfered) > 0 {
+			mark, interfered = fmt.Sprintf("  ! %d interfered", len(p.Interfered)), interfered+1
+		}
+		fmt.Fprintf(w, "%7d%s %11.1f %25s %10s %7d %5d%s\n", p.Clients, vcol(p.Vary), p.TPSMedian, ci,
+			optCell(p.Efficiency, "%.2f"), p.Errors, len(p.Runs), mark)
 	}
 	fmt.Fprintln(w, "95% CI: (r) bootstrap over 5+ repeats, (t) Student t over 2-4 repeats, (i) one run, block bootstrap over its intervals")
+	if interfered > 0 {
+		fmt.Fprintf(w, "! interfered: in that many of the point's runs other processes used more than %d%% of the host's CPU during the measured phase (`show RUN` names them): its figures include their interference\n", results.OthersWarnPct)
+	}
 	fmt.Fprintln(w, "\nlatency per transaction (median over runs); inflation = latency / latency at 1 client")
 	fmt.Fprintf(w, "%7s%s %-16s %10s %9s %9s %9s %9s\n", "clients", vhead, "transaction", "tps", "p50_ms", "p99_ms", "infl_p50", "infl_p99")
 	for _, p := range sw.Points {
@@ -204,16 +212,19 @@ type diffGroup struct {
 func diffGroups(ds []results.ConfigDiff) []diffGroup {
 	groups := []diffGroup{
 		{title: "data and engine differences", intro: "The data the runs ran on, and the engine and its version: these decide throughput more than anything else, so a difference here is the first confounder to rule out."},
+		{title: "host differences", intro: "How much of the host's CPU other processes took during the measured phase: above 5% they took enough to move the figures, so a difference here is a confounder."},
 		{title: "configuration differences", intro: "Configuration items that differ between A and B: a difference not meant to be tested is a confounder."},
 		{title: "expected to differ", intro: "Items that differ between any two runs and are no confounder: each run draws its own random seed."},
 	}
 	for _, d := range ds {
-		i := 1
+		i := 2
 		switch d.Group {
 		case results.DiffGroupData:
 			i = 0
+		case results.DiffGroupHost:
+			i = 1
 		case results.DiffGroupExpected:
-			i = 2
+			i = 3
 		}
 		groups[i].diffs = append(groups[i].diffs, d)
 	}

@@ -313,6 +313,12 @@ func summarySection(r *results.Run) section {
 		sec.Intro += " The harness: " + line + "."
 		sec.Warnings = warnings
 	}
+	if h := s.HostCPU; h != nil {
+		sec.Intro += " The host's CPU: " + h.Line() + "."
+		if h.Warning != "" {
+			sec.Warnings = append(sec.Warnings, h.Warning)
+		}
+	}
 	sec.Tables = append(sec.Tables, opTable("Per transaction type", r, r.Ops, true))
 	if len(r.Warmup) > 0 {
 		t := opTable("Warm-up (excluded from the summary)", r, r.Warmup, false)
@@ -718,6 +724,13 @@ func runCharts(r *results.Run) ([]section, error) {
 	}
 	if ok {
 		out = append(out, section{ID: "spectrum", Title: "Latency percentile spectrum", Charts: []chart{spec}})
+	}
+	host, ok, err := hostCPUSection(r, bands, markers)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		out = append(out, host)
 	}
 	return out, nil
 }

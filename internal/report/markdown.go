@@ -50,6 +50,12 @@ func RunMarkdown(w io.Writer, r *results.Run) error {
 	for _, o := range s.Outages {
 		fmt.Fprintf(&b, "Outage: %s.\n\n", mdText(o.String()))
 	}
+	if h := s.HostCPU; h != nil {
+		fmt.Fprintf(&b, "Host CPU: %s\n\n", mdText(h.Line()))
+		if h.Warning != "" {
+			fmt.Fprintf(&b, "⚠ %s\n\n", mdText(h.Warning))
+		}
+	}
 	if r.Error != "" {
 		fmt.Fprintf(&b, "Error: %s\n\n", mdText(r.Error))
 	}

@@ -237,6 +237,7 @@ func nanZero(v float64) float64 {
 }
 
 func scalingTable(series []sweepSeries) table {
+	interfered := false
 	t := table{Caption: "Points", Head: []string{"series", "clients", "tps (median)", "95% CI", "CI from", "efficiency", "errors", "runs"},
 		Num: []bool{false, true, true, true, false, true, true, true}}
 	for _, s := range series {
@@ -249,11 +250,19 @@ func scalingTable(series []sweepSeries) table {
 			if p.Efficiency != nil {
 				eff = fmt.Sprintf("%.0f%%", 100**p.Efficiency)
 			}
+			runs := strconv.Itoa(len(p.Runs))
+			if len(p.Interfered) > 0 {
+				runs += fmt.Sprintf(" (%d interfered ⚠)", len(p.Interfered))
+				interfered = true
+			}
 			t.Rows = append(t.Rows, []string{orDash(s.label), strconv.Itoa(p.Clients), fmtNum(p.TPSMedian), ci, p.CIMethod, eff,
-				fmtCount(p.Errors), strconv.Itoa(len(p.Runs))})
+				fmtCount(p.Errors), runs})
 		}
 	}
 	t.Note = "Efficiency is tps(N) / (N × tps(1)): 100% is linear scaling."
+	if interfered {
+		t.Note += fmt.Sprintf(" ⚠ interfered: runs during whose measured phase other processes used more than %d%% of the host's CPU; their figures include that interference.", results.OthersWarnPct)
+	}
 	return t
 }
 

@@ -110,6 +110,7 @@ func SweepMarkdown(w io.Writer, sw *results.Sweep) error {
 	fmt.Fprintf(&b, "### dbharness sweep `%s`: %s\n\n", mdCode(sw.SweepID), mdText(sw.Workload))
 	fmt.Fprintf(&b, "**%s** · %d of %d runs · %d repeat(s)\n\n", mdText(sw.Status), len(sw.RunIDs), len(sw.Plan), sw.Repeat)
 	series := seriesOf(sw)
+	interfered := false
 	b.WriteString("| series | clients | tps (median) | 95% CI | efficiency | errors |\n|---|--:|--:|--:|--:|--:|\n")
 	for _, s := range series {
 		for _, p := range s.points {
@@ -117,11 +118,19 @@ func SweepMarkdown(w io.Writer, sw *results.Sweep) error {
 			if p.Efficiency != nil {
 				eff = fmt.Sprintf("%.0f%%", 100**p.Efficiency)
 			}
-			fmt.Fprintf(&b, "| %s | %d | %s | %s – %s | %s | %s |\n", mdText(orDash(s.label)), p.Clients, fmtNum(p.TPSMedian),
+			tps := fmtNum(p.TPSMedian)
+			if len(p.Interfered) > 0 {
+				tps += " ⚠"
+				interfered = true
+			}
+			fmt.Fprintf(&b, "| %s | %d | %s | %s – %s | %s | %s |\n", mdText(orDash(s.label)), p.Clients, tps,
 				fmtNum(p.TPSCILow), fmtNum(p.TPSCIHigh), eff, fmtCount(p.Errors))
 		}
 	}
 	b.WriteString("\n")
+	if interfered {
+		fmt.Fprintf(&b, "⚠ other processes used more than %d%% of the host's CPU during a run of the point: its figures include their interference.\n\n", results.OthersWarnPct)
+	}
 	if rows := sweepPhysicalRows(series); len(rows) > 0 {
 		b.WriteString("| " + strings.Join(sweepPhysicalHead, " | ") + " |\n|---|--:|---|---|--:|--:|--:|\n")
 		for _, r := range rows {

@@ -112,6 +112,7 @@ func Summary(w io.Writer, r *results.Run) {
 			fmt.Fprintln(w, "warning: "+x)
 		}
 	}
+	hostCPULine(w, r.Summary.HostCPU)
 	if len(r.Warmup) > 0 {
 		var n, errs int64
 		for _, o := range r.Warmup {
@@ -228,6 +229,19 @@ func costLine(w io.Writer, r *results.Run) {
 	fmt.Fprintln(w, "harness: "+line)
 	for _, x := range warnings {
 		fmt.Fprintln(w, "warning: "+x)
+	}
+}
+
+// hostCPULine prints how the host's CPU was shared over the measured
+// phase, and the warning of a run whose other processes took enough of it
+// to move its figures.
+func hostCPULine(w io.Writer, h *results.HostCPU) {
+	if h == nil {
+		return
+	}
+	fmt.Fprintln(w, "host CPU: "+h.Line())
+	if h.Warning != "" {
+		fmt.Fprintln(w, "warning: "+h.Warning)
 	}
 }
 

@@ -253,6 +253,10 @@ type Summary struct {
 	// measured phase (idle under 5%, or a run queue above twice its cores):
 	// the harness may have been the bottleneck.
 	HostSaturated bool `json:"client_host_saturated,omitempty"`
+	// HostCPU is how the client host's CPU was shared over the measured
+	// phase between the harness, the server and other processes; nil for
+	// runs saved before it was measured, and in a group's run.
+	HostCPU *HostCPU `json:"host_cpu,omitempty"`
 	// Outages are the spans during which clients had lost their
 	// connections (the throughput above includes them).
 	Outages []Outage `json:"outages,omitempty"`

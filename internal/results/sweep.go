@@ -141,8 +141,12 @@ type SweepPoint struct {
 	// the series has no 1-client point.
 	Efficiency *float64 `json:"efficiency"`
 	// Errors are the failed transactions summed over the point's runs.
-	Errors int64         `json:"errors"`
-	Ops    []SweepOpStat `json:"ops"`
+	Errors int64 `json:"errors"`
+	// Interfered are the point's runs whose other processes took more
+	// than OthersWarnPct of the host's CPU (HostCPU.Interfered): their
+	// figures include that interference.
+	Interfered []string      `json:"interfered,omitempty"`
+	Ops        []SweepOpStat `json:"ops"`
 	// Physical is each index (and b-tree table) of the point's runs after
 	// each run (--collect physical), as medians over the runs.
 	Physical []SweepPhysical `json:"physical,omitempty"`
@@ -268,6 +272,7 @@ type ConfigDiff struct {
 // The groups of configuration differences, in the order they are listed.
 const (
 	DiffGroupData     = "data"
+	DiffGroupHost     = "host"
 	DiffGroupConfig   = "config"
 	DiffGroupExpected = "expected"
 )

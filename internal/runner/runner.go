@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/doctor"
 	"github.com/dbharness/dbharness/internal/hostinfo"
@@ -210,6 +211,8 @@ type oneRun struct {
 	ops       []string
 	live      *metrics.Run
 	ev        *evidence
+	host      *collect.HostAccount
+	hostCPU   *results.HostCPU
 	hl        *hdrLog
 	// probe is the host's pre-flight check under way (Config.Doctor).
 	probe *doctor.Probe
@@ -416,6 +419,8 @@ func (r *oneRun) evidence(ctx context.Context) {
 			}
 		}
 	}
+	// Every run accounts for the host's CPU, --collect none included.
+	r.host = collect.StartHostAccount(ctx, r.d, r.cfg.Interval, r.cfg.Warmup)
 	r.ev = startEvidence(ctx, r.warnf, r.c.Collect, r.c.CollectOptions, r.d, r.runner, run, onPoint)
 	if store != nil && r.ev != nil {
 		store.save(run) // the evidence headers and plans, before the clients start
@@ -452,8 +457,10 @@ func (r *oneRun) drive(ctx context.Context, stop <-chan struct{}, running *atomi
 			obs = phases
 		}
 	}
+	obs = &hostObserver{Observer: obs, host: r.host}
 	running.Store(true)
 	res, err := loadgen.Run(context.WithoutCancel(ctx), r.d, r.runner, cfg, obs, stop)
+	r.hostCPU = r.host.End()
 	phases.end()
 	// What follows the run (the plan check, the workload's own figures)
 	// talks to the server again: bounded, and briefly when the server
@@ -498,6 +505,7 @@ func (r *oneRun) save(res *loadgen.Result, err error) (*results.Run, error) {
 		return run, fmt.Errorf("run %s failed: %w", run.RunID, err)
 	}
 	failed := r.settle(res)
+	run.Summary.HostCPU = r.hostCPU
 	if h, ok := r.wl.(workload.RunHooks); ok {
 		run.Summary.Metrics, err = afterRun(r.post, h, r.env, run, res)
 		if err != nil {
@@ -556,6 +564,20 @@ func (r *oneRun) settle(res *loadgen.Result) error {
 		return fmt.Errorf("run %s failed: %s", run.RunID, run.Error)
 	}
 	return nil
+}
+
+// hostObserver gives the host's account the start of the clock before
+// the run's own observer.
+type hostObserver struct {
+	loadgen.Observer
+	host *collect.HostAccount
+}
+
+func (o *hostObserver) OnStart(t time.Time) {
+	o.host.ClockStarted(t)
+	if so, ok := o.Observer.(loadgen.StartObserver); ok {
+		so.OnStart(t)
+	}
 }
 
 // afterRun gives a workload's RunHooks the run's totals, on a fresh

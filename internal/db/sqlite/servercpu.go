@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"errors"
 
 	"github.com/dbharness/dbharness/internal/evidence"
 )
@@ -11,5 +10,5 @@ import (
 // server process. It runs inside dbharness, whose own profile would mix
 // the clients' work with the database's, so none is taken.
 func (d *liteDB) ServerProcess(context.Context) (evidence.ServerProcess, error) {
-	return evidence.ServerProcess{}, errors.New("SQLite runs inside dbharness, not in a server process of its own; profiling dbharness would mix the clients' CPU with the database's, so no profile is taken")
+	return evidence.ServerProcess{}, &evidence.InProcessError{Msg: "SQLite runs inside dbharness, not in a server process of its own; profiling dbharness would mix the clients' CPU with the database's, so no profile is taken"}
 }

@@ -1,0 +1,334 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/evidence"
+	"github.com/dbharness/dbharness/internal/procfs"
+	"github.com/dbharness/dbharness/internal/results"
+	"github.com/dbharness/dbharness/internal/selfcost"
+)
+
+// HostTopOthers is how many of the other processes, by command name, a
+// run names with their shares.
+const HostTopOthers = 5
+
+// HostAccount accounts for the client host's CPU over a run's measured
+// phase: the harness's (getrusage, and its child processes'), the database
+// server's processes when the server runs on this host, and everyone
+// else's, from /proc read at the start of the measured phase, at every
+// interval and at its end. It is not a collector of --collect: every run
+// has it. Its readings run on a goroutine of their own, off the load
+// generator's.
+type HostAccount struct {
+	// Interval is how often it reads /proc within the measured phase.
+	Interval time.Duration
+	// Warmup is how long after the start of the clock the measured phase
+	// starts.
+	Warmup time.Duration
+
+	notMeasured string
+	self        int
+	server      int  // 0 when the server is not a process of this host
+	children    bool // the server's child processes are the server's
+	serverNote  string
+	clock       time.Time
+	started     bool
+	stop, done  chan struct{}
+	acc         hostAcc
+}
+
+// hostReading is one reading of the host: every process, the harness's
+// own CPU and the host's ticks.
+type hostReading struct {
+	at          time.Time
+	procs       map[int]procfs.Proc
+	self        time.Duration
+	busy, total uint64
+}
+
+// readHost takes a reading.
+func readHost() (hostReading, error) {
+	r := hostReading{at: time.Now()}
+	var err error
+	if r.procs, err = procfs.Processes(); err != nil {
+		return r, err
+	}
+	r.self = selfcost.ProcessCPU()
+	if r.busy, r.total, err = procfs.HostTicks(); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// StartHostAccount prepares the accounting of a run on d before its
+// clients connect: it checks that /proc can be read and finds the server's
+// process where the engine can say which it is (evidence.ServerProcessFinder).
+// It never fails: what it cannot measure, the result says.
+func StartHostAccount(ctx context.Context, d db.DB, interval, warmup time.Duration) *HostAccount {
+	h := &HostAccount{Interval: interval, Warmup: warmup, self: os.Getpid()}
+	if runtime.GOOS != "linux" {
+		h.notMeasured = "the host is not Linux (its /proc is read)"
+		return h
+	}
+	r, err := readHost()
+	if err != nil {
+		h.notMeasured = "reading /proc: " + errLine(err)
+		return h
+	}
+	h.server, h.children, h.serverNote = findServer(ctx, d, r.procs)
+	return h
+}
+
+// findServer returns the server's main process on this host, whether its
+// children are part of it, and what it is; or 0 and why not.
+func findServer(ctx context.Context, d db.DB, procs map[int]procfs.Proc) (int, bool, string) {
+	f, ok := d.(evidence.ServerProcessFinder)
+	if !ok {
+		return 0, false, fmt.Sprintf("not counted: the %s engine cannot say which process is its server", d.Target().Kind)
+	}
+	cctx, cancel := context.WithTimeout(ctx, connectWait)
+	defer cancel()
+	sp, err := f.ServerProcess(cctx)
+	var in *evidence.InProcessError
+	switch {
+	case errors.As(err, &in):
+		return 0, false, "inside dbharness, in the harness's share"
+	case err != nil:
+		return 0, false, "not counted: " + errLine(err)
+	}
+	p, ok := procs[sp.PID]
+	switch {
+	case !ok:
+		return 0, false, fmt.Sprintf("not counted: its process %d is not a process on this host", sp.PID)
+	case !slices.Contains(sp.Names, p.Comm):
+		return 0, false, fmt.Sprintf("not counted: process %d on this host is %q, not the server (%s)", sp.PID, p.Comm, strings.Join(sp.Names, " or "))
+	case sp.PID == os.Getpid():
+		return 0, false, "inside dbharness, in the harness's share"
+	}
+	what := fmt.Sprintf("%s (pid %d)", sp.What, sp.PID)
+	if sp.Children {
+		what += " and its child processes"
+	}
+	return sp.PID, sp.Children, what
+}
+
+// connectWait bounds the connection that asks the server for its process.
+const connectWait = 10 * time.Second
+
+// ClockStarted is given the start of the run's clock: the readings start
+// at the start of the measured phase, Warmup later.
+func (h *HostAccount) ClockStarted(t time.Time) {
+	if h == nil || h.notMeasured != "" || h.stop != nil {
+		return
+	}
+	h.clock = t
+	h.stop, h.done = make(chan struct{}), make(chan struct{})
+	go h.read(t.Add(h.Warmup))
+}
+
+// read takes the first reading at from and one every Interval after it,
+// until End.
+func (h *HostAccount) read(from time.Time) {
+	defer close(h.done)
+	wait := time.NewTimer(time.Until(from))
+	defer wait.Stop()
+	select {
+	case <-h.stop:
+		return
+	case <-wait.C:
+	}
+	if !h.take(false) {
+		return
+	}
+	h.started = true
+	every := h.Interval
+	if every <= 0 {
+		every = time.Second
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-h.stop:
+			return
+		case <-tick.C:
+			if !h.take(false) {
+				return
+			}
+		}
+	}
+}
+
+// take adds a reading to the account; false when /proc could not be read.
+// The last reading (last) that comes less than half an interval after the
+// one before is merged into its interval, so that the chart over time does
+// not end on a sliver's noise.
+func (h *HostAccount) take(last bool) bool {
+	r, err := readHost()
+	if err != nil {
+		h.notMeasured = "reading /proc: " + errLine(err)
+		return false
+	}
+	merge := last && h.acc.prev != nil && r.at.Sub(h.acc.prev.at) < h.Interval/2
+	h.acc.add(r, h.self, h.server, h.children, r.at.Sub(h.clock).Seconds(), merge)
+	return true
+}
+
+// End takes the last reading, as the clients have stopped, and returns the
+// account of the measured phase; nil when the run's clock never started.
+func (h *HostAccount) End() *results.HostCPU {
+	if h == nil {
+		return nil
+	}
+	if h.notMeasured != "" && h.stop == nil {
+		return &results.HostCPU{NotMeasured: h.notMeasured}
+	}
+	if h.stop == nil {
+		return nil
+	}
+	close(h.stop)
+	<-h.done
+	if h.notMeasured == "" {
+		if !h.started {
+			return &results.HostCPU{NotMeasured: "the run ended before its measured phase started"}
+		}
+		h.take(true)
+	}
+	if h.notMeasured != "" {
+		return &results.HostCPU{NotMeasured: h.notMeasured}
+	}
+	out := h.acc.result(runtime.NumCPU())
+	if h.server != 0 {
+		out.Server = h.serverNote
+	} else {
+		out.ServerPct, out.Server = nil, h.serverNote
+	}
+	out.Warning = out.OthersWarning()
+	return out
+}
+
+// hostAcc adds up the readings of a measured phase, in clock ticks.
+type hostAcc struct {
+	prev                                *hostReading
+	seconds                             float64
+	harness, server, busy, total, shown float64
+	others                              map[string]float64
+	points                              []results.HostCPUPoint
+	// raw are each point's harness, server, busy and total ticks.
+	raw [][4]float64
+}
+
+// add takes reading r: the CPU between the previous reading and r goes to
+// the harness (self's own, from getrusage, and its child processes'), the
+// server (server's process and, with children, its tree; none when 0) and
+// the other processes by command name; t is the seconds since the start
+// of the clock, for the point over time. With merge the CPU joins the last
+// point, which ends at t.
+func (a *hostAcc) add(r hostReading, self, server int, children bool, t float64, merge bool) {
+	prev := a.prev
+	a.prev = &r
+	if prev == nil {
+		return
+	}
+	total := float64(r.total - prev.total)
+	if r.total < prev.total || total == 0 {
+		return
+	}
+	busy := float64(min(r.busy-prev.busy, r.total-prev.total))
+	if r.busy < prev.busy {
+		busy = 0
+	}
+	delta := procfs.Delta(prev.procs, r.procs)
+	mine := procfs.Tree(r.procs, self)
+	theirs := map[int]bool{}
+	if server != 0 {
+		if children {
+			theirs = procfs.Tree(r.procs, server)
+		} else if _, ok := r.procs[server]; ok {
+			theirs[server] = true
+		}
+	}
+	harness := max(0, (r.self-prev.self).Seconds()/procfs.ClockTick)
+	var srv float64
+	if a.others == nil {
+		a.others = map[string]float64{}
+	}
+	for pid, d := range delta {
+		switch {
+		case pid == self:
+		case mine[pid]:
+			harness += float64(d)
+		case theirs[pid]:
+			srv += float64(d)
+		default:
+			a.others[r.procs[pid].Comm] += float64(d)
+		}
+	}
+	a.seconds += r.at.Sub(prev.at).Seconds()
+	a.harness, a.server, a.busy, a.total = a.harness+harness, a.server+srv, a.busy+busy, a.total+total
+	raw := [4]float64{harness, srv, busy, total}
+	if merge && len(a.points) > 0 {
+		last := a.raw[len(a.raw)-1]
+		a.points, a.raw = a.points[:len(a.points)-1], a.raw[:len(a.raw)-1]
+		for i := range raw {
+			raw[i] += last[i]
+		}
+	}
+	a.raw = append(a.raw, raw)
+	p := shares(raw[0], raw[1], raw[2], raw[3])
+	a.points = append(a.points, results.HostCPUPoint{T: round3(t), HarnessPct: p[0], ServerPct: p[1], OthersPct: p[2], IdlePct: p[3]})
+}
+
+// shares are the harness's, the server's, the others' and the idle share
+// of total, in %: the others' is busy less the harness's and the server's,
+// and where those two exceed busy (their clocks are not the host's) idle
+// makes up the rest.
+func shares(harness, server, busy, total float64) [4]float64 {
+	others := max(0, busy-harness-server)
+	idle := max(0, total-max(busy, harness+server))
+	pc := func(v float64) float64 { return round1(100 * v / total) }
+	return [4]float64{pc(harness), pc(server), pc(others), pc(idle)}
+}
+
+// result is the account of every reading so far on a host of cpus CPUs;
+// ServerPct is set (0 when the server was not found).
+func (a *hostAcc) result(cpus int) *results.HostCPU {
+	out := &results.HostCPU{CPUs: cpus, Seconds: round3(a.seconds), Intervals: a.points}
+	if a.total == 0 {
+		out.NotMeasured = "the measured phase was too short to read the host's CPU time"
+		out.Intervals = nil
+		return out
+	}
+	p := shares(a.harness, a.server, a.busy, a.total)
+	srv := p[1]
+	out.HarnessPct, out.ServerPct, out.OthersPct, out.IdlePct = p[0], &srv, p[2], p[3]
+	comms := make([]string, 0, len(a.others))
+	for c, v := range a.others {
+		if v > 0 {
+			comms = append(comms, c)
+		}
+	}
+	sort.Slice(comms, func(i, j int) bool {
+		if a.others[comms[i]] != a.others[comms[j]] {
+			return a.others[comms[i]] > a.others[comms[j]]
+		}
+		return comms[i] < comms[j]
+	})
+	for _, c := range comms[:min(len(comms), HostTopOthers)] {
+		out.TopOthers = append(out.TopOthers, results.CPUUse{Comm: c, Pct: round1(100 * a.others[c] / a.total)})
+	}
+	return out
+}
+
+func round1(v float64) float64 { return math.Round(v*10) / 10 }
