@@ -67,9 +67,9 @@ func waitExit(t *testing.T, cmd *exec.Cmd) int {
 			t.Fatal(err)
 		}
 		return 0
-	case <-time.After(30 * time.Second):
+	case <-time.After(2 * time.Minute):
 		cmd.Process.Kill()
-		t.Fatal("the run did not end within 30 seconds")
+		t.Fatal("the run did not end within 2 minutes")
 	}
 	return 0
 }
