@@ -39,7 +39,7 @@ psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DA
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores; dbharness $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "== select-only, $CLIENTS clients, Unix socket, ${SECONDS_ON_LOAD}s; collectors (os,server,waits) on for $DUTY, off for $DUTY"
 load=(run tpcb --db "postgres://postgres@/$DB?host=$SOCK&application_name=$APP" --mix select-only
-  -c "$CLIENTS" -T "$((SECONDS_ON_LOAD + 10))s" --collect none --no-save --progress "$INTERVAL" --json "$TMP/run.json")
+  -c "$CLIENTS" -T "$((SECONDS_ON_LOAD + 10))s" --collect none --no-save --no-doctor --progress "$INTERVAL" --json "$TMP/run.json")
 if [ -n "${SEPARATE:-}" ]; then
   echo "== the collectors in a process of their own"
   "$TMP/dbharness" "${load[@]}" >"$TMP/run.out" 2>&1 &

@@ -74,7 +74,7 @@ def one(collect):
     js = os.path.join(tmp, "run.json")
     s0, r0 = server_cpu(), resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen([bin_, "run", "tpcb", "--db", url, "--mix", "select-only", "-c", clients, "--rate", rate, "-T", secs + "s",
-                             "--no-save", "--progress", "0", "--collect", collect, "--json", js],
+                             "--no-save --no-doctor", "--progress", "0", "--collect", collect, "--json", js],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if collect != "none":
         collectors_cpu(proc)

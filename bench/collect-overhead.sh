@@ -34,7 +34,7 @@ go build -o "$TMP/pairs" ./bench/pairs
 psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
 "$TMP/dbharness" init tpcb --db "$PG/$DB?sslmode=disable" --scale 10 >/dev/null 2>&1
 URL="postgres://postgres@/$DB?host=$SOCK"
-run() { echo "$TMP/dbharness run tpcb --db '$URL' --mix select-only -c $CLIENTS -t $TX --no-save --progress 0 --collect $1"; }
+run() { echo "$TMP/dbharness run tpcb --db '$URL' --mix select-only -c $CLIENTS -t $TX --no-save --no-doctor --progress 0 --collect $1"; }
 
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores; dbharness $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 for k in $KINDS; do

@@ -59,7 +59,7 @@ for key in $KEYS; do
 		# which reads as fragmentation the keys did not cause.
 		case "$DB" in sqlite://*) rm -f "${DB#sqlite://}" "${DB#sqlite://}-wal" "${DB#sqlite://}-shm"; : >"${DB#sqlite://}" ;; esac
 		"$BIN" init inserts --db "$DB" --key "$key" --prefill "$PREFILL" >/dev/null 2>"$TMP/err" || { cat "$TMP/err" >&2; exit 1; }
-		"$BIN" run inserts --db "$DB" -c "$CLIENTS" -T "$DUR" -P 0 --no-save --collect physical --physical detailed --batch "$batch" --rows-per-statement "$rps" \
+		"$BIN" run inserts --db "$DB" -c "$CLIENTS" -T "$DUR" -P 0 --no-save --no-doctor --collect physical --physical detailed --batch "$batch" --rows-per-statement "$rps" \
 			--json "$TMP/run.json" >/dev/null 2>"$TMP/err" || { cat "$TMP/err" >&2; exit 1; }
 		ROWS[$key,$cell]=$(jq -r '.summary.rows_per_s // 0 | floor' "$TMP/run.json")
 		WAL[$key,$cell]=$(jq -r '.summary.wal_bytes_per_row // 0 | floor' "$TMP/run.json")

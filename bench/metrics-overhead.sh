@@ -65,7 +65,7 @@ for _ in $(seq 1 60); do
 done
 curl -fs "http://127.0.0.1:$PROMPORT/-/ready" >/dev/null || { echo "metrics-overhead.sh: prometheus did not start:" >&2; cat "$TMP/prometheus.log" >&2; exit 1; }
 
-run() { echo "$TMP/dbharness run tpcb --db '$URL' --mix select-only -c $CLIENTS -t $TX --no-save --progress 0 --collect none $*"; }
+run() { echo "$TMP/dbharness run tpcb --db '$URL' --mix select-only -c $CLIENTS -t $TX --no-save --no-doctor --progress 0 --collect none $*"; }
 started=$(date +%s)
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); dbharness $(git rev-parse --short HEAD 2>/dev/null || echo '?'); $(prometheus --version 2>&1 | head -1)"
 "$TMP/pairs" -n "$PAIRS" -name-a off -name-b on \

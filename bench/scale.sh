@@ -52,7 +52,7 @@ one() { # label clients closed|open workload-args...; prints a row
   local rate=()
   [[ $mode == open ]] && rate=(--rate "$RATE")
   if ! /usr/bin/time -f '%M %e' -o "$TMP/time" "$TMP/dbharness" run "$@" --db "$URL" -c "$n" -T "${SECS}s" "${rate[@]}" "${drv[@]}" \
-    --progress 0 --collect none --no-save --json "$TMP/r.json" >"$TMP/out" 2>&1; then
+    --progress 0 --collect none --no-save --no-doctor --json "$TMP/r.json" >"$TMP/out" 2>&1; then
     echo "$label $n $mode: failed: $(tail -1 "$TMP/out")"; return
   fi
   read -r rss wall <"$TMP/time"

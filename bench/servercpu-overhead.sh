@@ -36,7 +36,7 @@ echo "== --collect none against server-cpu ($CLIENTS clients, select-only, $SECS
 for i in $(seq 1 "$PAIRS"); do
   for k in none server-cpu; do
     s=$(date +%s.%N)
-    "$TMP/dbharness" run tpcb --db "$URL" --mix select-only -c "$CLIENTS" -T "$SECS" --no-save --progress 0 \
+    "$TMP/dbharness" run tpcb --db "$URL" --mix select-only -c "$CLIENTS" -T "$SECS" --no-save --no-doctor --progress 0 \
       --collect "$k" --json "$TMP/$i-$k.json" >/dev/null 2>&1
     echo "$(date +%s.%N) - $s" | bc > "$TMP/$i-$k.wall"
   done

@@ -73,7 +73,7 @@ for engine in $ENGINES; do
 		for mode in $order; do
 			js="$tmp/$engine-$pair-$mode.json"
 			/usr/bin/time -f "%U %S" -o "$tmp/time" "$tmp/dbharness" run tpcc --db "$url" --mode "$mode" --clients "$C" \
-				--duration "$D" --progress 0 --collect none --no-save --json "$js" >/dev/null 2>"$tmp/err" || {
+				--duration "$D" --progress 0 --collect none --no-save --no-doctor --json "$js" >/dev/null 2>"$tmp/err" || {
 				cat "$tmp/err" >&2
 				exit 1
 			}

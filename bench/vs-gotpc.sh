@@ -62,7 +62,7 @@ fi
 
 echo "== run: $W warehouses, $C clients, ${D}s"
 "$tmp/dbharness" run tpcc --db "$BASE/$DB_DBH" --clients "$C" --duration "$D" --max-tries 10 --progress 0 \
-	--no-save --json "$tmp/dbh.json" >/dev/null
+	--no-save --no-doctor --json "$tmp/dbh.json" >/dev/null
 read -r nopm tpmc tpm <<<"$(python3 -c "import json; s=json.load(open('$tmp/dbh.json'))['summary']; print(s['nopm'], s['tpmc'], s['tpm'])")"
 echo "dbharness: NOPM $nopm  tpmC $tpmc  TPM $tpm"
 if [ $have_gotpc = 1 ]; then

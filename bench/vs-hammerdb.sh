@@ -158,7 +158,7 @@ print(f"pair {pair} hammerdb         NOPM {nopm:7d}  TPM {tpm:7d}  CPU {cpu:6.2f
 PY
 	for mode in server client; do
 		/usr/bin/time -f "%U %S" -o "$tmp/time" "$tmp/dbharness" run tpcc --db "$url" --mode "$mode" --clients "$VU" \
-			--duration 60 --progress 0 --collect none --no-save --json "$tmp/run.json" >/dev/null 2>&1
+			--duration 60 --progress 0 --collect none --no-save --no-doctor --json "$tmp/run.json" >/dev/null 2>&1
 		python3 - "$pair" "$mode" "$tmp/run.json" "$tmp/time" <<'PY'
 import json, sys
 pair, mode, js, timef = sys.argv[1:]

@@ -65,7 +65,7 @@ for mix in $MIXES; do
     "$TMP/pairs" -n "$PAIRS" -name-a pgbench -name-b dbharness \
       -title "== $mix over $tr: $CLIENTS clients x $tx transactions, $PAIRS pairs" \
       -a "$pg_env pgbench -n $pg_mix -M prepared -c $CLIENTS -j 2 -t $tx $pg_conn -U $PGUSER $DB" \
-      -b "$BIN run tpcb --db '$url' --mix $mix -c $CLIENTS -t $tx --collect none --no-save --progress 0 ${drv[*]}"
+      -b "$BIN run tpcb --db '$url' --mix $mix -c $CLIENTS -t $tx --collect none --no-save --no-doctor --progress 0 ${drv[*]}"
     # pgbench's tpcb-like writes history: keep the table small between mixes.
     psql -q -h 127.0.0.1 -U "$PGUSER" -d "$DB" -c "TRUNCATE pgbench_history" >/dev/null
   done
@@ -79,7 +79,7 @@ echo "== init: dbharness init tpcb --scale 20 against pgbench -i -s 20"
 
 echo "== memory: 64 clients, select-only, 20 s"
 "$BIN" init tpcb --db "postgres://$PGUSER@127.0.0.1:5432/$DB?sslmode=disable" --scale 10 >/dev/null 2>&1
-"$BIN" run tpcb --db "postgres://$PGUSER@/$DB?host=$SOCK" --mix select-only --clients 64 --duration 20 --progress 0 --no-save ${drv[*]} >/dev/null 2>&1 &
+"$BIN" run tpcb --db "postgres://$PGUSER@/$DB?host=$SOCK" --mix select-only --clients 64 --duration 20 --progress 0 --no-save --no-doctor ${drv[*]} >/dev/null 2>&1 &
 pid=$!
 rss=()
 while kill -0 "$pid" 2>/dev/null; do

@@ -104,7 +104,7 @@ for transport in $TRANSPORTS; do
       sb_conn=(--mysql-host=localhost --mysql-socket="$SOCK") ;;
     *) echo "unknown transport $transport (tcp or socket)" >&2; exit 2 ;;
   esac
-  dbh=("$BIN" run tpcb --db "$url" --mix select-only --clients "$CLIENTS" --transactions "$TX" --collect none --no-save --progress 0)
+  dbh=("$BIN" run tpcb --db "$url" --mix select-only --clients "$CLIENTS" --transactions "$TX" --collect none --no-save --no-doctor --progress 0)
   [ -n "$LOOPS" ] && dbh+=(--loops "$LOOPS")
   sb=(sysbench "$SB_SCRIPT" "${SB_COMMON[@]}" ${SB_OPTS[@]+"${SB_OPTS[@]}"} "${sb_conn[@]}" --threads="$CLIENTS" --events="$EVENTS" --time=0 run)
   echo "== $transport: $PAIRS pairs of $CLIENTS clients x $TX select-only transactions"
