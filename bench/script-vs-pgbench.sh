@@ -10,6 +10,7 @@
 #
 #   bench/script-vs-pgbench.sh                  (TX=10000 PAIRS=5 CLIENTS=8)
 #   MODES=prepared TRANSPORTS=socket bench/script-vs-pgbench.sh
+#   SCRIPTS=tpcb-like TX=2000 bench/script-vs-pgbench.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CLIENTS=${CLIENTS:-8}
@@ -17,6 +18,7 @@ TX=${TX:-10000}
 PAIRS=${PAIRS:-5}
 MODES=${MODES:-"simple prepared"}
 TRANSPORTS=${TRANSPORTS:-"tcp socket"}
+SCRIPTS=${SCRIPTS:-"select-only tpcb-like"}
 DB=${DBH_BENCH_DB:-dbh_script_bench}
 PGUSER=${PGUSER:-postgres}
 SOCK=${SOCK:-/var/run/postgresql}
@@ -33,7 +35,7 @@ cp examples/select.sql "$TMP/select-only.sql"
 cp examples/tpcb-like.sql "$TMP/tpcb-like.sql"
 
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores; $(pgbench --version); dbharness $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-for s in select-only tpcb-like; do
+for s in $SCRIPTS; do
   for mode in $MODES; do
     for tr in $TRANSPORTS; do
       case $tr in

@@ -20,6 +20,13 @@ type Env interface {
 	Cache() map[DistKey]datagen.IntDist
 }
 
+// ArgStacker is an Env that lends the evaluation a stack for function
+// arguments, which it keeps between evaluations, so that a function call
+// allocates nothing.
+type ArgStacker interface {
+	ArgStack() *[]Value
+}
+
 // DistKey identifies a random function's distribution.
 type DistKey struct {
 	Fn     string
@@ -93,6 +100,9 @@ func eval(n node, env Env) (Value, error) {
 	case *binNode:
 		return evalBinary(x, env)
 	case *callNode:
+		if st, ok := env.(ArgStacker); ok {
+			return evalCallOn(x, env, st.ArgStack())
+		}
 		var buf [4]Value
 		args := buf[:0]
 		hasNull := false
@@ -104,21 +114,7 @@ func eval(n node, env Env) (Value, error) {
 			hasNull = hasNull || v.Kind == Null
 			args = append(args, v)
 		}
-		if x.name == "debug" {
-			if d, ok := env.(Debugger); ok {
-				d.Debug(args[0])
-			}
-			return args[0], nil
-		}
-		// As in pgbench, a NULL argument makes every function NULL.
-		if hasNull {
-			return Value{}, nil
-		}
-		v, err := x.fn.call(args, env)
-		if err != nil {
-			return Value{}, fmt.Errorf("%s(): %w", x.name, err)
-		}
-		return v, nil
+		return call(x, env, args, hasNull)
 	case *caseNode:
 		for i, c := range x.conds {
 			cv, err := eval(c, env)
@@ -135,6 +131,46 @@ func eval(n node, env Env) (Value, error) {
 		return Value{}, nil
 	}
 	return Value{}, fmt.Errorf("bad expression node %T", n)
+}
+
+// evalCallOn evaluates a call with its arguments on the env's stack: each
+// argument is evaluated (nested calls use the stack above it and give it
+// back) and then pushed; the call's own arguments are popped afterwards.
+func evalCallOn(x *callNode, env Env, stack *[]Value) (Value, error) {
+	start := len(*stack)
+	hasNull := false
+	for _, a := range x.args {
+		v, err := eval(a, env)
+		if err != nil {
+			*stack = (*stack)[:start]
+			return Value{}, err
+		}
+		hasNull = hasNull || v.Kind == Null
+		*stack = append(*stack, v)
+	}
+	v, err := call(x, env, (*stack)[start:], hasNull)
+	*stack = (*stack)[:start]
+	return v, err
+}
+
+// call applies the function to its evaluated arguments, which it does not
+// keep.
+func call(x *callNode, env Env, args []Value, hasNull bool) (Value, error) {
+	if x.name == "debug" {
+		if d, ok := env.(Debugger); ok {
+			d.Debug(args[0])
+		}
+		return args[0], nil
+	}
+	// As in pgbench, a NULL argument makes every function NULL.
+	if hasNull {
+		return Value{}, nil
+	}
+	v, err := x.fn.call(args, env)
+	if err != nil {
+		return Value{}, fmt.Errorf("%s(): %w", x.name, err)
+	}
+	return v, nil
 }
 
 // evalUnary follows pgbench, which parses -x as 0 - x, ~x as x # -1 and

@@ -108,7 +108,49 @@ func TestEvaluatesLikePgbench(t *testing.T) {
 			if v.String() != c.want {
 				t.Fatalf("%s = %s, want %s", c.src, v, c.want)
 			}
+			// The same on an env that lends its argument stack, which
+			// the evaluation leaves empty.
+			st := &stackEnv{testEnv: newEnv()}
+			if v, err = e.Eval(st); err != nil {
+				t.Fatal(err)
+			}
+			if v.String() != c.want || len(st.stack) != 0 {
+				t.Fatalf("%s = %s with an argument stack (%d left on it), want %s", c.src, v, len(st.stack), c.want)
+			}
 		})
+	}
+}
+
+// stackEnv is a testEnv that lends its argument stack.
+type stackEnv struct {
+	*testEnv
+	stack []Value
+}
+
+func (e *stackEnv) ArgStack() *[]Value { return &e.stack }
+
+func TestArgStackNestsCalls(t *testing.T) {
+	env := &stackEnv{testEnv: newEnv()}
+	for src, want := range map[string]string{
+		"least(greatest(1, mod(17, 5), 3), abs(-7), pow(2, least(3, 9)))": "3",
+		"mod(greatest(least(40, 50), 30), least(abs(-7), 100))":           "5",
+		"abs(mod(1, 0))": "",
+	} {
+		e, err := Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := e.Eval(env)
+		if want == "" {
+			if err == nil {
+				t.Errorf("%s succeeded, want an error", src)
+			}
+		} else if err != nil || v.String() != want {
+			t.Errorf("%s = %s, %v; want %s", src, v, err, want)
+		}
+		if len(env.stack) != 0 {
+			t.Errorf("%s left %d values on the stack", src, len(env.stack))
+		}
 	}
 }
 

@@ -194,7 +194,10 @@ func (c *pgLoopConn) receive(keep int, res *pgResult) error {
 			}
 			res.found = true
 		case *pgproto3.RowDescription:
-			res.fields = fieldDescriptions(m.Fields)
+			if keep == rowsAll || keep == rowsEach {
+				// Only kept rows are read by their columns' names.
+				res.fields = fieldDescriptions(m.Fields)
+			}
 			// A statement of several results keeps the last one's rows.
 			res.rows, res.found = res.rows[:0], false
 		case *pgproto3.CommandComplete:

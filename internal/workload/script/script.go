@@ -267,6 +267,15 @@ func (v variable) sqlText() string {
 	return v.val.String()
 }
 
+// appendSQL appends sqlText to b; an integer is written without a string
+// of its own.
+func (v variable) appendSQL(b []byte) []byte {
+	if !v.hasText && v.val.Kind == pgbexpr.Int {
+		return strconv.AppendInt(b, v.val.I, 10)
+	}
+	return append(b, v.sqlText()...)
+}
+
 type client struct {
 	w     *Workload
 	conn  db.Conn
@@ -276,6 +285,8 @@ type client struct {
 	stmts map[*Command]db.Stmt
 	args  []any
 	buf   []byte
+	// argStack holds function arguments while expressions are evaluated.
+	argStack []pgbexpr.Value
 	// op and pc are the script (its index in the run) and the command
 	// running, for debug().
 	op, pc int
@@ -305,7 +316,12 @@ func (k *client) Var(name string) (pgbexpr.Value, bool, error) {
 	}
 	return v.val, true, nil
 }
-func (k *client) Rand() *rand.Rand                           { return k.rng }
+func (k *client) Rand() *rand.Rand { return k.rng }
+
+// ArgStack implements pgbexpr.ArgStacker: the client's calls reuse one
+// stack for their arguments.
+func (k *client) ArgStack() *[]pgbexpr.Value { return &k.argStack }
+
 func (k *client) Cache() map[pgbexpr.DistKey]datagen.IntDist { return k.cache }
 
 // Next picks a script by weight.
@@ -528,7 +544,7 @@ func (k *client) simpleText(s *Script, c *Command) (string, error) {
 		v, ok := k.vars[p.name]
 		switch {
 		case ok:
-			b = append(b, v.sqlText()...)
+			b = v.appendSQL(b)
 		case p.required:
 			return "", fmt.Errorf("%s: undefined variable :%s", c.where(s), p.name)
 		default:
