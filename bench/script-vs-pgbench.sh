@@ -46,7 +46,7 @@ for s in $SCRIPTS; do
       "$TMP/pairs" -n "$PAIRS" -name-a pgbench -name-b dbharness \
         -title "== $s.sql, -M $mode, over $tr: $CLIENTS clients x $TX transactions" \
         -a "$pg -U $PGUSER -n -M $mode -s 10 -f $TMP/$s.sql -c $CLIENTS -j 2 -t $TX $DB" \
-        -b "$TMP/dbharness run --script $TMP/$s.sql -M $mode -s 10 -c $CLIENTS -t $TX --collect none --no-save --progress 0 --db '$url'"
+        -b "$TMP/dbharness run --script $TMP/$s.sql -M $mode -s 10 -c $CLIENTS -t $TX --collect none --no-save --no-doctor --progress 0 --db '$url'"
       psql -q -h 127.0.0.1 -U "$PGUSER" -d "$DB" -c "TRUNCATE pgbench_history" >/dev/null
     done
   done
