@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -27,7 +28,7 @@ func parseKeywordValue(raw string) (*url.URL, bool, error) {
 	}
 	cfg, err := pgconn.ParseConfig(raw)
 	if err != nil {
-		return nil, true, fmt.Errorf("--db %q is not a valid PostgreSQL connection string: %s", redact.String(raw), lastClause(redact.String(err.Error())))
+		return nil, true, fmt.Errorf("--db %q is not a valid PostgreSQL connection string: %s", redact.String(raw), parseReason(err))
 	}
 	return configURL(cfg), true, nil
 }
@@ -53,7 +54,7 @@ func fromEnv() (raw, vars string, err error) {
 	vars = strings.Join(set, "/")
 	cfg, err := pgconn.ParseConfig("")
 	if err != nil {
-		return "", vars, fmt.Errorf("%s do not name a PostgreSQL target: %s", vars, lastClause(redact.String(err.Error())))
+		return "", vars, fmt.Errorf("the PostgreSQL environment variables (%s) name no valid target: %s", vars, parseReason(err))
 	}
 	return configURL(cfg).String(), vars, nil
 }
@@ -86,10 +87,17 @@ func configURL(cfg *pgconn.Config) *url.URL {
 	return u
 }
 
-// lastClause is the cause at the end of a driver's message.
-func lastClause(msg string) string {
-	if i := strings.LastIndex(msg, ": "); i >= 0 && i+2 < len(msg) {
-		return msg[i+2:]
+// parseReason is what pgx found wrong with a connection string, without
+// the string (whose password pgx hides only at its best effort).
+func parseReason(err error) string {
+	msg := err.Error()
+	var pe *pgconn.ParseConfigError
+	if errors.As(err, &pe) {
+		if i := strings.LastIndex(msg, "`: "); i >= 0 {
+			msg = msg[i+3:]
+		}
+	} else if i := strings.LastIndex(msg, ": "); i >= 0 && i+2 < len(msg) {
+		msg = msg[i+2:]
 	}
-	return msg
+	return redact.String(msg)
 }
