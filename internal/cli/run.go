@@ -59,7 +59,7 @@ type liveOpts struct {
 }
 
 func (o *runOpts) flags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.db, "db", "", "database URL: postgres://..., mysql://user:pass@host:port/db, sqlite://PATH (default: the embedded SQLite database)")
+	fs.StringVar(&o.db, "db", "", "database URL: postgres://... (or libpq's 'host=... dbname=...'), mysql://user:pass@host:port/db, sqlite://PATH (default: $DBHARNESS_DB, else PostgreSQL when PGHOST, PGPORT, PGUSER or PGDATABASE is set, else the embedded SQLite database)")
 	fs.IntVarP(&o.cfg.Clients, "clients", "c", 1, "concurrent clients, one connection each")
 	durationVarP(fs, &o.cfg.Duration, "duration", "T", 0, "measured duration (e.g. 60s, 5m; a bare number is seconds); default 10s unless --transactions is given")
 	fs.Int64VarP(&o.cfg.Transactions, "transactions", "t", 0, "transactions per client, instead of --duration")
