@@ -16,7 +16,7 @@ type checkOpts struct {
 }
 
 func (o *checkOpts) flags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.db, "db", "", "database URL (default: the embedded SQLite database)")
+	fs.StringVar(&o.db, "db", "", "database URL (default: $DBHARNESS_DB, else PostgreSQL from PGHOST, PGPORT, PGUSER or PGDATABASE, else the embedded SQLite database)")
 	fs.StringVar(&o.json, "json", "", "also write the results as JSON to FILE (- for standard output)")
 }
 

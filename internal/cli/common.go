@@ -46,12 +46,20 @@ func (a *app) targetURL(raw string) (*db.Target, error) {
 // should not be on a command line (a Kubernetes Job's, from a Secret).
 const envDB = "DBHARNESS_DB"
 
-// parseTarget parses --db, or $DBHARNESS_DB when it is not given; a bad URL
-// is a usage error.
+// parseTarget parses --db, or $DBHARNESS_DB when it is not given, or else
+// the engines' own environment variables (libpq's PGHOST, PGDATABASE, ...;
+// db.FromEnv); a bad URL is a usage error.
 func parseTarget(raw string) (*db.Target, error) {
 	from := ""
 	if raw == "" {
 		raw, from = os.Getenv(envDB), "$"+envDB+": "
+	}
+	if raw == "" {
+		t, err := db.FromEnv()
+		if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		return t, nil
 	}
 	t, err := db.ParseURL(raw)
 	if err != nil {
@@ -60,10 +68,14 @@ func parseTarget(raw string) (*db.Target, error) {
 	return t, nil
 }
 
-// noteDefault says where the default database is when t is it.
+// noteDefault says where the default database is when t is it, and which
+// environment variables named t when they did.
 func (a *app) noteDefault(t *db.Target) {
-	if t.Default {
+	switch {
+	case t.Default:
 		fmt.Fprintf(a.stderr, "using the embedded SQLite database %s (give --db to use another)\n", t.Path)
+	case t.From != "":
+		fmt.Fprintf(a.stderr, "target from %s (no --db given): %s\n", t.From, t)
 	}
 }
 

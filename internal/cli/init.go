@@ -19,7 +19,7 @@ type initOpts struct {
 }
 
 func (o *initOpts) flags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.db, "db", "", "database URL: postgres://..., mysql://user:pass@host:port/db, sqlite://PATH (default: the embedded SQLite database)")
+	fs.StringVar(&o.db, "db", "", "database URL: postgres://... (or libpq's 'host=... dbname=...'), mysql://user:pass@host:port/db, sqlite://PATH (default: $DBHARNESS_DB, else PostgreSQL when PGHOST, PGPORT, PGUSER or PGDATABASE is set, else the embedded SQLite database)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the data generators; the same seed loads the same data")
 	fs.IntVar(&o.loaders, "loaders", max(2, runtime.NumCPU()), "parallel loaders (engines that serialise writers use one)")
 }

@@ -16,7 +16,7 @@ type profileOpts struct {
 }
 
 func (o *profileOpts) flags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.db, "db", "", "database URL (default: the embedded SQLite database)")
+	fs.StringVar(&o.db, "db", "", "database URL (default: $DBHARNESS_DB, else PostgreSQL from PGHOST, PGPORT, PGUSER or PGDATABASE, else the embedded SQLite database)")
 	fs.StringVar(&o.json, "json", "", "write the profile as JSON to FILE (- for standard output)")
 }
 

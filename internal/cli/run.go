@@ -59,13 +59,13 @@ type liveOpts struct {
 }
 
 func (o *runOpts) flags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.db, "db", "", "database URL: postgres://..., mysql://user:pass@host:port/db, sqlite://PATH (default: the embedded SQLite database)")
+	fs.StringVar(&o.db, "db", "", "database URL: postgres://... (or libpq's 'host=... dbname=...'), mysql://user:pass@host:port/db, sqlite://PATH (default: $DBHARNESS_DB, else PostgreSQL when PGHOST, PGPORT, PGUSER or PGDATABASE is set, else the embedded SQLite database)")
 	fs.IntVarP(&o.cfg.Clients, "clients", "c", 1, "concurrent clients, one connection each")
 	durationVarP(fs, &o.cfg.Duration, "duration", "T", 0, "measured duration (e.g. 60s, 5m; a bare number is seconds); default 10s unless --transactions is given")
 	fs.Int64VarP(&o.cfg.Transactions, "transactions", "t", 0, "transactions per client, instead of --duration")
 	durationVarP(fs, &o.cfg.Warmup, "warmup", "", 0, "warm-up before measuring, reported apart and excluded from the summary")
 	floatVarP(fs, &o.cfg.Rate, "rate", "R", 0, 0, maxRate, "open loop: target total transactions per second (at most 10 million), Poisson arrivals; latency counts from the intended start")
-	durationVarP(fs, &o.cfg.LatencyLimit, "latency-limit", "L", 0, "count transactions slower than this as late")
+	millisVarP(fs, &o.cfg.LatencyLimit, "latency-limit", "L", 0, "count transactions slower than this as late (e.g. 10ms, 1.5s; a bare number is milliseconds, as pgbench's -L)")
 	fs.IntVar(&o.cfg.Terminals, "terminals", 0, "TPC-C-style terminal mode: this many emulated terminals (goroutines) share the --clients connections")
 	fs.BoolVar(&o.cfg.ThinkTimes, "keying-think", false, "with --terminals: wait the workload's keying and think times (TPC-C clause 5.2.5), so throughput is paced as the specification's")
 	fs.IntVar(&o.cfg.MaxTries, "max-tries", 1, "tries per transaction on serialization failure or deadlock (1 = no retry)")
@@ -85,7 +85,7 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.cfg.Driver, "driver", "", "how clients run: loop (event loops that own every connection, as pgbench's threads do) or goroutine (one goroutine per client); default loop where the engine has it (PostgreSQL, MySQL/MariaDB) and no --terminals")
 	fs.BoolVar(&o.cfg.PinLoops, "pin-loops", true, "when there is an event loop for every CPU the process may use (two or more), keep each loop's thread on a CPU of its own (--pin-loops=false leaves them to the system's scheduler)")
 	fs.BoolVar(&o.cfg.FollowServer, "follow-server", true, "with the loops pinned, move each connection now and then to the loop on the CPU its server process runs on, so that their wake-ups do not cross CPUs (--follow-server=false keeps every connection on the loop it was dealt)")
-	fs.IntVar(&o.cfg.Loops, "loops", 0, "event loops (OS threads) that share the clients with the loop driver (default: one per processor, up to one per client, when the database is on this host; else 1)")
+	fs.IntVarP(&o.cfg.Loops, "loops", "j", 0, "event loops (OS threads, as pgbench's -j threads) that share the clients with the loop driver (default: one per processor, up to one per client, when the database is on this host; else 1)")
 	fs.StringVar(&o.live.addr, "metrics-addr", "", "serve the run's live figures to Prometheus at http://HOST:PORT/metrics (off by default); the address is bound before the run starts")
 	durationVarP(fs, &o.live.linger, "metrics-linger", "", 0, "with --metrics-addr: keep /metrics up this long after the run is saved, so that a last scrape sees the final counts")
 	fs.StringVar(&o.hdrLog, "hdr-log", "", "write the run's per-interval latency histograms to FILE in HdrHistogram's interval log format, one tag per transaction type")

@@ -77,9 +77,12 @@ func floatVarP(fs *pflag.FlagSet, p *float64, name, short string, def, lo, hi fl
 }
 
 // durationValue is a pflag value that takes a Go duration ("90s", "2m") or
-// a bare number of seconds, as pgbench's -T does: at most maxDuration, so
-// that no value overflows.
-type durationValue struct{ d *time.Duration }
+// a bare number of its unit (seconds, as pgbench's -T takes; milliseconds
+// for -L, as pgbench's): at most maxDuration, so that no value overflows.
+type durationValue struct {
+	d    *time.Duration
+	unit time.Duration
+}
 
 func (v durationValue) String() string {
 	if v.d == nil || *v.d == 0 {
@@ -94,19 +97,27 @@ var durationSyntax = regexp.MustCompile(`^[-+]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|
 
 func (v durationValue) Set(s string) error {
 	tooLong := fmt.Errorf("%q is longer than %s (30 days), the longest duration a flag takes", s, maxDuration)
-	notDuration := fmt.Errorf("%q is not a duration; use e.g. 30s, 5m or a number of seconds", s)
-	// A bare number of seconds: checked as every number is (parseNumber),
+	unit, unitName := v.unit, "seconds"
+	if unit == 0 {
+		unit = time.Second
+	}
+	if unit == time.Millisecond {
+		unitName = "milliseconds"
+	}
+	notDuration := fmt.Errorf("%q is not a duration; use e.g. 30s, 5m or a number of %s", s, unitName)
+	// A bare number of the unit: checked as every number is (parseNumber),
 	// after the words for what is not a duration.
+	most := float64(maxDuration) / float64(unit)
 	switch n, err := strconv.ParseFloat(strings.TrimSpace(s), 64); {
-	case errors.Is(err, strconv.ErrRange), err == nil && n > maxDuration.Seconds() && !math.IsInf(n, 1):
+	case errors.Is(err, strconv.ErrRange), err == nil && n > most && !math.IsInf(n, 1):
 		return tooLong
 	case err == nil && (math.IsNaN(n) || math.IsInf(n, 0)):
 		return notDuration
 	case err == nil:
-		if n, err = parseNumber(s, 0, maxDuration.Seconds()); err != nil {
+		if n, err = parseNumber(s, 0, most); err != nil {
 			return err
 		}
-		*v.d = time.Duration(n * float64(time.Second))
+		*v.d = time.Duration(n * float64(unit))
 		return nil
 	}
 	d, err := time.ParseDuration(s)
@@ -128,5 +139,12 @@ func (v durationValue) Type() string { return "duration" }
 
 func durationVarP(fs *pflag.FlagSet, p *time.Duration, name, short string, def time.Duration, usage string) {
 	*p = def
-	fs.VarP(durationValue{p}, name, short, usage)
+	fs.VarP(durationValue{d: p}, name, short, usage)
+}
+
+// millisVarP is durationVarP for a flag whose bare number is milliseconds
+// (--latency-limit, as pgbench's -L).
+func millisVarP(fs *pflag.FlagSet, p *time.Duration, name, short string, def time.Duration, usage string) {
+	*p = def
+	fs.VarP(durationValue{d: p, unit: time.Millisecond}, name, short, usage)
 }

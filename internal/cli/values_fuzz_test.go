@@ -14,7 +14,7 @@ func FuzzDurationValue(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		d := time.Duration(-1)
-		if err := (durationValue{&d}).Set(s); err != nil {
+		if err := (durationValue{d: &d}).Set(s); err != nil {
 			return
 		}
 		if d < 0 || d > maxDuration {

@@ -50,6 +50,9 @@ type Target struct {
 	// create lets Open create the database file where it does not exist
 	// (Creating); a mistyped path must not become a new, empty database.
 	create bool
+	// From names the environment variables the target was built from
+	// (PGHOST/PGDATABASE) when no --db named it (FromEnv); else "".
+	From string
 }
 
 // DefaultSQLitePath is the embedded database used when --db is not given.
@@ -61,6 +64,25 @@ func ParseURL(raw string) (*Target, error) {
 	if raw == "" {
 		p := DefaultSQLitePath()
 		return &Target{Kind: SQLite, raw: "sqlite://" + p, Path: p, Default: true, create: true, u: &url.URL{Scheme: "sqlite", Path: p}}, nil
+	}
+	if !strings.Contains(raw, "://") {
+		for _, e := range engines() {
+			if e.ParseOther == nil {
+				continue
+			}
+			u, ok, err := e.ParseOther(raw)
+			switch {
+			case !ok:
+				continue
+			case err != nil:
+				return nil, err
+			}
+			t := &Target{Kind: e.Kind, raw: raw, u: u}
+			if err := checkPorts(t); err != nil {
+				return nil, err
+			}
+			return t, nil
+		}
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -89,6 +111,31 @@ func ParseURL(raw string) (*Target, error) {
 		return nil, ports
 	}
 	return t, nil
+}
+
+// FromEnv is the target when no --db is given: the first engine's whose
+// environment variables name one (FromEnv; its From says which), else the
+// embedded SQLite default database (ParseURL("")).
+func FromEnv() (*Target, error) {
+	for _, e := range engines() {
+		if e.FromEnv == nil {
+			continue
+		}
+		raw, vars, err := e.FromEnv()
+		if err != nil {
+			return nil, err
+		}
+		if raw == "" {
+			continue
+		}
+		t, err := ParseURL(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", vars, err)
+		}
+		t.From = vars
+		return t, nil
+	}
+	return ParseURL("")
 }
 
 // checkPorts refuses a port outside 1..65535 in any of the URL's hosts

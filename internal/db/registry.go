@@ -2,6 +2,7 @@ package db
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -27,6 +28,17 @@ type Engine struct {
 	Check func(t *Target) error
 	// Open returns a DB for the target without connecting.
 	Open func(t *Target) (DB, error)
+	// ParseOther, where set, recognises a --db value that is not a URL but
+	// names one of the engine's targets all the same (libpq's key=value
+	// string): ok is false for a value not of its form. Else u is the URL
+	// the value stands for, to tell its host and port (Open reads the value
+	// as given), or err the sentence that says what is wrong with it.
+	ParseOther func(raw string) (u *url.URL, ok bool, err error)
+	// FromEnv, where set, returns the target URL that the engine's own
+	// environment variables name (libpq's PGHOST, PGDATABASE, ...) and the
+	// names of those set, for when neither --db nor $DBHARNESS_DB is
+	// given; raw is "" when none of them is set.
+	FromEnv func() (raw, vars string, err error)
 }
 
 var (

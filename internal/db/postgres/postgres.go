@@ -33,8 +33,10 @@ func init() {
 		Order:   1,
 		// The whole URL is checked when it is parsed, so that a bad
 		// parameter is the user's to fix before anything runs.
-		Check: func(t *db.Target) error { _, err := parseConfig(t); return err },
-		Open:  openPostgres,
+		Check:      func(t *db.Target) error { _, err := parseConfig(t); return err },
+		Open:       openPostgres,
+		ParseOther: parseKeywordValue,
+		FromEnv:    fromEnv,
 	})
 }
 
