@@ -32,6 +32,14 @@ var stackTrace = regexp.MustCompile(`goroutine \d+ \[|panic:|runtime error`)
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	// libpq's variables that name a server make a PostgreSQL target when
+	// no --db is given: the binary the tests run sees none of the user's,
+	// so that a run without --db goes to the embedded database; a test that
+	// wants them passes its own. (PGPASSWORD and the like stay: the test
+	// servers may need them.)
+	for _, k := range []string{"PGHOST", "PGHOSTADDR", "PGPORT", "PGUSER", "PGDATABASE", "PGSERVICE"} {
+		os.Unsetenv(k)
+	}
 	if testing.Short() {
 		// The unit subset builds no binary: the tests that run it skip
 		// (needBinary).
