@@ -92,12 +92,13 @@ func TestARunWhoseStoreFailsMidRunExitsOneAndKeepsItsJSON(t *testing.T) {
 	home := t.TempDir()
 	jsonPath := filepath.Join(home, "run.json")
 	// A file size limit of 72 KiB, as a full disk (a new store takes 68
-	// KiB): the store's log outgrows it during the run, by its fifth
-	// interval here on a quiet machine; the run's JSON (30 KiB) fits. The
-	// run is 3 s of 50 ms intervals, so that a starved machine, whose late
-	// ticks take in the boundaries they missed (7 intervals in a 1 s run
-	// beside a load average of 19), still writes enough of them.
-	args := []string{"run", "null", "--db", testdb.SQLite(t), "--duration", "3s", "-P", "50ms", "--collect", "none",
+	// KiB): the store's log outgrows it during the run, at its fifth 50 ms
+	// interval here on a quiet machine, while the run's JSON (49 KiB for
+	// the run's 30 intervals) fits. A starved machine, whose late ticks
+	// take in the boundaries they missed, wrote 7 intervals in a second
+	// beside a load average of 19: the run lasts 1.5 s so that it still
+	// writes enough of them, and its JSON never more than 30.
+	args := []string{"run", "null", "--db", testdb.SQLite(t), "--duration", "1500ms", "-P", "50ms", "--collect", "none",
 		"--results", filepath.Join(home, "results.db"), "--json", jsonPath}
 	cmd := exec.Command("sh", append([]string{"-c", `ulimit -f 144 && exec "$0" "$@"`, bin}, args...)...)
 	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home)
