@@ -31,7 +31,7 @@ func TestHostCPUNamesAProcessBesideTheRunAndWarns(t *testing.T) {
 	}
 	yes, err := exec.LookPath("yes")
 	if err != nil {
-		t.Skip("no yes command")
+		t.Fatalf("this test runs yes (coreutils) beside the run: %v", err)
 	}
 	// The kernel names a process after the file it executes.
 	hog := fmt.Sprintf("dbhhog%d", os.Getpid()%100000)
