@@ -65,7 +65,7 @@ func (a *app) parseSimple(name string, args []string, flags func(fs *pflag.FlagS
 	flags(fs)
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
-		return nil, usagef("%s (for `%s`)", flagError(err), name)
+		return nil, usagef("%s%s (for `%s`)", flagError(err), flagSuggestion(err, fs), name)
 	}
 	if *help {
 		usage := name
