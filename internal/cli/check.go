@@ -22,6 +22,9 @@ func (o *checkOpts) flags(fs *pflag.FlagSet) {
 
 func (a *app) cmdCheck(args []string) error {
 	var o checkOpts
+	if a.workloadHelp("check", args, o.flags) {
+		return pflag.ErrHelp
+	}
 	wl, err := workloadFor("check", args, o.flags)
 	if err != nil {
 		return err

@@ -157,7 +157,7 @@ func (a *app) rootCommand() *cobra.Command {
 				a.help()
 				return nil
 			}
-			return usagef("unknown command %q; run `dbharness help` for the list", args[0])
+			return usagef("unknown command %q%s; run `dbharness help` for the list", args[0], commandSuggestion(args[0]))
 		},
 	}
 	root.SetOut(a.stdout)
@@ -276,6 +276,9 @@ func splitWorkload(cmd string, args []string, common func(fs *pflag.FlagSet)) (s
 func (a *app) parseFlags(cmd string, wl workload.Generator, args []string, common func(fs *pflag.FlagSet), set ...flagSet) (*pflag.FlagSet, error) {
 	fs, help := newFlagSet(cmd, wl, common)
 	if err := fs.Parse(args); err != nil {
+		if s := flagSuggestion(err, fs); s != "" {
+			return nil, usagef("%s%s", flagError(err), s)
+		}
 		return nil, usagef("%s (for `%s %s`; see `dbharness %s %s --help`)", flagError(err), cmd, wl.Name(), cmd, wl.Name())
 	}
 	for _, f := range set {
@@ -357,9 +360,37 @@ func workloadFor(cmd string, args []string, common func(fs *pflag.FlagSet)) (wor
 	}
 	wl, err := workload.New(name)
 	if err != nil {
-		return nil, usageError{err.Error()}
+		return nil, unknownWorkload(name, err)
 	}
 	return wl, nil
+}
+
+// workloadHelp prints, for `dbharness CMD --help` without a workload, the
+// command's usage, its common flags and the workloads it takes, and
+// reports whether it did.
+func (a *app) workloadHelp(cmd string, args []string, common func(fs *pflag.FlagSet)) bool {
+	fs := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.ParseErrorsAllowlist.UnknownFlags = true
+	fs.SetOutput(io.Discard)
+	common(fs)
+	help := fs.BoolP("help", "h", false, "show this help")
+	if err := fs.Parse(args); err != nil || !*help || fs.NArg() > 0 || (cmd == "run" && hasScriptFlag(args)) {
+		return false
+	}
+	for _, c := range commands() {
+		if c.name == cmd {
+			fmt.Fprintf(a.stdout, "Usage: dbharness %s\n\n%s.\n\n", c.usage, upperFirst(c.summary))
+		}
+	}
+	fmt.Fprintf(a.stdout, "Flags:\n%s\nWorkloads (`dbharness %s WORKLOAD --help` adds the workload's own flags):\n", fs.FlagUsages(), cmd)
+	for _, name := range workload.Names() {
+		if wl, err := workload.New(name); err == nil && supports(wl, workload.Command(cmd)) {
+			fmt.Fprintf(a.stdout, "  %-12s %s\n", name, wl.Description())
+		}
+	}
+	fmt.Fprintf(a.stdout, "  %-12s a workload file (docs/workload-file.md)\n", "FILE.yaml")
+	return true
 }
 
 // hasScriptFlag reports whether args give pgbench scripts (--script or -f),

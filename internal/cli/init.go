@@ -33,6 +33,9 @@ type initSpec struct {
 // parseInit parses and validates an `init` command line (without "init").
 func (a *app) parseInit(args []string) (*initSpec, error) {
 	sp := &initSpec{}
+	if a.workloadHelp("init", args, sp.opts.flags) {
+		return nil, pflag.ErrHelp
+	}
 	wl, err := workloadFor("init", args, sp.opts.flags)
 	if err != nil {
 		return nil, err

@@ -138,7 +138,7 @@ func TestReportRejectsBadInputClearly(t *testing.T) {
 	}{
 		{[]string{"report"}, 2, "takes a run or sweep id"},
 		{[]string{"report", "20261122"}, 2, "needs an output: --html FILE, --csv DIR, --markdown FILE or --hdr-log FILE"},
-		{[]string{"report", "nope", "--html", filepath.Join(dir, "x.html")}, 1, `no run or sweep "nope"`},
+		{[]string{"report", "nope", "--html", filepath.Join(dir, "x.html")}, 1, "no results store at " + filepath.Join(home, "results.db")},
 		{[]string{"report", "a", "b", "c", "--markdown", "-"}, 2, "takes a run or sweep id"},
 		{[]string{"report", "nope", "--html", filepath.Join(dir, "missing", "x.html")}, 2, "does not exist"},
 		{[]string{"report", "nope", "--html", dir}, 2, "is a directory"},

@@ -240,6 +240,9 @@ type flagSet struct{ name, value string }
 // sets the flags of set on it (a sweep's point).
 func (a *app) parseRun(args []string, set ...flagSet) (*runSpec, error) {
 	sp := &runSpec{args: args}
+	if a.workloadHelp("run", args, sp.opts.flags) {
+		return nil, pflag.ErrHelp
+	}
 	wl, err := workloadFor("run", args, sp.opts.flags)
 	if err != nil {
 		return nil, err

@@ -40,15 +40,20 @@ func (o *storeOpts) listFlags(what string) func(fs *pflag.FlagSet) {
 	}
 }
 
-// open opens the results store, once --json is known to have somewhere
-// to go.
+// open opens the results store for reading, once --json is known to have
+// somewhere to go. The commands that open it only read it, so a store that
+// is not there is refused, not created.
 func (o *storeOpts) open() (*store.Store, error) {
 	if o.json {
 		if err := checkOutputFile("--json", "-"); err != nil {
 			return nil, err
 		}
 	}
-	return store.Open(o.results)
+	s, err := store.OpenReadOnly(o.results)
+	if errors.Is(err, store.ErrNoStore) {
+		return nil, fmt.Errorf("%w: a run saves there first (`dbharness run ...`), or --results names another", err)
+	}
+	return s, err
 }
 
 // parseSimple parses the flags of a command that takes no workload; with
@@ -60,7 +65,7 @@ func (a *app) parseSimple(name string, args []string, flags func(fs *pflag.FlagS
 	flags(fs)
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
-		return nil, usagef("%s (for `%s`)", flagError(err), name)
+		return nil, usagef("%s%s (for `%s`)", flagError(err), flagSuggestion(err, fs), name)
 	}
 	if *help {
 		usage := name

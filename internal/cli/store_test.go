@@ -171,3 +171,52 @@ func measuredNotSaved(t *testing.T, r result, jsonPath string, intervals int) {
 		t.Errorf("the intervals end at %.3f s with %d transactions; the measured phase lasted %.3f s with %d", end, sum, run.Summary.Seconds, run.Summary.Transactions)
 	}
 }
+
+// The commands that only read the results store, on a store that is not
+// there: one sentence and exit 1, and no file or directory made, at a
+// --results path, at $DBHARNESS_RESULTS and at the default location;
+// completion offers nothing and makes nothing either.
+func TestReadOnlyCommandsOnAMissingStoreCreateNothing(t *testing.T) {
+	t.Parallel()
+	home, out := t.TempDir(), t.TempDir()
+	html := filepath.Join(out, "r.html")
+	commands := [][]string{
+		{"runs"}, {"runs", "--json"}, {"sweeps"}, {"show", "20260101-000000-abcd"},
+		{"compare", "20260101-000000-abcd", "sweep-20260101-000000-abcd"},
+		{"report", "20260101-000000-abcd", "--html", html},
+		{"report", "20260101-000000-abcd", "20260101-000000-abce", "--markdown", "-"},
+	}
+	missing := filepath.Join(home, "x", "ro.db")
+	xdg := t.TempDir()
+	for _, c := range []struct {
+		name, path string
+		env        []string
+		args       []string
+	}{
+		{"--results", missing, nil, []string{"--results", missing}},
+		{"$DBHARNESS_RESULTS", missing, []string{"DBHARNESS_RESULTS=" + missing}, nil},
+		{"the default location", filepath.Join(xdg, "dbharness", "results.db"), []string{"DBHARNESS_RESULTS=", "XDG_DATA_HOME=" + xdg}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			want := "dbharness: no results store at " + c.path + ": a run saves there first (`dbharness run ...`), or --results names another"
+			for _, args := range commands {
+				r := dbhEnv(t, bin, c.env, home, append(append([]string{}, args...), c.args...)...)
+				if r.code != 1 || strings.TrimSpace(r.stderr) != want || r.stdout != "" {
+					t.Errorf("%v: exit %d, want 1 and %q:\n%s", args, r.code, want, r.all())
+				}
+			}
+			r := dbhEnv(t, bin, c.env, home, append([]string{"__complete", "show"}, append(c.args, "")...)...)
+			if r.code != 0 || strings.Contains(r.stdout, "20") {
+				t.Errorf("completion: exit %d\n%s", r.code, r.all())
+			}
+			for _, p := range []string{c.path, filepath.Dir(c.path), html} {
+				if _, err := os.Stat(p); !os.IsNotExist(err) {
+					t.Errorf("%s was made (%v)", p, err)
+				}
+			}
+		})
+	}
+	if got, _ := filepath.Glob(filepath.Join(home, "*")); len(got) != 0 {
+		t.Errorf("files made in the test's home: %v", got)
+	}
+}

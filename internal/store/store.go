@@ -73,6 +73,9 @@ type storeKind interface {
 	cause(err error) error
 	// nowQuery reads the store's clock, as RFC 3339 text in UTC.
 	nowQuery() string
+	// checkRead checks, writing nothing, that the store is a dbharness
+	// store of a known version with its tables (readTables).
+	checkRead(ctx context.Context, s *Store) error
 }
 
 // storeTimeout bounds each write of an SQLite store (whose own busy
@@ -140,17 +143,68 @@ func Open(loc string) (*Store, error) {
 	return openFile(path)
 }
 
-// OpenReadOnly opens an existing store for reading: it creates nothing,
-// neither the file nor its tables (shell completion looks for ids).
+// ErrNoStore is wrapped by the error of OpenReadOnly when nothing is saved
+// at the location: no file there, or no store's tables in it.
+var ErrNoStore = errors.New("no results store")
+
+// errOlderStore is what a read-only check says of a store of an older
+// dbharness that lacks some of today's tables.
+var errOlderStore = errors.New("the store lacks some of its tables")
+
+// OpenReadOnly opens an existing store (at DefaultPath when loc is "") for
+// the commands that only read it: it creates nothing, neither the file,
+// its directory, a server's schema nor their tables, and refuses a store
+// that is not there with an error that wraps ErrNoStore. A store of an
+// older dbharness that lacks some of today's tables is brought up to date
+// as Open does, so that its runs can be read.
 func OpenReadOnly(loc string) (*Store, error) {
-	if IsServer(loc) {
-		return openServer(loc, true)
+	if loc == "" {
+		loc = DefaultPath()
 	}
-	path, err := filePath(loc)
+	var s *Store
+	var err error
+	if IsServer(loc) {
+		s, err = openServer(loc, true)
+	} else {
+		var path string
+		if path, err = filePath(loc); err != nil {
+			return nil, err
+		}
+		s, err = openFileReadOnly(path)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return openFileReadOnly(path)
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	switch err := s.kind.checkRead(ctx, s); {
+	case errors.Is(err, errOlderStore):
+		s.Close()
+		return Open(loc)
+	case err != nil:
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// readTables says, of the tables a store's database holds, whether it is
+// a store whose tables can all be read: ErrNoStore without its runs table,
+// errOlderStore without another of its tables.
+func readTables(s *Store, names []string) error {
+	have := map[string]bool{}
+	for _, n := range names {
+		have[n] = true
+	}
+	if !have["runs"] {
+		return fmt.Errorf("%w at %s", ErrNoStore, s.path)
+	}
+	for n := range storeTables {
+		if !have[n] {
+			return errOlderStore
+		}
+	}
+	return nil
 }
 
 // filePath is the SQLite file a store's location names: the path, or

@@ -133,6 +133,37 @@ func (k pgStore) setUp(ctx context.Context, s *Store) error {
 	return nil
 }
 
+// checkRead checks, in a read-only transaction, that the schema is a
+// dbharness store of a known version and which of its tables it holds
+// (readTables): a database without the schema, or with an empty one, is
+// no store.
+func (k pgStore) checkRead(ctx context.Context, s *Store) error {
+	var comment sql.NullString
+	var tables string
+	err := s.db.QueryRowContext(ctx, `SELECT obj_description(n.oid, 'pg_namespace'),
+		COALESCE((SELECT string_agg(c.relname, ',' ORDER BY c.relname) FROM pg_class c
+			WHERE c.relnamespace = n.oid AND c.relkind IN ('r', 'p', 'v', 'm', 'f')), '')
+		FROM pg_namespace n WHERE n.nspname = $1`, serverSchema).Scan(&comment, &tables)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w at %s", ErrNoStore, s.path)
+	}
+	if err != nil {
+		return k.explain(s, err)
+	}
+	var names []string
+	if tables != "" {
+		names = strings.Split(tables, ",")
+	}
+	version, marked := markVersion(comment.String)
+	switch {
+	case marked && version > storeVersion:
+		return fmt.Errorf("results store %s was made by a newer dbharness (store version %d; this one knows up to %d)", s.path, version, storeVersion)
+	case !marked && len(names) > 0:
+		return fmt.Errorf("results store %s: the schema %s of its database is not a dbharness results store (it holds %s)", s.path, serverSchema, strings.Join(names, ", "))
+	}
+	return readTables(s, names)
+}
+
 // markVersion reads the store's version from its schema's comment.
 func markVersion(comment string) (int, bool) {
 	v, ok := strings.CutPrefix(comment, serverMark)

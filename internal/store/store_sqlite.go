@@ -254,12 +254,50 @@ func (sqliteStore) explain(s *Store, err error) error {
 	return fmt.Errorf("results store %s cannot be opened: %v", s.path, err)
 }
 
-// openFileReadOnly opens an existing SQLite store for reading.
+// openFileReadOnly opens an existing SQLite store for reading; a file
+// that is not there is ErrNoStore, and nothing is created.
 func openFileReadOnly(path string) (*Store, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("results store %s: %v", path, err)
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%w at %s", ErrNoStore, path)
+	case err != nil:
+		return nil, fmt.Errorf("results store %s cannot be opened: %v", path, pathCause(err))
+	case fi.IsDir():
+		return nil, fmt.Errorf("results store %s is a directory", path)
 	}
-	return openStore(path, url.Values{"mode": {"ro"}, "_pragma": {"busy_timeout(1000)"}})
+	return openStore(path, url.Values{"mode": {"ro"}, "_pragma": {"busy_timeout(10000)"}})
+}
+
+// checkRead checks that the file is a dbharness store of a known version
+// (checkKind) and which of its tables it holds (readTables): an empty
+// file is no store.
+func (k sqliteStore) checkRead(ctx context.Context, s *Store) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return k.explain(s, err)
+	}
+	defer conn.Close()
+	if err := k.checkKind(ctx, s, conn); err != nil {
+		return err
+	}
+	rows, err := conn.QueryContext(ctx, "SELECT name FROM sqlite_master WHERE type = 'table'")
+	if err != nil {
+		return k.explain(s, err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return k.explain(s, err)
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return k.explain(s, err)
+	}
+	return readTables(s, names)
 }
 
 // openStore opens the SQLite file at path, with the URI parameters q, on

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -312,4 +313,71 @@ func TestANewStoreIsMadeWhereFilesCannotBeLinked(t *testing.T) {
 		t.Fatalf("the other harness's run is gone: %v, %v", got, err)
 	}
 	onlyStoreFiles(t, path)
+}
+
+// TestOpenReadOnlyCreatesNothing opens, for reading, a store that is not
+// there (a missing file and directory, an empty file, a database without
+// the schema): ErrNoStore, and nothing made; then the same store once a
+// run is saved in it, and an older store, which is brought up to date.
+func TestOpenReadOnlyCreatesNothing(t *testing.T) {
+	eachStore(t, func(t *testing.T, loc string) {
+		if !IsServer(loc) {
+			loc = filepath.Join(filepath.Dir(loc), "sub", "r.db")
+		}
+		s, err := OpenReadOnly(loc)
+		if !errors.Is(err, ErrNoStore) || err.Error() != "no results store at "+Describe(loc) {
+			t.Fatalf("a missing store: %v, %v", s, err)
+		}
+		if IsServer(loc) {
+			d, err := sql.Open("pgx", loc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			var n int
+			if err := d.QueryRow("SELECT count(*) FROM pg_namespace WHERE nspname = $1", serverSchema).Scan(&n); err != nil || n != 0 {
+				t.Errorf("the schema was made: %d, %v", n, err)
+			}
+		} else {
+			if _, err := os.Stat(filepath.Dir(loc)); !os.IsNotExist(err) {
+				t.Errorf("the store's directory was made: %v", err)
+			}
+			empty := filepath.Join(t.TempDir(), "empty.db")
+			if err := os.WriteFile(empty, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := OpenReadOnly(empty); !errors.Is(err, ErrNoStore) {
+				t.Errorf("an empty file: %v", err)
+			}
+			if got := schemaOf(t, empty); got != "" {
+				t.Errorf("the empty file got %s", got)
+			}
+		}
+		r := sampleRun()
+		if err := openStoreT(t, loc).Save(r); err != nil {
+			t.Fatal(err)
+		}
+		s = readOnlyT(t, loc)
+		if got, err := s.Get(context.Background(), r.RunID); err != nil || got.RunID != r.RunID {
+			t.Errorf("the saved run reads back %v, %v", got, err)
+		}
+	})
+	path := filepath.Join(t.TempDir(), "old.db")
+	execSQL(t, path, oldSchema)
+	s := readOnlyT(t, path)
+	if rows, err := s.ListSweeps(context.Background(), 0); err != nil || len(rows) != 0 {
+		t.Errorf("the older store's sweeps: %v, %v", rows, err)
+	}
+}
+
+// readOnlyT opens the store at loc for reading and closes it at the
+// test's end.
+func readOnlyT(t *testing.T, loc string) *Store {
+	t.Helper()
+	s, err := OpenReadOnly(loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }

@@ -11,6 +11,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -177,6 +178,10 @@ var fileLoaders = map[string]FileLoader{}
 // workload files with fn.
 func RegisterFileLoader(suffix string, fn FileLoader) { fileLoaders[strings.ToLower(suffix)] = fn }
 
+// ErrUnknown is wrapped by New's error for a name that is neither a
+// registered workload nor a workload file.
+var ErrUnknown = errors.New("unknown workload")
+
 // New returns a fresh instance of the named workload: a built-in name, or
 // the path of a workload file (a registered suffix such as .yaml, or any
 // existing file that is not a built-in name).
@@ -194,7 +199,7 @@ func New(name string) (Generator, error) {
 				return load(name)
 			}
 		}
-		return nil, fmt.Errorf("unknown workload %q; `dbharness workloads` lists them", name)
+		return nil, fmt.Errorf("%w %q; `dbharness workloads` lists them", ErrUnknown, name)
 	}
 	return fn(), nil
 }
