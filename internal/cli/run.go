@@ -78,7 +78,7 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.json, "json", "", "write the run as JSON to FILE (- for standard output)")
 	resultsFlag(fs, &o.results)
 	fs.BoolVar(&o.noSave, "no-save", false, "do not save the run in the results store")
-	fs.BoolVar(&o.noDoctor, "no-doctor", false, "skip the client host's pre-flight check (a second of `dbharness doctor`'s host checks, taken as the run sets up, recorded with the run and warned of)")
+	fs.BoolVar(&o.noDoctor, "no-doctor", false, "skip the client host's pre-flight check (a second of dbharness doctor's host checks, taken as the run sets up, recorded with the run and warned of)")
 	o.outs.flagsFor("run")(fs)
 	fs.StringVar(&o.collect, "collect", "all", collect.Help())
 	fs.StringVar(&o.physical, "physical", "auto", "with --collect physical: limited (no leaf page read: catalog and b-tree metapage), sampled (a sample of the leaf pages of an index above 10000 pages, all below), detailed (every page), or auto: detailed when the workload's tables and indexes are below 64 MiB, else limited (limited on MySQL/MariaDB, where the leaf modes run ANALYZE TABLE)")
