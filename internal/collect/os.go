@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/evidence"
+	"github.com/dbharness/dbharness/internal/procfs"
 	"github.com/dbharness/dbharness/internal/selfcost"
 )
 
@@ -155,18 +156,8 @@ func parseStat(b []byte, snap *evidence.Snapshot) {
 // parseMeminfo reads used and cached memory as free(1) computes them.
 func parseMeminfo(b []byte, snap *evidence.Snapshot) {
 	kb := map[string]float64{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		k, rest, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) == 0 {
-			continue
-		}
-		v, _ := strconv.ParseFloat(f[0], 64)
-		kb[k] = v
+	for k, v := range procfs.ParseMeminfo(b) {
+		kb[k] = float64(v)
 	}
 	if kb["MemTotal"] == 0 {
 		return

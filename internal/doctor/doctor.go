@@ -8,8 +8,6 @@
 package doctor
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -234,34 +232,10 @@ type meminfo struct {
 }
 
 func parseMeminfo(b []byte) meminfo {
-	var m meminfo
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		k, rest, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) == 0 {
-			continue
-		}
-		n, err := strconv.ParseInt(f[0], 10, 64)
-		if err != nil {
-			continue
-		}
-		n *= 1024 // kB
-		switch k {
-		case "MemTotal":
-			m.total, m.ok = n, true
-		case "MemAvailable":
-			m.available = n
-		case "SwapTotal":
-			m.swapTotal = n
-		case "SwapFree":
-			m.swapFree = n
-		}
-	}
-	return m
+	kb := procfs.ParseMeminfo(b)
+	total, ok := kb["MemTotal"]
+	return meminfo{total: total * 1024, available: kb["MemAvailable"] * 1024,
+		swapTotal: kb["SwapTotal"] * 1024, swapFree: kb["SwapFree"] * 1024, ok: ok}
 }
 
 // swapCheck warns when the swap in use is above 1% of memory: the host ran

@@ -204,3 +204,24 @@ func Tree(procs map[int]Proc, root int) map[int]bool {
 	}
 	return in
 }
+
+// ParseMeminfo reads /proc/meminfo's lines ("MemTotal:  24576000 kB") into
+// their values by name, as given (kB for the sizes); a line it cannot read
+// is left out.
+func ParseMeminfo(b []byte) map[string]int64 {
+	m := map[string]int64{}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, rest, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 {
+			continue
+		}
+		if v, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+			m[k] = v
+		}
+	}
+	return m
+}

@@ -114,3 +114,11 @@ func TestABusyChildIsSeenInTheRealProc(t *testing.T) {
 		t.Errorf("host ticks %d of %d: %v", busy, total, err)
 	}
 }
+
+// /proc/meminfo's values are read by name, in the file's own unit.
+func TestMeminfoIsReadByName(t *testing.T) {
+	m := procfs.ParseMeminfo([]byte("MemTotal:       24576000 kB\nMemAvailable:   20000000 kB\nHugePages_Total:       0\nbroken line\nSwapFree: x kB\n"))
+	if len(m) != 3 || m["MemTotal"] != 24576000 || m["MemAvailable"] != 20000000 || m["HugePages_Total"] != 0 {
+		t.Errorf("read %v", m)
+	}
+}

@@ -107,17 +107,11 @@ func (k pgStore) setUp(ctx context.Context, s *Store) error {
 		return k.explain(s, err)
 	}
 	if exists {
-		var names []string
-		if tables != "" {
-			names = strings.Split(tables, ",")
+		names, version, err := pgSchemaOf(s, comment, tables)
+		if err != nil {
+			return err
 		}
-		version, marked := markVersion(comment.String)
-		switch {
-		case marked && version > storeVersion:
-			return fmt.Errorf("results store %s was made by a newer dbharness (store version %d; this one knows up to %d)", s.path, version, storeVersion)
-		case !marked && len(names) > 0:
-			return fmt.Errorf("results store %s: the schema %s of its database is not a dbharness results store (it holds %s)", s.path, serverSchema, strings.Join(names, ", "))
-		case marked && version == storeVersion && len(names) == len(storeTables) && !slices.ContainsFunc(names, func(n string) bool { return !storeTables[n] }):
+		if version == storeVersion && len(names) == len(storeTables) && !slices.ContainsFunc(names, func(n string) bool { return !storeTables[n] }) {
 			return k.explain(s, tx.Commit())
 		}
 	}
@@ -150,6 +144,18 @@ func (k pgStore) checkRead(ctx context.Context, s *Store) error {
 	if err != nil {
 		return k.explain(s, err)
 	}
+	names, _, err := pgSchemaOf(s, comment, tables)
+	if err != nil {
+		return err
+	}
+	return readTables(s, names)
+}
+
+// pgSchemaOf reads the store's schema from its comment (the mark and version)
+// and its tables (comma-separated): the tables, and the version (0 when
+// unmarked, as markVersion gives it). It refuses a store of a newer dbharness, and a schema of that
+// name that holds tables but no mark (not a results store).
+func pgSchemaOf(s *Store, comment sql.NullString, tables string) ([]string, int, error) {
 	var names []string
 	if tables != "" {
 		names = strings.Split(tables, ",")
@@ -157,11 +163,11 @@ func (k pgStore) checkRead(ctx context.Context, s *Store) error {
 	version, marked := markVersion(comment.String)
 	switch {
 	case marked && version > storeVersion:
-		return fmt.Errorf("results store %s was made by a newer dbharness (store version %d; this one knows up to %d)", s.path, version, storeVersion)
+		return nil, 0, fmt.Errorf("results store %s was made by a newer dbharness (store version %d; this one knows up to %d)", s.path, version, storeVersion)
 	case !marked && len(names) > 0:
-		return fmt.Errorf("results store %s: the schema %s of its database is not a dbharness results store (it holds %s)", s.path, serverSchema, strings.Join(names, ", "))
+		return nil, 0, fmt.Errorf("results store %s: the schema %s of its database is not a dbharness results store (it holds %s)", s.path, serverSchema, strings.Join(names, ", "))
 	}
-	return readTables(s, names)
+	return names, version, nil
 }
 
 // markVersion reads the store's version from its schema's comment.
