@@ -7,9 +7,7 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
@@ -107,13 +105,10 @@ func findServer(ctx context.Context, d db.DB, procs map[int]procfs.Proc) (int, b
 	case err != nil:
 		return 0, false, "not counted: " + errLine(err)
 	}
-	p, ok := procs[sp.PID]
-	switch {
-	case !ok:
-		return 0, false, fmt.Sprintf("not counted: its process %d is not a process on this host", sp.PID)
-	case !slices.Contains(sp.Names, p.Comm):
-		return 0, false, fmt.Sprintf("not counted: process %d on this host is %q, not the server (%s)", sp.PID, p.Comm, strings.Join(sp.Names, " or "))
-	case sp.PID == os.Getpid():
+	if _, err := sp.On(procs); err != nil {
+		return 0, false, "not counted: " + err.Error()
+	}
+	if sp.PID == os.Getpid() {
 		return 0, false, "inside dbharness, in the harness's share"
 	}
 	what := fmt.Sprintf("%s (pid %d)", sp.What, sp.PID)

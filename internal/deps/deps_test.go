@@ -83,7 +83,7 @@ var allowed = map[string][]string{
 	// db.DB for the collectors (server counters, waits, plans, storage,
 	// its server's process) and the values it returns. It knows no
 	// collector, workload or run.
-	"internal/evidence":   {"internal/db"},
+	"internal/evidence":   {"internal/db", "internal/procfs"},
 	"internal/workload":   {"internal/db"},
 	"internal/workload/*": {"internal/datagen", "internal/db", "internal/evloop", "internal/pgbexpr", "internal/sqlparams", "internal/wlfile", "internal/workload"},
 	// Each workload's package is linked by workload/all alone, so that a new

@@ -320,19 +320,6 @@ func ServerProcesses(ctx context.Context, d db.DB) (map[int]bool, bool) {
 	if err != nil {
 		return nil, false
 	}
-	p, ok := procs[sp.PID]
-	if !ok {
-		return nil, false
-	}
-	named := false
-	for _, n := range sp.Names {
-		named = named || p.Comm == n
-	}
-	if !named {
-		return nil, false // a PID of another host or container
-	}
-	if sp.Children {
-		return procfs.Tree(procs, sp.PID), true
-	}
-	return map[int]bool{sp.PID: true}, true
+	set, err := sp.On(procs)
+	return set, err == nil
 }

@@ -1,6 +1,13 @@
 package evidence
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/dbharness/dbharness/internal/procfs"
+)
 
 // ServerProcess names a database server's main process on this host.
 type ServerProcess struct {
@@ -30,3 +37,22 @@ type ServerProcessFinder interface {
 type InProcessError struct{ Msg string }
 
 func (e *InProcessError) Error() string { return e.Msg }
+
+// On checks that the server's process is among procs, this host's
+// processes (procfs.Processes), under one of its names, and returns its
+// processes: the main one and, where its children belong to the server,
+// their tree. The error says what was found instead: no such process (the
+// server is on another host), or one of another name (another host's or
+// container's PID).
+func (sp ServerProcess) On(procs map[int]procfs.Proc) (map[int]bool, error) {
+	p, ok := procs[sp.PID]
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("its process %d is not a process on this host", sp.PID)
+	case !slices.Contains(sp.Names, p.Comm):
+		return nil, fmt.Errorf("process %d on this host is %q, not the server (%s)", sp.PID, p.Comm, strings.Join(sp.Names, " or "))
+	case sp.Children:
+		return procfs.Tree(procs, sp.PID), nil
+	}
+	return map[int]bool{sp.PID: true}, nil
+}
