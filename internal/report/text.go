@@ -249,16 +249,27 @@ func hostCPULine(w io.Writer, h *results.HostCPU) {
 // warnings when its host was saturated or its event loop nearly so; ""
 // for a run saved before the driver was recorded.
 func harnessCost(r *results.Run) (string, []string) {
-	line, warnings := hostCost(r.HostCost(), "the client host", "the event loop")
+	line, warnings := hostCost(r.HostCost(), "the client host", "the event loop", saturatedBy(r.Summary.HostCPU))
 	if r.Group != nil && line != "" {
 		line += fmt.Sprintf(", its %d shard hosts together (each host's own under the shards)", len(r.Shards))
 	}
 	return line, warnings
 }
 
+// saturatedBy says what saturated the host, from its CPU account: other
+// processes, when they took more than results.OthersWarnPct and at least
+// the harness's share; else the harness may have.
+func saturatedBy(h *results.HostCPU) string {
+	if h != nil && h.NotMeasured == "" && h.OthersPct > results.OthersWarnPct && h.OthersPct >= h.HarnessPct {
+		return fmt.Sprintf("other processes took %.0f%% of its CPU and the harness %.0f%% (see the host CPU line), so the host was busy, not the harness alone", h.OthersPct, h.HarnessPct)
+	}
+	return "the harness may have been the bottleneck"
+}
+
 // hostCost is harnessCost of one host's figures, the warnings naming the
-// host and its loop as given ("the client host", "the event loop").
-func hostCost(e results.HostEvidence, host, loop string) (string, []string) {
+// host and its loop as given ("the client host", "the event loop"), and
+// the saturation's likely cause as cause.
+func hostCost(e results.HostEvidence, host, loop, cause string) (string, []string) {
 	if e.Driver == "" {
 		return "", nil
 	}
@@ -293,7 +304,7 @@ func hostCost(e results.HostEvidence, host, loop string) (string, []string) {
 		line += fmt.Sprintf(", run queue %.1f", *e.HostRunQueue)
 	}
 	if e.HostSaturated {
-		warnings = append(warnings, fmt.Sprintf("%s was saturated during the run (idle under 5%% or a run queue above twice its %d cores): the harness may have been the bottleneck", host, e.Cores))
+		warnings = append(warnings, fmt.Sprintf("%s was saturated during the run (idle under 5%% or a run queue above twice its %d cores): %s", host, e.Cores, cause))
 	}
 	return line, warnings
 }

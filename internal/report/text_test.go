@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -96,5 +97,23 @@ func TestSummaryShowsTheHarnessCostAndWarnsWhenItMayBeTheBottleneck(t *testing.T
 	}
 	if w := page.Sections[0].Warnings; len(w) != 2 {
 		t.Errorf("the report's summary has %d warnings, want 2: %q", len(w), w)
+	}
+	if !strings.Contains(b.String(), "the harness may have been the bottleneck") {
+		t.Errorf("a saturated host without an account of others blames nothing else:\n%s", b.String())
+	}
+	// With others' CPU accounted for above the threshold and above the
+	// harness's, the saturation is laid to them, not to the harness.
+	for _, c := range []struct {
+		others, harness float64
+		theirs          bool
+	}{{78, 2, true}, {6, 5, true}, {5, 1, false}, {30, 60, false}} {
+		r.Summary.HostCPU = &results.HostCPU{CPUs: 2, HarnessPct: c.harness, OthersPct: c.others}
+		b.Reset()
+		Summary(&b, r)
+		theirs := strings.Contains(b.String(), fmt.Sprintf("other processes took %.0f%% of its CPU and the harness %.0f%%", c.others, c.harness))
+		blamed := strings.Contains(b.String(), "the harness may have been the bottleneck")
+		if theirs != c.theirs || blamed == c.theirs {
+			t.Errorf("others %v%%, harness %v%%: laid to others %v, to the harness %v:\n%s", c.others, c.harness, theirs, blamed, b.String())
+		}
 	}
 }
