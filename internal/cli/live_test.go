@@ -362,19 +362,7 @@ func TestARealPrometheusScrapesWhatTheRunSaved(t *testing.T) {
 		}
 	})
 	t.Run("the dashboard's queries run on both and draw every panel but the schedule lag", func(t *testing.T) {
-		b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "grafana", "dbharness.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var d struct {
-			Panels []struct {
-				Title   string
-				Targets []struct{ Expr string }
-			}
-		}
-		if err := json.Unmarshal(b, &d); err != nil {
-			t.Fatal(err)
-		}
+		d := dashboardPanels(t)
 		vars := strings.NewReplacer("$run_id", run.RunID, "$group", ".*", "$__rate_interval", "5s")
 		for _, panel := range d.Panels {
 			drawn := false
@@ -528,19 +516,7 @@ func TestAShardedRunsScrapeHasTheShardLabelAndTheDashboardSumsItsShards(t *testi
 		t.Errorf("the group's transactions in Prometheus = %v (%v), its shards' %d", got, ok, sum)
 	}
 
-	b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "grafana", "dbharness.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d struct {
-		Panels []struct {
-			Title   string
-			Targets []struct{ Expr string }
-		}
-	}
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
+	d := dashboardPanels(t)
 	vars := strings.NewReplacer("$run_id", ".+", "$group", "gprom", "$__rate_interval", "5s")
 	var sums, perShard bool
 	for _, panel := range d.Panels {
@@ -577,4 +553,25 @@ func TestAShardedRunsScrapeHasTheShardLabelAndTheDashboardSumsItsShards(t *testi
 	if !sums || !perShard {
 		t.Errorf("the dashboard's throughput (%v) or per-shard (%v) panel was not checked", sums, perShard)
 	}
+}
+
+// dashboardPanel is one panel of the shipped Grafana dashboard: its title
+// and its queries.
+type dashboardPanel struct {
+	Title   string
+	Targets []struct{ Expr string }
+}
+
+// dashboardPanels reads the shipped Grafana dashboard's panels.
+func dashboardPanels(t *testing.T) struct{ Panels []dashboardPanel } {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "grafana", "dbharness.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct{ Panels []dashboardPanel }
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
