@@ -220,11 +220,21 @@ func meanSE(xs []float64) (mean, se float64) {
 	if len(xs) < 2 {
 		return mean, 0
 	}
+	return mean, StdDev(xs) / math.Sqrt(float64(len(xs)))
+}
+
+// StdDev returns the sample standard deviation of xs (divisor n-1), NaN
+// with fewer than two values.
+func StdDev(xs []float64) float64 {
+	if len(xs) < 2 {
+		return math.NaN()
+	}
+	mean := meanOf(xs)
 	var ss float64
 	for _, x := range xs {
 		ss += (x - mean) * (x - mean)
 	}
-	return mean, math.Sqrt(ss / float64(len(xs)-1) / float64(len(xs)))
+	return math.Sqrt(ss / float64(len(xs)-1))
 }
 
 // compareMeans fills c from two means, their standard errors and degrees

@@ -91,8 +91,9 @@ func mean(xs []float64) float64 {
 // tpsCI returns the point estimate and 95% interval of throughput for a
 // point's completed runs: the bootstrap of the median over repeats when
 // there are two or more, else the run's tps with a moving-block bootstrap of
-// the mean of its per-interval tps.
-func tpsCI(runs []*results.Run, rng *rand.Rand) (est, lo, hi float64, method string) {
+// the mean of its per-interval tps. clipped is set when a t interval
+// reached below zero and its low end was cut to 0.
+func tpsCI(runs []*results.Run, rng *rand.Rand) (est, lo, hi float64, method string, clipped bool) {
 	if len(runs) >= 2 {
 		tps := make([]float64, len(runs))
 		for i, r := range runs {
@@ -100,26 +101,27 @@ func tpsCI(runs []*results.Run, rng *rand.Rand) (est, lo, hi float64, method str
 		}
 		if len(runs) >= MinBootstrapRepeats {
 			est, lo, hi = analysis.BootstrapMedianCI(tps, Level, Iters, rng)
-			return est, lo, hi, CIRepeats
+			return est, lo, hi, CIRepeats, false
 		}
 		// Too few repeats for a percentile bootstrap to reach 95% (with 3
 		// samples its interval is at most [min, max], which covers the
 		// median 75% of the time): Student's t over the repeats.
 		_, lo, hi = analysis.MeanTCI(tps, Level)
-		return analysis.Median(tps), max(lo, 0), hi, CIRepeatsT
+		return analysis.Median(tps), max(lo, 0), hi, CIRepeatsT, lo < 0
 	}
 	r := runs[0]
 	est = r.Summary.TPS
 	ivs := MeasuredIntervalTPS(r, "")
 	if len(ivs) < 2 {
-		return est, est, est, CIIntervals
+		return est, est, est, CIIntervals, false
 	}
 	m, lo, hi := analysis.BlockBootstrapMeanCI(ivs, 0, Level, Iters, rng)
 	// The mean of full intervals differs slightly from the run's tps (the
 	// short last interval is left out): shift the interval onto the run's
 	// figure. A few stalled intervals can stretch a t interval below zero,
 	// which throughput cannot be.
-	return est, max(lo+est-m, 0), hi + est - m, CIIntervals
+	lo += est - m
+	return est, max(lo, 0), hi + est - m, CIIntervals, lo < 0
 }
 
 func medianOf(xs []float64) float64 {
@@ -216,8 +218,9 @@ func Analyze(sw *results.Sweep, runs map[string]*results.Run) {
 			// Runs in execution order.
 			sort.SliceStable(rs, func(i, j int) bool { return rs[i].StartTime.Before(rs[j].StartTime) })
 			pt := results.SweepPoint{Clients: n, Vary: varyOf[s]}
-			est, lo, hi, method := tpsCI(rs, rng)
+			est, lo, hi, method, clipped := tpsCI(rs, rng)
 			pt.TPSMedian, pt.TPSCILow, pt.TPSCIHigh, pt.CIMethod = round(est, 2), round(lo, 2), round(hi, 2), method
+			pt.TPSCILowClipped = clipped
 			opNames := []string{}
 			seen := map[string]bool{}
 			for _, r := range rs {
@@ -280,7 +283,7 @@ func Analyze(sw *results.Sweep, runs map[string]*results.Run) {
 		if f, err := analysis.FitUSL(uslPts); err != nil {
 			fit.USLError = strings.TrimPrefix(err.Error(), "fit USL: ")
 		} else {
-			fit.USL = uslModel(f)
+			fit.USL = uslModel(f, clients[len(clients)-1])
 		}
 		sw.Fits = append(sw.Fits, fit)
 	}
@@ -292,6 +295,7 @@ func Analyze(sw *results.Sweep, runs map[string]*results.Run) {
 	default:
 		sw.USLError = "the sweep varies " + varyNames(sw.Vary) + "; fits[] has one USL fit per series"
 	}
+	sw.Caveats = caveats(sw, runs)
 }
 
 func varyNames(v []results.VaryFlag) string {
@@ -316,12 +320,16 @@ func ratio(a, b float64) *float64 {
 	return ptr(a / b)
 }
 
-func uslModel(f analysis.USLFit) *results.USLModel {
+// uslModel is the fit as the sweep records it; maxClients is the largest
+// client count of its series, past which a peak is an extrapolation.
+func uslModel(f analysis.USLFit, maxClients int) *results.USLModel {
 	m := &results.USLModel{Lambda: round(f.Lambda, 4), Sigma: f.Sigma, Kappa: f.Kappa,
 		R2: round(nanZero(f.R2), 4), Points: f.Points}
+	m.PoorFit = m.R2 < results.USLMinR2
 	if f.Bounded() {
 		m.PeakClients = roundPtr(ptr(f.PeakClients), 2)
 		m.PeakTPS = roundPtr(ptr(f.PeakTPS), 2)
+		m.PeakExtrapolated = f.PeakClients > float64(maxClients)
 	} else {
 		m.AsymptoteTPS = roundPtr(ptr(f.PeakTPS), 2)
 	}

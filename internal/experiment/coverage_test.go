@@ -33,7 +33,7 @@ func TestSingleRunIntervalCoverage(t *testing.T) {
 					r.Intervals = append(r.Intervals, results.Interval{Seq: j, Phase: "measure", Seconds: 1, TPS: v})
 				}
 				r.Summary.TPS = sum / float64(tc.n)
-				est, lo, hi, method := tpsCI([]*results.Run{r}, rand.New(rand.NewPCG(uint64(i), 1)))
+				est, lo, hi, method, _ := tpsCI([]*results.Run{r}, rand.New(rand.NewPCG(uint64(i), 1)))
 				if method != "intervals" || est != r.Summary.TPS {
 					t.Fatalf("method %s, estimate %v", method, est)
 				}

@@ -71,9 +71,10 @@ func SweepTable(w io.Writer, sw *results.Sweep) {
 		vhead = fmt.Sprintf(" %-*s", vw, "vary")
 	}
 	fmt.Fprintf(w, "%7s%s %11s %25s %10s %7s %5s\n", "clients", vhead, "tps_median", "95% CI", "efficiency", "errors", "runs")
-	interfered := 0
+	interfered, clipped := 0, false
 	for _, p := range sw.Points {
-		ci := fmt.Sprintf("[%.1f, %.1f] %s", p.TPSCILow, p.TPSCIHigh, ciTag(p.CIMethod))
+		ci := fmt.Sprintf("[%s, %.1f] %s", ciLow(p, func(f float64) string { return fmt.Sprintf("%.1f", f) }), p.TPSCIHigh, ciTag(p.CIMethod))
+		clipped = clipped || p.TPSCILowClipped
 		mark := ""
 		if len(p.Interfered) > 0 {
 			mark, interfered = fmt.Sprintf("  ! %d interfered", len(p.Interfered)), interfered+1
@@ -82,6 +83,9 @@ func SweepTable(w io.Writer, sw *results.Sweep) {
 			optCell(p.Efficiency, "%.2f"), p.Errors, len(p.Runs), mark)
 	}
 	fmt.Fprintln(w, "95% CI: (r) bootstrap over 5+ repeats, (t) Student t over 2-4 repeats, (i) one run, block bootstrap over its intervals")
+	if clipped {
+		fmt.Fprintln(w, ciClippedNote)
+	}
 	if interfered > 0 {
 		fmt.Fprintf(w, "! interfered: in that many of the point's runs other processes used more than %d%% of the host's CPU during the measured phase (`show RUN` names them): its figures include their interference\n", results.OthersWarnPct)
 	}
@@ -109,9 +113,31 @@ func SweepTable(w io.Writer, sw *results.Sweep) {
 		for _, f := range sw.Fits {
 			fmt.Fprintf(w, "USL %s: %s\n", varyCell(f.Vary), uslLine(f.USL, f.USLError))
 		}
-		return
+	} else {
+		fmt.Fprintf(w, "USL: %s\n", uslLine(sw.USL, sw.USLError))
 	}
-	fmt.Fprintf(w, "USL: %s\n", uslLine(sw.USL, sw.USLError))
+	switch {
+	case sw.Caveats == nil: // analysed before caveats existed
+	case len(sw.Caveats) == 0:
+		fmt.Fprintln(w, "caveats: none (fit, efficiency, repeats and rounds checked)")
+	default:
+		fmt.Fprintln(w, "caveats (what this analysis cannot vouch for):")
+		for _, c := range sw.Caveats {
+			fmt.Fprintf(w, "  ! %s\n", c.Text)
+		}
+	}
+}
+
+// ciClippedNote explains the "≤0" of an interval cut at zero.
+const ciClippedNote = "≤0: the interval reached below zero and was cut there (throughput cannot be negative); the repeats are too few or too far apart to bound it"
+
+// ciLow is the low end of a point's interval, "≤0" when it was cut at
+// zero, so that the 0 does not read as a measured value.
+func ciLow(p results.SweepPoint, format func(float64) string) string {
+	if p.TPSCILowClipped {
+		return "≤0"
+	}
+	return format(p.TPSCILow)
 }
 
 func ciTag(method string) string {
@@ -128,8 +154,14 @@ func uslLine(u *results.USLModel, why string) string {
 	if u == nil {
 		return "no fit: " + why
 	}
+	if u.Poor() {
+		return fmt.Sprintf("poor fit (R^2 %.4f, under %.2f): no peak or ceiling stated  (sigma %.4g, kappa %.4g, lambda %.1f tps, %d runs)",
+			u.R2, results.USLMinR2, u.Sigma, u.Kappa, u.Lambda, u.Points)
+	}
 	s := fmt.Sprintf("sigma %.4g (contention)  kappa %.4g (coherency)  ", u.Sigma, u.Kappa)
-	if u.PeakClients != nil {
+	if u.PeakClients != nil && u.PeakExtrapolated {
+		s += fmt.Sprintf("peak not stated: at %.1f clients it lies beyond the clients measured", *u.PeakClients)
+	} else if u.PeakClients != nil {
 		s += fmt.Sprintf("peak %.1f clients at %.1f tps", *u.PeakClients, *u.PeakTPS)
 	} else if u.AsymptoteTPS != nil {
 		s += fmt.Sprintf("no peak: throughput approaches %.1f tps", *u.AsymptoteTPS)

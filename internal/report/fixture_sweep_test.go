@@ -23,7 +23,8 @@ func syntheticSweep(vary bool) *results.Sweep {
 	sw := &results.Sweep{SchemaVersion: results.SweepSchemaVersion, SweepID: "sw-20261122-110000-beef", Workload: "tpcb",
 		Command:  []string{"dbharness", "sweep", "tpcb", "--db", "postgres://u:xxxxx@h/db", "--clients", "1,2,4,8,16,32", "--repeat", "3"},
 		BaseArgs: []string{"tpcb", "--db", "postgres://u:xxxxx@h/db", "-T", "10s"}, Target: "postgres://u:xxxxx@h/db",
-		Clients: clients, Repeat: 3, OrderSeed: 7, Status: results.StatusCompleted, StartTime: start, EndTime: start.Add(20 * time.Minute)}
+		Clients: clients, Repeat: 3, OrderSeed: 7, Status: results.StatusCompleted, StartTime: start, EndTime: start.Add(20 * time.Minute),
+		Caveats: []results.SweepCaveat{}}
 	type ser struct {
 		vary                 map[string]string
 		lambda, sigma, kappa float64

@@ -122,12 +122,22 @@ func sweepPage(sw *results.Sweep, opt HTMLOptions) (*page, error) {
 	if best.Clients > 0 {
 		p.Headline = append(p.Headline, kv{"best throughput", fmtNum(best.TPSMedian) + " tps"}, kv{"at clients", strconv.Itoa(best.Clients)})
 	}
-	if len(series) == 1 && series[0].fit != nil && series[0].fit.PeakClients != nil {
-		p.Headline = append(p.Headline, kv{"USL peak", fmt.Sprintf("%s tps at %.0f clients", optNum(series[0].fit.PeakTPS, "%.0f"), *series[0].fit.PeakClients)})
+	if len(series) == 1 && series[0].fit != nil {
+		p.Headline = append(p.Headline, uslHeadline(series[0].fit)...)
+	}
+	if sw.Caveats != nil {
+		n := "none"
+		if len(sw.Caveats) > 0 {
+			n = fmt.Sprintf("%d (see below)", len(sw.Caveats))
+		}
+		p.Headline = append(p.Headline, kv{"caveats", n})
 	}
 
 	sec := section{ID: "scaling", Title: "Throughput against clients", ChartsFirst: true,
 		Intro: "Median throughput per client count with its 95% confidence interval (bars), the Universal Scalability Law fitted to every run (dashed) and ideal linear scaling from the single-client point (dotted)."}
+	for _, c := range sw.Caveats {
+		sec.Warnings = append(sec.Warnings, c.Text)
+	}
 	for i, s := range series {
 		if i >= maxSweepSeries {
 			sec.Intro += fmt.Sprintf(" %d further series are in the tables only.", len(series)-maxSweepSeries)
@@ -196,7 +206,11 @@ func scalingChart(s sweepSeries) (chart, error) {
 			ux, uy = append(ux, n), append(uy, f.Predict(n))
 			top = math.Max(top, f.Predict(n))
 		}
-		ch.Series = append(ch.Series, svg.Series{Name: fmt.Sprintf("USL fit (σ=%.3g, κ=%.3g, R²=%.3f)", s.fit.Sigma, s.fit.Kappa, s.fit.R2),
+		poor := ""
+		if s.fit.Poor() {
+			poor = ", poor fit"
+		}
+		ch.Series = append(ch.Series, svg.Series{Name: fmt.Sprintf("USL fit (σ=%.3g, κ=%.3g, R²=%.3f%s)", s.fit.Sigma, s.fit.Kappa, s.fit.R2, poor),
 			X: ux, Y: uy, Style: svg.StyleDashed, Color: svg.PaletteColor(2)})
 	} else if s.fitErr != "" {
 		note = "No USL fit: " + s.fitErr + "."
@@ -237,15 +251,16 @@ func nanZero(v float64) float64 {
 }
 
 func scalingTable(series []sweepSeries) table {
-	interfered := false
+	interfered, clipped := false, false
 	t := table{Caption: "Points", Head: []string{"series", "clients", "tps (median)", "95% CI", "CI from", "efficiency", "errors", "runs"},
 		Num: []bool{false, true, true, true, false, true, true, true}}
 	for _, s := range series {
 		for _, p := range s.points {
 			ci := "-"
 			if p.TPSCILow != 0 || p.TPSCIHigh != 0 {
-				ci = fmtNum(p.TPSCILow) + " – " + fmtNum(p.TPSCIHigh)
+				ci = ciLow(p, fmtNum) + " – " + fmtNum(p.TPSCIHigh)
 			}
+			clipped = clipped || p.TPSCILowClipped
 			eff := "-"
 			if p.Efficiency != nil {
 				eff = fmt.Sprintf("%.0f%%", 100**p.Efficiency)
@@ -260,6 +275,9 @@ func scalingTable(series []sweepSeries) table {
 		}
 	}
 	t.Note = "Efficiency is tps(N) / (N × tps(1)): 100% is linear scaling."
+	if clipped {
+		t.Note += " " + ciClippedNote + "."
+	}
 	if interfered {
 		t.Note += fmt.Sprintf(" ⚠ interfered: runs during whose measured phase other processes used more than %d%% of the host's CPU; their figures include that interference.", results.OthersWarnPct)
 	}
@@ -282,10 +300,35 @@ func uslTable(series []sweepSeries) table {
 		if f.PeakClients == nil && f.AsymptoteTPS != nil {
 			peakN, peakX = "none (κ = 0)", "→ "+optNum(f.AsymptoteTPS, "%.0f")
 		}
+		r2 := fmt.Sprintf("%.3f", f.R2)
+		switch {
+		case f.Poor():
+			peakN, peakX, r2 = "not stated", "not stated", r2+" (poor fit)"
+		case f.PeakExtrapolated:
+			peakN, peakX = "not stated (past "+optNum(f.PeakClients, "%.1f")+")", "not stated"
+		}
 		t.Rows = append(t.Rows, []string{orDash(s.label), fmtNum(f.Lambda), fmt.Sprintf("%.4g", f.Sigma), fmt.Sprintf("%.4g", f.Kappa),
-			peakN, peakX, fmt.Sprintf("%.3f", f.R2), strconv.Itoa(f.Points)})
+			peakN, peakX, r2, strconv.Itoa(f.Points)})
 	}
+	t.Note = fmt.Sprintf("A fit with R² under %.2f is a poor fit, and a peak beyond the largest client count measured an extrapolation: neither states a peak as a finding (docs/experiments.md says why).", results.USLMinR2)
 	return t
+}
+
+// uslHeadline is the headline of a sweep's single USL fit: its peak when
+// it is a finding, else why it is not stated; and its R².
+func uslHeadline(f *results.USLModel) []kv {
+	r2 := kv{"USL R²", fmt.Sprintf("%.2f", f.R2)}
+	switch {
+	case f.Poor():
+		return []kv{{"USL peak", fmt.Sprintf("not stated: poor fit (R² %.2f)", f.R2)}, r2}
+	case f.PeakExtrapolated:
+		return []kv{{"USL peak", fmt.Sprintf("not stated: extrapolated past the clients measured (%s)", optNum(f.PeakClients, "%.0f"))}, r2}
+	case f.PeakClients != nil:
+		return []kv{{"USL peak", fmt.Sprintf("%s tps at %.0f clients", optNum(f.PeakTPS, "%.0f"), *f.PeakClients)}, r2}
+	case f.AsymptoteTPS != nil:
+		return []kv{{"USL ceiling", "→ " + optNum(f.AsymptoteTPS, "%.0f") + " tps (no peak)"}, r2}
+	}
+	return []kv{r2}
 }
 
 func orDash(s string) string {

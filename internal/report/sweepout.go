@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/dbharness/dbharness/internal/results"
@@ -32,12 +33,13 @@ func WriteSweepCSV(dir string, sw *results.Sweep) error {
 		return fmt.Errorf("create CSV directory %s: %v", dir, err)
 	}
 	err := writeCSVFile(filepath.Join(dir, CSVSweepPoints), func(w *csvWriter) error {
-		if err := w.Write([]string{"sweep_id", "series", "clients", "tps_median", "tps_ci_low", "tps_ci_high", "ci_method", "efficiency", "errors", "runs"}); err != nil {
+		if err := w.Write([]string{"sweep_id", "series", "clients", "tps_median", "tps_ci_low", "tps_ci_high", "ci_method", "efficiency", "errors", "runs",
+			"tps_ci_low_clipped"}); err != nil {
 			return err
 		}
 		for _, p := range sw.Points {
 			if err := w.Write([]string{sw.SweepID, varyLabel(p.Vary), fint(p.Clients), ff(p.TPSMedian), ff(p.TPSCILow), ff(p.TPSCIHigh),
-				p.CIMethod, fptr(p.Efficiency), fi(p.Errors), strings.Join(p.Runs, " ")}); err != nil {
+				p.CIMethod, fptr(p.Efficiency), fi(p.Errors), strings.Join(p.Runs, " "), strconv.FormatBool(p.TPSCILowClipped)}); err != nil {
 				return err
 			}
 		}
@@ -110,7 +112,7 @@ func SweepMarkdown(w io.Writer, sw *results.Sweep) error {
 	fmt.Fprintf(&b, "### dbharness sweep `%s`: %s\n\n", mdCode(sw.SweepID), mdText(sw.Workload))
 	fmt.Fprintf(&b, "**%s** · %d of %d runs · %d repeat(s)\n\n", mdText(sw.Status), len(sw.RunIDs), len(sw.Plan), sw.Repeat)
 	series := seriesOf(sw)
-	interfered := false
+	interfered, clipped := false, false
 	b.WriteString("| series | clients | tps (median) | 95% CI | efficiency | errors |\n|---|--:|--:|--:|--:|--:|\n")
 	for _, s := range series {
 		for _, p := range s.points {
@@ -124,10 +126,14 @@ func SweepMarkdown(w io.Writer, sw *results.Sweep) error {
 				interfered = true
 			}
 			fmt.Fprintf(&b, "| %s | %d | %s | %s – %s | %s | %s |\n", mdText(orDash(s.label)), p.Clients, tps,
-				fmtNum(p.TPSCILow), fmtNum(p.TPSCIHigh), eff, fmtCount(p.Errors))
+				ciLow(p, fmtNum), fmtNum(p.TPSCIHigh), eff, fmtCount(p.Errors))
+			clipped = clipped || p.TPSCILowClipped
 		}
 	}
 	b.WriteString("\n")
+	if clipped {
+		b.WriteString(ciClippedNote + ".\n\n")
+	}
 	if interfered {
 		fmt.Fprintf(&b, "⚠ other processes used more than %d%% of the host's CPU during a run of the point: its figures include their interference.\n\n", results.OthersWarnPct)
 	}
@@ -150,12 +156,27 @@ func SweepMarkdown(w io.Writer, sw *results.Sweep) error {
 		case s.fit != nil:
 			f := s.fit
 			peak := "no peak (κ = 0)"
-			if f.PeakClients != nil {
+			switch {
+			case f.Poor():
+				peak = "**poor fit**: no peak stated"
+			case f.PeakExtrapolated:
+				peak = fmt.Sprintf("peak not stated: extrapolated past the clients measured (%s)", optNum(f.PeakClients, "%.1f"))
+			case f.PeakClients != nil:
 				peak = fmt.Sprintf("peak %s tps at %.1f clients", optNum(f.PeakTPS, "%.0f"), *f.PeakClients)
 			}
 			fmt.Fprintf(&b, "USL%s: σ = %.4g, κ = %.4g, λ = %s tps, %s, R² = %.3f\n", name, f.Sigma, f.Kappa, fmtNum(f.Lambda), peak, f.R2)
 		case s.fitErr != "":
 			fmt.Fprintf(&b, "USL%s: not fitted: %s\n", name, mdText(s.fitErr))
+		}
+	}
+	switch {
+	case sw.Caveats == nil:
+	case len(sw.Caveats) == 0:
+		b.WriteString("\nCaveats: none.\n")
+	default:
+		b.WriteString("\nCaveats:\n")
+		for _, c := range sw.Caveats {
+			fmt.Fprintf(&b, "- ⚠ %s\n", mdText(c.Text))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -99,7 +99,42 @@ type Sweep struct {
 	USLError string    `json:"usl_error,omitempty"`
 	// Fits is one USL fit per series (per combination of vary values).
 	Fits []SweepFit `json:"fits"`
+	// Caveats are what the analysis found that limits what it can say: a
+	// poor or extrapolated USL fit, efficiency above 1, repeats that
+	// disagree beyond their own spread, a systematic round effect. Empty
+	// when it found none; nil for sweeps analysed before they existed.
+	Caveats []SweepCaveat `json:"caveats"`
 }
+
+// The kinds of SweepCaveat.
+const (
+	CaveatPoorFit          = "poor-fit"           // USL R² under USLMinR2
+	CaveatPeakExtrapolated = "peak-extrapolated"  // USL peak beyond the largest client count measured
+	CaveatEfficiencyAbove1 = "efficiency-above-1" // more tps per client than at 1 client
+	CaveatRepeatsDisagree  = "repeats-disagree"   // a point's repeats fall into separate regimes
+	CaveatRoundEffect      = "round-effect"       // one round systematically slower or faster
+)
+
+// SweepCaveat is one limit of a sweep's analysis, with the points and the
+// runs it comes from.
+type SweepCaveat struct {
+	Kind string `json:"kind"`
+	// Vary is the series (absent for a sweep without --vary, and for a
+	// round effect, which is over every series).
+	Vary map[string]string `json:"vary,omitempty"`
+	// Clients are the client counts concerned.
+	Clients []int `json:"clients,omitempty"`
+	// Runs are the runs the caveat comes from.
+	Runs []string `json:"runs,omitempty"`
+	// Text says it in one sentence.
+	Text string `json:"text"`
+}
+
+// USLMinR2 is the coefficient of determination under which a USL fit is a
+// poor fit and its peak is not stated as a finding. In simulated sweeps
+// (docs/experiments.md) fits under it placed the peak more than 1.5 times
+// off twice as often as fits above it.
+const USLMinR2 = 0.9
 
 // VaryFlag is one swept workload (or run) flag and its values.
 type VaryFlag struct {
@@ -132,7 +167,10 @@ type SweepPoint struct {
 	TPSMedian float64 `json:"tps_median"`
 	TPSCILow  float64 `json:"tps_ci_low"`
 	TPSCIHigh float64 `json:"tps_ci_high"`
-	CIMethod  string  `json:"ci_method"`
+	// TPSCILowClipped is set when the interval reached below zero and its
+	// low end was cut to 0: the 0 is a floor, not a measured value.
+	TPSCILowClipped bool   `json:"tps_ci_low_clipped,omitempty"`
+	CIMethod        string `json:"ci_method"`
 	// TPS is each completed run's tps, in the order of Runs.
 	TPS []float64 `json:"tps"`
 	// Runs are the ids of the point's completed runs.
@@ -187,8 +225,25 @@ type USLModel struct {
 	PeakTPS      *float64 `json:"peak_tps"`
 	AsymptoteTPS *float64 `json:"asymptote_tps,omitempty"`
 	R2           float64  `json:"r2"`
+	// PoorFit is R2 < USLMinR2: the model does not describe the runs well
+	// enough for its peak (or ceiling) to be a finding.
+	PoorFit bool `json:"poor_fit"`
+	// PeakExtrapolated is set when the peak lies beyond the largest client
+	// count measured: the model's extrapolation, not a finding.
+	PeakExtrapolated bool `json:"peak_extrapolated"`
 	// Points is the number of runs used in the fit, repeats included.
 	Points int `json:"points"`
+}
+
+// Poor reports whether the fit is a poor fit (R2 under USLMinR2); for
+// sweeps saved before PoorFit existed it is decided from R2.
+func (m *USLModel) Poor() bool { return m.PoorFit || m.R2 < USLMinR2 }
+
+// PeakFinding reports whether the model's peak can be stated as a finding:
+// it has one, the fit is not poor, and the peak is within the client
+// counts measured.
+func (m *USLModel) PeakFinding() bool {
+	return m.PeakClients != nil && !m.Poor() && !m.PeakExtrapolated
 }
 
 // Comparison is what `compare A B` reports: B relative to A.
