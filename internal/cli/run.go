@@ -41,7 +41,10 @@ type runOpts struct {
 	// physical is --physical.
 	physical    string
 	stmtTimeout time.Duration
-	live        liveOpts
+	// set is --set as given; sets the parsed settings.
+	set  []string
+	sets []db.Assignment
+	live liveOpts
 	// hdrLog is --hdr-log.
 	hdrLog string
 	// shard, group and groupTimeout are --shard, --group and
@@ -70,6 +73,7 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.cfg.ThinkTimes, "keying-think", false, "with --terminals: wait the workload's keying and think times (TPC-C clause 5.2.5), so throughput is paced as the specification's")
 	fs.IntVar(&o.cfg.MaxTries, "max-tries", 1, "tries per transaction on serialization failure or deadlock (1 = no retry)")
 	durationVarP(fs, &o.stmtTimeout, "statement-timeout", "", 0, "end statements that run longer than this (the server's statement_timeout or max_statement_time; on SQLite the client interrupts them), counted as errors of class timeout (default: no limit)")
+	fs.StringArrayVar(&o.set, "set", nil, "set a session setting on every connection of the run, e.g. --set synchronous_commit=off (repeatable): a startup parameter on PostgreSQL, SET SESSION on MySQL/MariaDB; checked with the server before the run, recorded with it, and swept with sweep's --vary set.NAME=V1,V2")
 	durationVarP(fs, &o.cfg.ReconnectTimeout, "reconnect-timeout", "", 0, "how long a client that lost its connection tries to connect again before the run ends as failed (default: 30s with --transactions; with --duration, until the run's end)")
 	durationVarP(fs, &o.cfg.StallTimeout, "stall-timeout", "", 0, "end the run as failed when every client has waited this long for the server to answer its transaction (default: 60s with --transactions; with --duration, the run's end; 0: never)")
 	durationVarP(fs, &o.progress, "progress", "P", time.Second, "progress line interval (0 = no progress lines)")
@@ -115,8 +119,12 @@ func (o *runOpts) validate(fs *pflag.FlagSet) error {
 	if !fs.Changed("seed") {
 		o.cfg.Seed = randomSeed()
 	}
+	var err error
 	if o.stmtTimeout < 0 {
 		return usagef("--statement-timeout %s is negative", o.stmtTimeout)
+	}
+	if o.sets, err = parseSets(o.set); err != nil {
+		return err
 	}
 	if fs.Changed("reconnect-timeout") && o.cfg.ReconnectTimeout <= 0 {
 		return usagef("--reconnect-timeout %s: give a positive duration, e.g. 30s", o.cfg.ReconnectTimeout)
@@ -134,7 +142,6 @@ func (o *runOpts) validate(fs *pflag.FlagSet) error {
 	if o.cfg.Interval == 0 {
 		o.cfg.Interval = time.Second
 	}
-	var err error
 	if o.percentiles, err = parsePercentiles(o.percentileList); err != nil {
 		return err
 	}
@@ -180,6 +187,25 @@ func (o *runOpts) validate(fs *pflag.FlagSet) error {
 		return usageError{err.Error()}
 	}
 	return o.parseShard(fs)
+}
+
+// parseSets reads the --set flags; a setting given twice is refused.
+func parseSets(ss []string) ([]db.Assignment, error) {
+	var out []db.Assignment
+	seen := map[string]bool{}
+	for _, s := range ss {
+		a, err := db.ParseAssignment(s)
+		if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		if k := strings.ToLower(a.Name); seen[k] {
+			return nil, usagef("--set %s is given twice; give each setting once", a.Name)
+		} else {
+			seen[k] = true
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 // parseShard reads --shard, --group and --group-timeout.
@@ -307,6 +333,7 @@ func (sp *runSpec) config(out, warn io.Writer) runner.Config {
 		Command:          append([]string{"dbharness", "run"}, sp.args...),
 		Engine:           o.cfg,
 		StatementTimeout: o.stmtTimeout,
+		Set:              o.sets,
 		Progress:         o.progress,
 		Percentiles:      o.percentiles,
 		Collect:          o.collectKinds,

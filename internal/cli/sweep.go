@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/redact"
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
@@ -31,6 +32,8 @@ type sweepOpts struct {
 	results   string
 	db        string
 	verbose   bool
+	// noSingle is --no-single-stream: no 1-client point is added.
+	noSingle bool
 	// The sweep's report files (not each run's).
 	reports reportOuts
 	// live is the runs' --metrics-addr and --metrics-linger: one server
@@ -39,9 +42,10 @@ type sweepOpts struct {
 }
 
 func (o *sweepOpts) flags(fs *pflag.FlagSet) {
-	fs.StringVarP(&o.clients, "clients", "c", "1,2,4,8,16", "client counts to sweep, e.g. 1,2,4,8,16 (1 is always included)")
+	fs.StringVarP(&o.clients, "clients", "c", "1,2,4,8,16", "client counts to sweep, e.g. 1,2,4,8,16 (1 is added unless --no-single-stream)")
+	fs.BoolVar(&o.noSingle, "no-single-stream", false, "do not add the 1-client point (the single-stream baseline of efficiency, inflation and the USL fit), e.g. for an A/B at one client count")
 	fs.IntVar(&o.repeat, "repeat", 1, "repeat every point this many times (rounds, each in a random order)")
-	fs.StringArrayVar(&o.vary, "vary", nil, "sweep a run or workload flag too, e.g. --vary batch=1,10,100 (repeatable; crossed with the clients); a flag of init, e.g. --vary key=serial,uuid-random, runs init before the runs that need other data")
+	fs.StringArrayVar(&o.vary, "vary", nil, "sweep a run or workload flag too, e.g. --vary batch=1,10,100 (repeatable; crossed with the clients); a flag of init, e.g. --vary key=serial,uuid-random, runs init before the runs that need other data; a session setting with set.NAME, e.g. --vary set.synchronous_commit=on,off")
 	fs.StringVar(&o.json, "json", "", "write the sweep and its analysis as JSON to FILE (- for standard output)")
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted sweep SWEEP with its saved plan")
 	fs.Uint64Var(&o.orderSeed, "order-seed", 0, "seed of the random run order (default: random, recorded with the sweep)")
@@ -122,8 +126,9 @@ func splitFlags(args []string, names map[string]bool, short map[string]string) (
 	return own, rest, nil
 }
 
-// parseClients reads --clients: positive, distinct, sorted, with 1 added.
-func parseClients(s string) (clients []int, added bool, err error) {
+// parseClients reads --clients: positive, distinct, sorted, with 1 added
+// unless noSingle.
+func parseClients(s string, noSingle bool) (clients []int, added bool, err error) {
 	seen := map[int]bool{}
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
@@ -142,7 +147,7 @@ func parseClients(s string) (clients []int, added bool, err error) {
 	if len(clients) == 0 {
 		return nil, false, usagef("--clients %q is empty; give a list such as 1,2,4,8", s)
 	}
-	if !seen[1] {
+	if !seen[1] && !noSingle {
 		clients = append(clients, 1)
 		added = true
 	}
@@ -166,6 +171,9 @@ func parseVary(vs []string) ([]results.VaryFlag, error) {
 		case "json", "no-save", "results", "db", "repeat", "vary", "resume":
 			return nil, usagef("--vary %q: --%s cannot be swept", v, name)
 		}
+		if set, ok := strings.CutPrefix(name, setPrefix); ok && !db.ValidSettingName(set) {
+			return nil, usagef("--vary %q: give set.NAME=V1,V2,... with a setting's name (letters, digits, _ and .), e.g. --vary set.synchronous_commit=on,off", v)
+		}
 		if seen[name] {
 			return nil, usagef("--vary %s is given twice; list all its values in one --vary", name)
 		}
@@ -188,13 +196,51 @@ func parseVary(vs []string) ([]results.VaryFlag, error) {
 	return out, nil
 }
 
+// setPrefix starts a swept session setting's name in --vary
+// (set.synchronous_commit): each run gets --set NAME=VALUE.
+const setPrefix = "set."
+
+// varyFlag is the run flag and value that give a swept flag's value: the
+// flag itself, or --set NAME=VALUE for set.NAME.
+func varyFlag(flag, value string) flagSet {
+	if name, ok := strings.CutPrefix(flag, setPrefix); ok {
+		return flagSet{"set", name + "=" + value}
+	}
+	return flagSet{flag, value}
+}
+
+// withoutVaried removes a swept flag given as a plain flag too from args:
+// the flag, or for set.NAME the --set of that setting.
+func withoutVaried(args []string, flag string) []string {
+	name, ok := strings.CutPrefix(flag, setPrefix)
+	if !ok {
+		return withoutFlag(args, flag)
+	}
+	var out []string
+	for i := 0; i < len(args); i++ {
+		val, isSet := strings.CutPrefix(args[i], "--set=")
+		if args[i] == "--set" && i+1 < len(args) {
+			val, isSet = args[i+1], true
+		}
+		if n, _, _ := strings.Cut(val, "="); isSet && strings.EqualFold(strings.TrimSpace(n), name) {
+			if args[i] == "--set" {
+				i++
+			}
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
 // pointArgs are the run arguments of one planned run, as the run records
 // its command line.
 func pointArgs(base []string, pr results.SweepRun, vary []results.VaryFlag) []string {
 	args := append([]string{}, base...)
 	args = append(args, "--clients="+strconv.Itoa(pr.Clients))
 	for _, v := range vary {
-		args = append(args, "--"+v.Flag+"="+pr.Vary[v.Flag])
+		f := varyFlag(v.Flag, pr.Vary[v.Flag])
+		args = append(args, "--"+f.name+"="+f.value)
 	}
 	return args
 }
@@ -238,7 +284,7 @@ func (a *app) cmdSweep(args []string) error {
 	if o.repeat < 1 {
 		return usagef("--repeat %d: give at least 1", o.repeat)
 	}
-	clients, added, err := parseClients(o.clients)
+	clients, added, err := parseClients(o.clients, o.noSingle)
 	if err != nil {
 		return err
 	}
@@ -251,7 +297,7 @@ func (a *app) cmdSweep(args []string) error {
 	}
 	// A swept flag given as a plain flag too takes the swept values.
 	for _, v := range vary {
-		rest = withoutFlag(rest, v.Flag)
+		rest = withoutVaried(rest, v.Flag)
 	}
 	si := newSweepInit(wl, vary)
 	if rest, err = si.takeArgs(wl, rest); err != nil {
@@ -306,7 +352,7 @@ func (a *app) cmdSweep(args []string) error {
 		sw.Vary = []results.VaryFlag{}
 	}
 	if added {
-		sw.Notes = append(sw.Notes, "1 client added: every sweep starts with the single-stream performance unit test")
+		sw.Notes = append(sw.Notes, "1 client added: every sweep starts with the single-stream performance unit test (--no-single-stream leaves it out)")
 	}
 	sw.Notes = append(sw.Notes, notes...)
 	if si != nil {
@@ -321,7 +367,7 @@ func (a *app) cmdSweep(args []string) error {
 func (a *app) parsePoint(base []string, pr results.SweepRun, vary []results.VaryFlag) (*runSpec, error) {
 	set := []flagSet{{"clients", strconv.Itoa(pr.Clients)}}
 	for _, v := range vary {
-		set = append(set, flagSet{v.Flag, pr.Vary[v.Flag]})
+		set = append(set, varyFlag(v.Flag, pr.Vary[v.Flag]))
 	}
 	sp, err := a.parseRun(base, set...)
 	if err != nil {
@@ -398,7 +444,7 @@ func (a *app) resumeSweep(o *sweepOpts, fs *pflag.FlagSet, rest []string) error 
 			extra = append(extra, r)
 		}
 	}
-	for _, name := range []string{"clients", "repeat", "vary", "order-seed"} {
+	for _, name := range []string{"clients", "repeat", "vary", "order-seed", "no-single-stream"} {
 		if fs.Changed(name) {
 			extra = append(extra, "--"+name)
 		}
@@ -459,6 +505,33 @@ func (a *app) resumeSweep(o *sweepOpts, fs *pflag.FlagSet, rest []string) error 
 	return a.execSweep(o, sw, points)
 }
 
+// checkSettings checks every point's --set settings with the server
+// before any run (each distinct list once): a setting the server refuses
+// is the user's to fix.
+func checkSettings(points []sweep.Point) error {
+	checked := map[string]bool{}
+	for _, p := range points {
+		if len(p.Run.Set) == 0 || p.Run.Target == nil {
+			continue
+		}
+		key := fmt.Sprint(p.Run.Set)
+		if checked[key] {
+			continue
+		}
+		checked[key] = true
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err := db.CheckSession(ctx, p.Run.Target, p.Run.Set)
+		cancel()
+		if se := (*db.SettingError)(nil); errors.As(err, &se) {
+			return usageError{err.Error()}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // withoutFlag removes --name and --name=value (and its value) from args.
 func withoutFlag(args []string, name string) []string {
 	var out []string
@@ -486,6 +559,9 @@ func (a *app) execSweep(o *sweepOpts, sw *results.Sweep, points []sweep.Point) e
 				return err
 			}
 		}
+	}
+	if err := checkSettings(points); err != nil {
+		return err
 	}
 	out := a.stdout
 	if o.json == "-" {

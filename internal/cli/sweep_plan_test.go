@@ -27,16 +27,16 @@ func TestSplitSweepArgsTakesOnlyTheSweepsOwnFlags(t *testing.T) {
 
 func TestParseClientsAlwaysStartsWithOneClient(t *testing.T) {
 	t.Parallel()
-	c, added, err := parseClients("8, 2,4,2")
+	c, added, err := parseClients("8, 2,4,2", false)
 	if err != nil || !added || !reflect.DeepEqual(c, []int{1, 2, 4, 8}) {
 		t.Errorf("%v %v %v", c, added, err)
 	}
-	c, added, _ = parseClients("1,16")
+	c, added, _ = parseClients("1,16", false)
 	if added || !reflect.DeepEqual(c, []int{1, 16}) {
 		t.Errorf("%v %v", c, added)
 	}
 	for _, bad := range []string{"", "0,1", "-2", "a"} {
-		if _, _, err := parseClients(bad); err == nil {
+		if _, _, err := parseClients(bad, false); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}

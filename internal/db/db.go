@@ -821,3 +821,91 @@ type ColumnStats struct {
 	TopShare *float64 `json:"top_share,omitempty"`
 	AvgWidth *float64 `json:"avg_width,omitempty"`
 }
+
+// Assignment is one session setting a run sets on every connection it
+// opens (--set NAME=VALUE).
+type Assignment struct {
+	Name, Value string
+}
+
+// String is NAME=VALUE.
+func (a Assignment) String() string { return a.Name + "=" + a.Value }
+
+// ParseAssignment reads --set's NAME=VALUE. A name is letters, digits,
+// underscores and dots (PostgreSQL's extension settings have a dot), so
+// that an engine may put it into SQL as it is.
+func ParseAssignment(s string) (Assignment, error) {
+	name, val, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return Assignment{}, fmt.Errorf("--set %q: give NAME=VALUE, e.g. --set synchronous_commit=off", s)
+	}
+	if !ValidSettingName(name) {
+		return Assignment{}, fmt.Errorf("--set %q: %q is not a setting's name (letters, digits, _ and .)", s, name)
+	}
+	return Assignment{Name: name, Value: val}, nil
+}
+
+// ValidSettingName reports whether name can name a session setting:
+// letters, digits, underscores and dots, starting with a letter or _.
+func ValidSettingName(name string) bool {
+	for i, c := range name {
+		switch {
+		case c == '_', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case i > 0 && (c == '.' || c >= '0' && c <= '9'):
+		default:
+			return false
+		}
+	}
+	return name != ""
+}
+
+// SessionSetter is a DB that sets session settings (--set) on every
+// connection it opens from then on, the event-loop driver's too.
+type SessionSetter interface {
+	// SetSession checks the settings with the server, on a connection of
+	// its own, before it keeps them: an unknown name, a setting that
+	// cannot be set per session, or a value the server refuses is a
+	// *SettingError. Info then reports each setting as the run's sessions
+	// see it.
+	SetSession(ctx context.Context, set []Assignment) error
+}
+
+// SettingError is a --set setting the server refuses: the user's to fix.
+type SettingError struct {
+	Setting Assignment
+	// Why is the rest of the sentence, e.g. "needs a server restart".
+	Why string
+}
+
+func (e *SettingError) Error() string {
+	return fmt.Sprintf("--set %s: %s", e.Setting, e.Why)
+}
+
+// SetSession sets the settings on the connections d opens from now on
+// (SessionSetter); an engine without session settings is refused with a
+// *SettingError.
+func SetSession(ctx context.Context, d DB, set []Assignment) error {
+	if len(set) == 0 {
+		return nil
+	}
+	s, ok := d.(SessionSetter)
+	if !ok {
+		return &SettingError{set[0], fmt.Sprintf("the %s engine has no session settings dbharness can set", d.Target().Kind)}
+	}
+	return s.SetSession(ctx, set)
+}
+
+// CheckSession checks the settings against target's server, on a DB of its
+// own that it closes: what SetSession would refuse, before anything runs.
+func CheckSession(ctx context.Context, t *Target, set []Assignment) error {
+	if len(set) == 0 {
+		return nil
+	}
+	d, err := Open(t)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return SetSession(ctx, d, set)
+}

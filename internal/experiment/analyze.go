@@ -156,11 +156,7 @@ func roundPtr(f *float64, digits int) *float64 {
 // missing from it or not completed are left out).
 func Analyze(sw *results.Sweep, runs map[string]*results.Run) {
 	rng := newRNG()
-	type key struct {
-		series  string
-		clients int
-	}
-	groups := map[key][]*results.Run{}
+	groups := map[seriesKey][]*results.Run{}
 	varyOf := map[string]map[string]string{}
 	var seriesOrder []string
 	for _, pr := range sw.Plan {
@@ -173,7 +169,7 @@ func Analyze(sw *results.Sweep, runs map[string]*results.Run) {
 			varyOf[s] = pr.Vary
 			seriesOrder = append(seriesOrder, s)
 		}
-		k := key{s, pr.Clients}
+		k := seriesKey{s, pr.Clients}
 		groups[k] = append(groups[k], r)
 	}
 	// Series in the order of the --vary values as given (batch=1, 2, 10,
@@ -214,7 +210,7 @@ func Analyze(sw *results.Sweep, runs map[string]*results.Run) {
 		var base *results.SweepPoint
 		var uslPts []analysis.Point
 		for _, n := range clients {
-			rs := groups[key{s, n}]
+			rs := groups[seriesKey{s, n}]
 			// Runs in execution order.
 			sort.SliceStable(rs, func(i, j int) bool { return rs[i].StartTime.Before(rs[j].StartTime) })
 			pt := results.SweepPoint{Clients: n, Vary: varyOf[s]}
@@ -287,6 +283,7 @@ func Analyze(sw *results.Sweep, runs map[string]*results.Run) {
 		}
 		sw.Fits = append(sw.Fits, fit)
 	}
+	sw.SeriesComparisons = compareSeries(sw.Vary, seriesOrder, varyOf, groups, rng)
 	switch {
 	case len(sw.Fits) == 1:
 		sw.USL, sw.USLError = sw.Fits[0].USL, sw.Fits[0].USLError
@@ -296,6 +293,56 @@ func Analyze(sw *results.Sweep, runs map[string]*results.Run) {
 		sw.USLError = "the sweep varies " + varyNames(sw.Vary) + "; fits[] has one USL fit per series"
 	}
 	sw.Caveats = caveats(sw, runs)
+}
+
+// seriesKey is one point of a sweep: a series (VaryKey) at a client count.
+type seriesKey struct {
+	series  string
+	clients int
+}
+
+// compareSeries compares, at each client count, every series whose value
+// of a swept flag is not the flag's first against the series that differs
+// from it there only, with compare's statistics (compareGroup): by flag,
+// then series, then clients. nil when nothing varies.
+func compareSeries(vary []results.VaryFlag, order []string, varyOf map[string]map[string]string,
+	groups map[seriesKey][]*results.Run, rng *rand.Rand) []results.SeriesComparison {
+	var clients []int
+	seen := map[int]bool{}
+	for k := range groups {
+		if !seen[k.clients] {
+			seen[k.clients] = true
+			clients = append(clients, k.clients)
+		}
+	}
+	sort.Ints(clients)
+	var out []results.SeriesComparison
+	for _, f := range vary {
+		for _, s := range order {
+			vb := varyOf[s]
+			if vb[f.Flag] == f.Values[0] {
+				continue
+			}
+			va := make(map[string]string, len(vb))
+			for k, v := range vb {
+				va[k] = v
+			}
+			va[f.Flag] = f.Values[0]
+			a := VaryKey(va)
+			if _, ok := varyOf[a]; !ok {
+				continue
+			}
+			for _, n := range clients {
+				ra, rb := groups[seriesKey{a, n}], groups[seriesKey{s, n}]
+				if len(ra) == 0 || len(rb) == 0 {
+					continue
+				}
+				ops, method, note := compareGroup(ra, rb, rng)
+				out = append(out, results.SeriesComparison{Clients: n, Flag: f.Flag, A: varyOf[a], B: vb, Method: method, Ops: ops, Note: note})
+			}
+		}
+	}
+	return out
 }
 
 func varyNames(v []results.VaryFlag) string {

@@ -391,6 +391,9 @@ func flattenRun(r *results.Run) map[string]cfgVal {
 	for k, v := range r.Config.WorkloadFlags {
 		plain["workload."+k] = v
 	}
+	for k, v := range r.Config.Set {
+		plain["config.set."+k] = v
+	}
 	m := make(map[string]cfgVal, len(plain))
 	for k, v := range plain {
 		m[k] = cfgVal{Show: v}

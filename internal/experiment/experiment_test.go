@@ -381,3 +381,51 @@ func compareSweepsOverRepeats(t *testing.T, repeat int, method string) {
 		t.Errorf("sweep.clients difference missing: %+v", c.ConfigDifferences)
 	}
 }
+
+// A sweep that varies two flags compares each series, at each client
+// count, with the series that differs from it in one flag only, at that
+// flag's first value, and finds the effect of each flag.
+func TestAnalyzeComparesSeriesThatDifferInOneFlag(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	sw := &results.Sweep{SweepID: "sw-s", Vary: []results.VaryFlag{
+		{Flag: "set.synchronous_commit", Values: []string{"on", "off"}}, {Flag: "batch", Values: []string{"1", "10"}}}}
+	runs := map[string]*results.Run{}
+	for _, sc := range []string{"on", "off"} {
+		for _, batch := range []string{"1", "10"} {
+			for _, n := range []int{2, 4} {
+				tps := 1000.0 * float64(n)
+				if sc == "off" {
+					tps *= 2
+				}
+				if batch == "10" {
+					tps /= 2
+				}
+				id := fmt.Sprintf("r-%s-%s-%d", sc, batch, n)
+				runs[id] = fakeRun(id, n, tps, 0.01, 20, 1, 2, rng)
+				sw.Plan = append(sw.Plan, results.SweepRun{Seq: len(sw.Plan), Round: 1, Clients: n, RunID: id, Status: results.StatusCompleted,
+					Vary: map[string]string{"set.synchronous_commit": sc, "batch": batch}})
+			}
+		}
+	}
+	Analyze(sw, runs)
+	if len(sw.SeriesComparisons) != 8 {
+		t.Fatalf("%d series comparisons, want 8 (2 flags x 2 series x 2 client counts): %+v", len(sw.SeriesComparisons), sw.SeriesComparisons)
+	}
+	for _, c := range sw.SeriesComparisons {
+		other := map[string]string{"set.synchronous_commit": "batch", "batch": "set.synchronous_commit"}[c.Flag]
+		if c.A[c.Flag] != map[string]string{"set.synchronous_commit": "on", "batch": "1"}[c.Flag] || c.A[c.Flag] == c.B[c.Flag] || c.A[other] != c.B[other] {
+			t.Errorf("%d clients, flag %s: %v against %v do not differ in the flag alone, from its first value", c.Clients, c.Flag, c.B, c.A)
+		}
+		want := map[string]string{"set.synchronous_commit": "faster", "batch": "slower"}[c.Flag]
+		total := c.Total()
+		if c.Method != MethodIntervals || total == nil || total.Name != Total || total.Verdict != want || total.TPSDeltaPct == nil {
+			t.Errorf("%d clients, %v against %v: method %s, total %+v; want %s", c.Clients, c.B, c.A, c.Method, total, want)
+		}
+	}
+	// Nothing to compare without --vary.
+	one, oneRuns := fakeSweep([]int{1, 2}, 1, 1000, 0.05, 0.001, 0.01)
+	Analyze(one, oneRuns)
+	if one.SeriesComparisons != nil {
+		t.Errorf("a sweep without --vary has series comparisons: %+v", one.SeriesComparisons)
+	}
+}

@@ -96,14 +96,7 @@ func comparePage(c *results.Comparison, opt HTMLOptions) (*page, error) {
 		t.Rows = append(t.Rows, []string{opLabel(o), o.Verdict, fmtNum(o.TPSA), fmtNum(o.TPSB), pctPtr(o.TPSDeltaPct), ci,
 			msCell(o.LatencyA, "p50") + " → " + msCell(o.LatencyB, "p50"), pctPtr(o.P50DeltaPct),
 			msCell(o.LatencyA, "p99") + " → " + msCell(o.LatencyB, "p99"), pctPtr(o.P99DeltaPct)})
-		cls := "same"
-		switch o.Verdict {
-		case verdictFaster:
-			cls = "better"
-		case verdictSlower:
-			cls = "worse"
-		}
-		t.RowClass = append(t.RowClass, cls)
+		t.RowClass = append(t.RowClass, verdictClass(o.Verdict))
 	}
 	sec.Tables = append(sec.Tables, t)
 	for _, n := range c.Notes {
@@ -218,6 +211,17 @@ func compareCharts(c *results.Comparison, level float64) ([]chart, error) {
 		out = append(out, chart{Title: k + " latency", SVG: template.HTML(b)})
 	}
 	return out, nil
+}
+
+// verdictClass is the CSS class of a row with the verdict v.
+func verdictClass(v string) string {
+	switch v {
+	case verdictFaster:
+		return "better"
+	case verdictSlower:
+		return "worse"
+	}
+	return "same"
 }
 
 // compareHeadline sums a comparison up: the verdict on all transactions

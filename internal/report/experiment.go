@@ -89,6 +89,7 @@ func SweepTable(w io.Writer, sw *results.Sweep) {
 	if interfered > 0 {
 		fmt.Fprintf(w, "! interfered: in that many of the point's runs other processes used more than %d%% of the host's CPU during the measured phase (`show RUN` names them): its figures include their interference\n", results.OthersWarnPct)
 	}
+	seriesTable(w, sw.SeriesComparisons)
 	fmt.Fprintln(w, "\nlatency per transaction (median over runs); inflation = latency / latency at 1 client")
 	fmt.Fprintf(w, "%7s%s %-16s %10s %9s %9s %9s %9s\n", "clients", vhead, "transaction", "tps", "p50_ms", "p99_ms", "infl_p50", "infl_p99")
 	for _, p := range sw.Points {
@@ -138,6 +139,44 @@ func ciLow(p results.SweepPoint, format func(float64) string) string {
 		return "≤0"
 	}
 	return format(p.TPSCILow)
+}
+
+// seriesTable prints a sweep's series side by side at each client count:
+// B against A, which differs from it in one swept flag, with compare's
+// verdict on the total throughput.
+func seriesTable(w io.Writer, cs []results.SeriesComparison) {
+	if len(cs) == 0 {
+		return
+	}
+	aw, bw := 1, 1
+	for _, c := range cs {
+		aw, bw = max(aw, len(varyCell(c.A))), max(bw, len(varyCell(c.B)))
+	}
+	fmt.Fprintln(w, "\nseries side by side: B against A at each client count (tps change (B-A)/A, 95% interval, compare's verdict)")
+	fmt.Fprintf(w, "%7s %-*s %-*s %10s %10s %8s %19s %8s  %s\n", "clients", aw, "A", bw, "B", "tps_a", "tps_b", "tps", "95% CI", "p99", "verdict")
+	methods := map[string]bool{}
+	for _, c := range cs {
+		o := c.Total()
+		if o == nil {
+			continue
+		}
+		methods[c.Method] = true
+		ci := "-"
+		if o.TPSCILowPct != nil && o.TPSCIHighPct != nil {
+			ci = fmt.Sprintf("[%+.1f%%, %+.1f%%]", *o.TPSCILowPct, *o.TPSCIHighPct)
+		}
+		fmt.Fprintf(w, "%7d %-*s %-*s %10.1f %10.1f %8s %19s %8s  %s\n", c.Clients, aw, varyCell(c.A), bw, varyCell(c.B), o.TPSA, o.TPSB,
+			optCell(o.TPSDeltaPct, "%+.1f%%"), ci, optCell(o.P99DeltaPct, "%+.1f%%"), o.Verdict)
+		if c.Note != "" {
+			fmt.Fprintf(w, "%7s note: %s\n", "", c.Note)
+		}
+	}
+	ms := make([]string, 0, len(methods))
+	for m := range methods {
+		ms = append(ms, m)
+	}
+	sort.Strings(ms)
+	fmt.Fprintf(w, "interval over %s, as `compare` computes it (docs/sweep-json.md)\n", strings.Join(ms, ", "))
 }
 
 func ciTag(method string) string {

@@ -167,6 +167,9 @@ func sweepPage(sw *results.Sweep, opt HTMLOptions) (*page, error) {
 		}
 	}
 	p.Sections = append(p.Sections, sec)
+	if cs := sw.SeriesComparisons; len(cs) > 0 {
+		p.Sections = append(p.Sections, seriesSection(cs))
+	}
 
 	if lat, ok, err := sweepLatency(series); err != nil {
 		return nil, err
@@ -175,6 +178,33 @@ func sweepPage(sw *results.Sweep, opt HTMLOptions) (*page, error) {
 	}
 	p.Sections = append(p.Sections, inflationSection(series), sweepConfigSection(sw))
 	return p, nil
+}
+
+// seriesSection sets a sweep's series side by side at each client count:
+// B against A, which differs from it in one swept flag, with compare's
+// verdict on each transaction type and the total.
+func seriesSection(cs []results.SeriesComparison) section {
+	sec := section{ID: "series", Title: "Series side by side",
+		Intro: "At each client count, each series (B) against the series that differs from it in one swept flag only, which there takes its first value (A). " +
+			"Δ is (B − A) / A; the verdict, from the 95% interval of the throughput change computed as `dbharness compare` does, is \"faster\" or \"slower\" only when the whole interval lies on one side of zero."}
+	t := table{Head: []string{"clients", "A", "B", "transaction", "verdict", "tps A", "tps B", "Δ tps", "95% interval", "p99 ms A → B", "Δ p99", "interval over"},
+		Num: []bool{true, false, false, false, false, true, true, true, true, true, true, false}}
+	for _, c := range cs {
+		for _, o := range c.Ops {
+			ci := "-"
+			if o.TPSCILowPct != nil && o.TPSCIHighPct != nil {
+				ci = pctPtr(o.TPSCILowPct) + " … " + pctPtr(o.TPSCIHighPct)
+			}
+			t.Rows = append(t.Rows, []string{strconv.Itoa(c.Clients), varyLabel(c.A), varyLabel(c.B), o.Name, o.Verdict, fmtNum(o.TPSA), fmtNum(o.TPSB),
+				pctPtr(o.TPSDeltaPct), ci, msCell(o.LatencyA, "p99") + " → " + msCell(o.LatencyB, "p99"), pctPtr(o.P99DeltaPct), c.Method})
+			t.RowClass = append(t.RowClass, verdictClass(o.Verdict))
+		}
+		if c.Note != "" {
+			sec.Facts = append(sec.Facts, kv{fmt.Sprintf("note (%d clients, %s)", c.Clients, varyLabel(c.B)), c.Note})
+		}
+	}
+	sec.Tables = []table{t}
+	return sec
 }
 
 func scalingChart(s sweepSeries) (chart, error) {

@@ -125,6 +125,9 @@ type Config struct {
 	// StallTimeoutSeconds is --stall-timeout as given (0: not given; -1:
 	// 0, never).
 	StallTimeoutSeconds float64 `json:"stall_timeout_s,omitempty"`
+	// Set are the session settings --set asked for, by name, as given;
+	// engine.settings has what the server then reported for them.
+	Set map[string]string `json:"set,omitempty"`
 }
 
 // EngineInfo describes the database server of a run: its name, version

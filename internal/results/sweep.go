@@ -57,7 +57,8 @@ type Sweep struct {
 	// --pad=200), given to every init of a sweep that varies flags of the
 	// workload's init; the swept values come from each point.
 	InitArgs []string `json:"init_args,omitempty"`
-	// Clients are the client counts swept, ascending; the first is always 1.
+	// Clients are the client counts swept, ascending; 1 is added unless
+	// --no-single-stream.
 	Clients []int `json:"clients"`
 	// Vary lists the swept workload flags, crossed with each other and with
 	// the client counts.
@@ -104,6 +105,33 @@ type Sweep struct {
 	// disagree beyond their own spread, a systematic round effect. Empty
 	// when it found none; nil for sweeps analysed before they existed.
 	Caveats []SweepCaveat `json:"caveats"`
+	// SeriesComparisons compare the series of a sweep with --vary at each
+	// client count, with compare's statistics: each series against the
+	// series that differs from it in one swept flag only, which there
+	// takes its first value.
+	SeriesComparisons []SeriesComparison `json:"series_comparisons,omitempty"`
+}
+
+// SeriesComparison is series B of a sweep against series A at one client
+// count; they differ in the swept flag Flag only.
+type SeriesComparison struct {
+	Clients int               `json:"clients"`
+	Flag    string            `json:"flag"`
+	A       map[string]string `json:"a"`
+	B       map[string]string `json:"b"`
+	// Method, Ops and Note are as a comparison's of two sweeps at one
+	// point: Ops has each transaction type, then "total".
+	Method string      `json:"method"`
+	Ops    []CompareOp `json:"ops"`
+	Note   string      `json:"note,omitempty"`
+}
+
+// Total is the comparison's "total" row (the last), or nil.
+func (c *SeriesComparison) Total() *CompareOp {
+	if len(c.Ops) == 0 {
+		return nil
+	}
+	return &c.Ops[len(c.Ops)-1]
 }
 
 // The kinds of SweepCaveat.

@@ -49,6 +49,10 @@ type Config struct {
 	// StatementTimeout, when above 0, bounds every statement of the run's
 	// clients (db.StatementTimeouter); the target's engine must have it.
 	StatementTimeout time.Duration
+	// Set are session settings set on every connection of the run's
+	// clients and collectors (--set; db.SetSession); the server reports
+	// them in the run's engine settings.
+	Set []db.Assignment
 	// Progress is the interval of the progress lines; 0 prints none (the
 	// run is still measured in Engine.Interval intervals).
 	Progress time.Duration
@@ -288,12 +292,31 @@ func (r *oneRun) open(ctx context.Context) error {
 		}
 		st.SetStatementTimeout(c.StatementTimeout)
 	}
+	if err := db.SetSession(ctx, r.d, c.Set); err != nil {
+		if se := (*db.SettingError)(nil); errors.As(err, &se) {
+			return &UsageError{err.Error()}
+		}
+		return err
+	}
 	info, err := r.d.Info(ctx)
 	if err != nil {
 		return fmt.Errorf("read the server's version and settings: %w", err)
 	}
 	r.record(info, dataset, shard, r.preflight(ctx))
 	return nil
+}
+
+// setMap is the --set settings by name, as the run records them; nil for
+// none.
+func setMap(set []db.Assignment) map[string]string {
+	if len(set) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(set))
+	for _, a := range set {
+		m[a.Name] = a.Value
+	}
+	return m
 }
 
 // preflight ends the host's pre-flight check, not counting the server's
@@ -370,6 +393,7 @@ func (r *oneRun) record(info db.Info, dataset *results.Dataset, shard *results.S
 			Driver: cfg.Driver, Loops: cfg.Loops,
 			StatementTimeoutMs: float64(c.StatementTimeout) / 1e6, ReconnectTimeoutSeconds: cfg.ReconnectTimeout.Seconds(),
 			StallTimeoutSeconds: max(cfg.StallTimeout.Seconds(), -1),
+			Set:                 setMap(c.Set),
 		},
 		ErrorClasses: map[string]int64{},
 		Intervals:    []results.Interval{},

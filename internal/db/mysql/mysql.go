@@ -36,6 +36,9 @@ type myDB struct {
 	db *sql.DB
 	// stmtTimeout bounds each statement (SetStatementTimeout); 0: none.
 	stmtTimeout time.Duration
+	// session are the settings SET SESSION sets on every connection
+	// (SetSession).
+	session []db.Assignment
 }
 
 func init() {
@@ -205,6 +208,12 @@ func (d *myDB) connect(ctx context.Context, loop bool) (*myConn, error) {
 			return nil, fmt.Errorf("--statement-timeout: %w", err)
 		}
 	}
+	for _, a := range d.session {
+		if err = setVar(ctx, c, a); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("--set %s: %w", a, err)
+		}
+	}
 	nc, _ := slot.nc.Load().(net.Conn)
 	return newMyConn(d, c, id, nc), nil
 }
@@ -251,6 +260,9 @@ func (d *myDB) Info(ctx context.Context) (db.Info, error) {
 		'innodb_flush_method', 'innodb_io_capacity', 'transaction_isolation', 'tx_isolation', 'innodb_doublewrite',
 		'thread_handling', 'performance_schema', 'version_comment')`)
 	if err != nil {
+		return info, err
+	}
+	if err := d.sessionValues(ctx, c, info.Settings); err != nil {
 		return info, err
 	}
 	info.Normalized = map[string]db.Setting{}

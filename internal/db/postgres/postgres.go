@@ -45,6 +45,9 @@ type pgDB struct {
 	cfg *pgx.ConnConfig
 	// userAppName is the application_name the URL gave, if any.
 	userAppName string
+	// session names the settings SetSession sends on every connection;
+	// Info reports them too.
+	session []string
 }
 
 // parseConfig is pgx's reading of the URL; its error is one sentence.
@@ -225,10 +228,10 @@ func (d *pgDB) Info(ctx context.Context) (db.Info, error) {
 		return info, err
 	}
 	rows, err := c.Query(ctx, `SELECT name, current_setting(name), setting, coalesce(unit, ''), vartype FROM pg_settings WHERE name = ANY($1) ORDER BY name`,
-		[]string{"shared_buffers", "max_connections", "synchronous_commit", "fsync", "wal_level", "work_mem",
+		append([]string{"shared_buffers", "max_connections", "synchronous_commit", "fsync", "wal_level", "work_mem",
 			"effective_cache_size", "checkpoint_timeout", "max_wal_size", "max_parallel_workers_per_gather",
 			"default_transaction_isolation", "full_page_writes", "wal_buffers", "random_page_cost", "jit",
-			"huge_pages", "track_io_timing", "max_worker_processes", "server_encoding"})
+			"huge_pages", "track_io_timing", "max_worker_processes", "server_encoding"}, d.session...))
 	if err != nil {
 		return info, err
 	}
