@@ -273,10 +273,15 @@ func (w *Waits) Start(ctx context.Context) error {
 			not += " AND p.ID <> " + strconv.FormatInt(id, 10)
 		}
 	}
-	how := fmt.Sprintf("information_schema.processlist sampled every %s for the sessions on the target database (%s)", w.Period, w.why)
-	sw := &evidence.SampledWaits{DB: w.DB, Period: w.Period, Query: fmt.Sprintf(myWaitQuery, myTrxJoin, myLockCase, not),
+	// InnoDB refreshes what INNODB_TRX and INNODB_LOCK_WAITS show only
+	// when nobody has read them for 100 ms: sampled every 100 ms they would
+	// show the first sample's transactions all along.
+	period := max(w.Period, innodbTrxIdle)
+	how := fmt.Sprintf("information_schema.processlist sampled every %s for the sessions on the target database (%s)", period, w.why)
+	sw := &evidence.SampledWaits{DB: w.DB, Period: period, Query: fmt.Sprintf(myWaitQuery, myLockCase, myTrxJoin, not),
 		How: how + ", InnoDB lock waits from information_schema.INNODB_TRX", Blockers: myBlockers(not)}
 	if err := sw.Start(ctx); err != nil {
+		how := fmt.Sprintf("information_schema.processlist sampled every %s for the sessions on the target database (%s)", w.Period, w.why)
 		sw = &evidence.SampledWaits{DB: w.DB, Period: w.Period, Query: fmt.Sprintf(myWaitQuery, "", "", not),
 			How: fmt.Sprintf("%s; lock waits not told apart (information_schema.INNODB_TRX: %s)", how, strings.SplitN(err.Error(), "\n", 2)[0])}
 		if err := sw.Start(ctx); err != nil {
@@ -294,6 +299,12 @@ const myWaitQuery = `SELECT CASE %s WHEN p.COMMAND = 'Sleep' THEN 'Client:Sleep'
 	ELSE CONCAT(p.COMMAND, ':', COALESCE(NULLIF(p.STATE, ''), 'running')) END
 	FROM information_schema.PROCESSLIST p %s WHERE p.DB = DATABASE() AND p.ID <> CONNECTION_ID()%s`
 
+// innodbTrxIdle is the least period of a profile that reads
+// INNODB_TRX: InnoDB refills that table's cache only when it has not been
+// read for 100 ms (trx0i_s.cc, CACHE_MIN_IDLE_TIME_US), and the sampler's
+// reads take a few milliseconds.
+const innodbTrxIdle = 150 * time.Millisecond
+
 // LockWaitEvent is the wait event of a MySQL/MariaDB session waiting for
 // an InnoDB lock (INNODB_TRX's trx_state LOCK WAIT).
 const LockWaitEvent = "Lock:InnoDB lock wait"
@@ -305,7 +316,9 @@ const (
 
 // myBlockerQuery lists, for the sessions on the target database waiting
 // for an InnoDB lock (%s: the ids left out), the transactions that block
-// them, with their sessions, whoever's they are. Times are epochs by the
+// them and wait on no lock themselves (InnoDB lists a waiter queued behind
+// another among its blockers, beside the lock's holder), with their
+// sessions, whoever's they are. Times are epochs by the
 // server's clock; TIME_MS is how long the session has been in its state.
 const myBlockerQuery = `SELECT b.trx_mysql_thread_id, COALESCE(bp.USER, ''), COALESCE(bp.HOST, ''), COALESCE(bp.DB, ''),
 	COALESCE(bp.COMMAND, ''), COALESCE(bp.STATE, ''), COALESCE(bp.TIME_MS, 0), UNIX_TIMESTAMP(b.trx_started),
@@ -315,7 +328,7 @@ const myBlockerQuery = `SELECT b.trx_mysql_thread_id, COALESCE(bp.USER, ''), COA
 	JOIN information_schema.PROCESSLIST p ON p.ID = r.trx_mysql_thread_id
 	JOIN information_schema.INNODB_TRX b ON b.trx_id = lw.blocking_trx_id
 	LEFT JOIN information_schema.PROCESSLIST bp ON bp.ID = b.trx_mysql_thread_id
-	WHERE p.DB = DATABASE() AND p.ID <> CONNECTION_ID()%s
+	WHERE p.DB = DATABASE() AND p.ID <> CONNECTION_ID() AND b.trx_state <> 'LOCK WAIT'%s
 	GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10`
 
 // myBlockers reads the sessions blocking those on the target database
@@ -404,7 +417,12 @@ func (w *Waits) CutBlockers() ([]evidence.BlockerSeen, string) {
 }
 
 // SamplePeriod implements evidence.BlockerWatcher.
-func (w *Waits) SamplePeriod() time.Duration { return w.Period }
+func (w *Waits) SamplePeriod() time.Duration {
+	if bw, ok := w.WaitProfiler.(evidence.BlockerWatcher); ok {
+		return bw.SamplePeriod()
+	}
+	return w.Period
+}
 
 // Stop implements WaitProfiler.
 func (w *Waits) Stop() error {

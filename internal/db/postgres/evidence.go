@@ -210,16 +210,27 @@ func NewWaits(d db.DB, appName string, period time.Duration) *evidence.SampledWa
 }
 
 // pgBlockerQuery lists, for the harness's sessions waiting on a lock, the
-// sessions pg_blocking_pids names, whoever's they are, with the harness's
-// sessions each blocks. Times are epochs by the server's clock (0: none).
-const pgBlockerQuery = `SELECT b.pid, coalesce(b.application_name, ''), coalesce(b.usename::text, ''),
+// sessions at the head of their queues, whoever's they are: it follows
+// pg_blocking_pids from each waiting session (a session queued behind
+// another waiter, as on a row's tuple lock, is blocked by that waiter, in
+// turn blocked by the row's holder) to the sessions that wait on no one,
+// with the harness's sessions each blocks. Times are epochs by the
+// server's clock (0: none).
+const pgBlockerQuery = `WITH RECURSIVE chain(waiter, blocker, depth) AS (
+	SELECT w.pid, bp.pid, 1 FROM pg_catalog.pg_stat_activity w
+	CROSS JOIN LATERAL unnest(pg_catalog.pg_blocking_pids(w.pid)) AS bp(pid)
+	WHERE w.application_name = $1 AND w.pid <> pg_backend_pid() AND w.wait_event_type = 'Lock'
+	UNION
+	SELECT c.waiter, bp.pid, c.depth + 1 FROM chain c
+	CROSS JOIN LATERAL unnest(pg_catalog.pg_blocking_pids(c.blocker)) AS bp(pid) WHERE c.depth < 8
+), heads AS (
+	SELECT DISTINCT waiter, blocker FROM chain WHERE cardinality(pg_catalog.pg_blocking_pids(blocker)) = 0
+)
+SELECT b.pid, coalesce(b.application_name, ''), coalesce(b.usename::text, ''),
 	coalesce(b.datname::text, ''), coalesce(b.state, b.backend_type, ''),
 	coalesce(extract(epoch FROM b.xact_start), 0)::float8, coalesce(extract(epoch FROM b.state_change), 0)::float8,
-	extract(epoch FROM statement_timestamp())::float8, coalesce(b.query, ''), string_agg(w.pid::text, ',' ORDER BY w.pid)
-FROM pg_catalog.pg_stat_activity w
-CROSS JOIN LATERAL unnest(pg_catalog.pg_blocking_pids(w.pid)) AS bp(pid)
-JOIN pg_catalog.pg_stat_activity b ON b.pid = bp.pid
-WHERE w.application_name = $1 AND w.pid <> pg_backend_pid() AND w.wait_event_type = 'Lock'
+	extract(epoch FROM statement_timestamp())::float8, coalesce(b.query, ''), string_agg(h.waiter::text, ',' ORDER BY h.waiter)
+FROM heads h JOIN pg_catalog.pg_stat_activity b ON b.pid = h.blocker
 GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9`
 
 // pgBlockers reads the sessions that block the sessions named appName.
