@@ -257,6 +257,13 @@ func (c *Collector) sampleAll(r request, late bool) {
 	}) {
 		return
 	}
+	// The blockers seen since the last cut go with it.
+	bw, _ := c.waits.(evidence.BlockerWatcher)
+	var seen []evidence.BlockerSeen
+	var why string
+	if bw != nil {
+		seen, why = bw.CutBlockers()
+	}
 	wasOK, from := tr.ok, tr.seq
 	c.took(tr, r, at)
 	if r.base || !wasOK {
@@ -276,6 +283,12 @@ func (c *Collector) sampleAll(r request, late bool) {
 		}
 		if r.phase != "warmup" {
 			c.addWait(e, w)
+		}
+	}
+	if bw != nil {
+		c.wout.AddBlockers(&wi, seen, bw.SamplePeriod(), r.phase != "warmup")
+		if why != "" && c.wout.BlockersUnavailable == "" {
+			c.wout.BlockersUnavailable = why
 		}
 	}
 	c.wout.Intervals = append(c.wout.Intervals, wi)

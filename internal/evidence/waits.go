@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -21,6 +22,12 @@ type SampledWaits struct {
 	Setup func(ctx context.Context, c db.Conn) error
 	// How says how the profile is measured (its Method).
 	How string
+	// Blockers, when set, reads the sessions that block the harness's;
+	// it runs only after a sample in which a session waited on a lock
+	// (LockWait), so that sampling stays cheap while none does.
+	Blockers BlockerQuery
+
+	blk blockers
 
 	conn   db.Conn
 	mu     sync.Mutex
@@ -60,6 +67,7 @@ func (w *SampledWaits) Start(ctx context.Context) error {
 		return err
 	}
 	w.counts = map[string]float64{}
+	w.blk.cut()
 	w.stopC, w.done = make(chan struct{}), make(chan struct{})
 	go w.loop()
 	return nil
@@ -107,8 +115,36 @@ func (w *SampledWaits) sample(ctx context.Context) error {
 		w.counts[e]++
 	}
 	w.mu.Unlock()
+	if w.Blockers != nil && slices.ContainsFunc(got, LockWait) {
+		w.sampleBlockers(ctx)
+	}
 	return nil
 }
+
+// sampleBlockers reads the blockers of the sample just taken. A failure
+// leaves the wait profile whole: it is kept as why blockers are missing.
+func (w *SampledWaits) sampleBlockers(ctx context.Context) {
+	list, err := w.Blockers(ctx, w.conn)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err != nil {
+		if w.blk.why == "" {
+			w.blk.why = err.Error()
+		}
+		return
+	}
+	w.blk.add(list)
+}
+
+// CutBlockers implements BlockerWatcher.
+func (w *SampledWaits) CutBlockers() ([]BlockerSeen, string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.blk.cut()
+}
+
+// SamplePeriod implements BlockerWatcher.
+func (w *SampledWaits) SamplePeriod() time.Duration { return w.Period }
 
 // Cut implements WaitProfiler. It fails when a sample since the last cut
 // failed: the profile of the interval is incomplete, and the collector

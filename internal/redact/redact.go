@@ -109,3 +109,15 @@ func redactText(s string) string {
 		return p[1] + p[2] + p[3] + redactText(p[4])
 	})
 }
+
+// sqlPassword is a password written into a statement: PostgreSQL's
+// "PASSWORD 'x'", MySQL's "IDENTIFIED BY 'x'", "SET PASSWORD = 'x'",
+// "PASSWORD('x')", "IDENTIFIED VIA plugin USING 'x'", in any case.
+var sqlPassword = regexp.MustCompile(`(?i)(\b(?:PASSWORD|IDENTIFIED\s+BY|USING)\s*=?\s*(?:PASSWORD\s*)?\(?\s*)('(?:[^'\\]|''|\\.)*'|"(?:[^"\\]|\\.)*")`)
+
+// SQL removes the secrets from a statement shown to the user (another
+// session's query): the passwords in its text and those of any URL or
+// connection string inside it (String).
+func SQL(q string) string {
+	return redactText(sqlPassword.ReplaceAllString(q, "${1}'"+Mask+"'"))
+}

@@ -85,3 +85,24 @@ func FuzzStringMasksSecretSettings(f *testing.F) {
 		}
 	})
 }
+
+func TestSQLHidesPasswordsWrittenIntoStatements(t *testing.T) {
+	for _, q := range []string{
+		"ALTER ROLE app PASSWORD 'hunter2'",
+		"CREATE USER app WITH ENCRYPTED PASSWORD 'hunter2' VALID UNTIL 'infinity'",
+		"create user 'app'@'%' identified by 'hunter2'",
+		"SET PASSWORD FOR app = PASSWORD('hunter2')",
+		"SET PASSWORD = 'hunter2'",
+		"ALTER USER app IDENTIFIED VIA mysql_native_password USING \"hunter2\"",
+		"SELECT dblink_connect('host=db password=hunter2 dbname=x')",
+		"SELECT * FROM dblink('postgres://u:hunter2@h/d', 'SELECT 1')",
+	} {
+		got := redact.SQL(q)
+		if strings.Contains(got, "hunter2") || !strings.Contains(got, redact.Mask) {
+			t.Errorf("redact.SQL(%q) = %q", q, got)
+		}
+	}
+	if q := "UPDATE pgbench_branches SET bbalance = bbalance + 5 WHERE bid = 1"; redact.SQL(q) != q {
+		t.Errorf("a statement without a secret changed: %q", redact.SQL(q))
+	}
+}

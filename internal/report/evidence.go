@@ -28,6 +28,7 @@ func Evidence(w io.Writer, r *results.Run) {
 	if r.Waits != nil {
 		waitLine(&b, r.Waits)
 		coverageLine(&b, "wait", r.WaitsCoverage(r.Waits), len(r.Waits.Intervals) > 0)
+		blockerLines(&b, r.Waits)
 	}
 	for _, n := range r.Collect.Names() {
 		if s := r.Collect.Get(n); layoutOf(n, s) != evidence.LayoutHost {
@@ -267,7 +268,7 @@ func planLines(w io.Writer, plans []results.StatementPlans) {
 			if i == 3 {
 				break
 			}
-			fmt.Fprintf(w, "      changed during the run for %s: %s -> %s\n", paramText([]results.PlanExample{{Params: c.Params}}), c.Before, c.After)
+			fmt.Fprintf(w, "      changed during the run for %s: %s\n", paramText([]results.PlanExample{{Params: c.Params}}), clip(planChangeOutline(p, c), 220))
 		}
 		if g := p.Generic; g != nil && slices.Contains(p.Flags, "generic-plan-differs") {
 			fmt.Fprintf(w, "      generic plan %s (%s): %s\n", g.Fingerprint, genericNote(g), clip(g.Shape, 110))

@@ -419,6 +419,7 @@ func waitsSection(w *results.Waits, cov results.Coverage, bands []svg.Band, xr *
 	} else if len(w.Intervals) > 0 {
 		sec.Facts = coverageFact(sec.Facts, cov)
 	}
+	sec.Facts = blockerFacts(sec.Facts, w)
 	if len(w.Events) == 0 {
 		sec.Intro = "No wait profile."
 		return sec, nil
@@ -567,8 +568,8 @@ func plansSection(plans []results.StatementPlans) section {
 			if len(shown) > maxPlanExamples {
 				shown = append(append([]string{}, ps[:maxPlanExamples]...), "…")
 			}
-			sec.Pre = append(sec.Pre, preBlock{Caption: fmt.Sprintf("%s: plan changed during the run (%s → %s) for %d sampled parameter sets, e.g. %s",
-				p.Statement, k.before, k.after, len(ps), strings.Join(shown, "; ")), Text: k.shape})
+			sec.Pre = append(sec.Pre, preBlock{Caption: fmt.Sprintf("%s: plan changed during the run, %s, for %d sampled parameter sets, e.g. %s",
+				p.Statement, planChangeOutline(p, results.PlanChange{Before: k.before, After: k.after, AfterShape: k.shape}), len(ps), strings.Join(shown, "; ")), Text: k.shape})
 		}
 	}
 	return sec

@@ -203,12 +203,12 @@ func withEvidence(r *results.Run) *results.Run {
 			Plans: []results.PlanVariant{{Fingerprint: "a1b2c3", Shape: "Update on pgbench_accounts\n  -> Index Scan using pgbench_accounts_pkey on pgbench_accounts", Count: 8,
 				Examples: []results.PlanExample{{Draw: "min", Params: map[string]any{"aid": 1, "delta": -5000}}}}}},
 		{Statement: "update_teller", SQL: "UPDATE pgbench_tellers SET tbalance = tbalance + $1 WHERE tid = $2", Flags: []string{"changed-during-run"},
-			Plans: []results.PlanVariant{{Fingerprint: "c91f", Shape: "ModifyTable [Seq Scan on pgbench_tellers]", Count: 4}},
+			Plans: []results.PlanVariant{{Fingerprint: "c91f", Shape: "ModifyTable (Update, on pgbench_tellers) [Seq Scan (on pgbench_tellers, as Outer)]", Count: 4}},
 			Changed: []results.PlanChange{
-				{Params: map[string]any{"tid": 1}, Before: "c91f", After: "4201", AfterShape: "ModifyTable [Index Scan using pgbench_tellers_pkey]"},
-				{Params: map[string]any{"tid": 2}, Before: "c91f", After: "4201", AfterShape: "ModifyTable [Index Scan using pgbench_tellers_pkey]"},
-				{Params: map[string]any{"tid": 3}, Before: "c91f", After: "4201", AfterShape: "ModifyTable [Index Scan using pgbench_tellers_pkey]"},
-				{Params: map[string]any{"tid": 4}, Before: "c91f", After: "4201", AfterShape: "ModifyTable [Index Scan using pgbench_tellers_pkey]"}}},
+				{Params: map[string]any{"tid": 1}, Before: "c91f", After: "4201", AfterShape: "ModifyTable (Update, on pgbench_tellers) [Index Scan (on pgbench_tellers, using pgbench_tellers_pkey, Forward, as Outer)]"},
+				{Params: map[string]any{"tid": 2}, Before: "c91f", After: "4201", AfterShape: "ModifyTable (Update, on pgbench_tellers) [Index Scan (on pgbench_tellers, using pgbench_tellers_pkey, Forward, as Outer)]"},
+				{Params: map[string]any{"tid": 3}, Before: "c91f", After: "4201", AfterShape: "ModifyTable (Update, on pgbench_tellers) [Index Scan (on pgbench_tellers, using pgbench_tellers_pkey, Forward, as Outer)]"},
+				{Params: map[string]any{"tid": 4}, Before: "c91f", After: "4201", AfterShape: "ModifyTable (Update, on pgbench_tellers) [Index Scan (on pgbench_tellers, using pgbench_tellers_pkey, Forward, as Outer)]"}}},
 		{Statement: "select_<script>", SQL: "SELECT * FROM t WHERE note = '<script>alert(5)</script>' AND k > $1",
 			Flags: []string{"parameter-sensitive"},
 			Plans: []results.PlanVariant{

@@ -182,8 +182,11 @@ func TestRunReportShowsEvidenceWhenPresent(t *testing.T) {
 	if n := bytes.Count(cpu, []byte(`<path d="M`)); n < 5 {
 		t.Errorf("the CPU chart draws %d areas, want 5", n)
 	}
-	// A plan change seen for several parameter sets is one block.
-	if n := bytes.Count(b, []byte("update_teller: plan changed during the run (c91f → 4201) for 4 sampled parameter sets, e.g. tid=1; tid=2; tid=3; …")); n != 1 {
+	// A plan change seen for several parameter sets is one block, which
+	// shows the two plans' shapes.
+	if n := bytes.Count(b, []byte("update_teller: plan changed during the run, Update on pgbench_tellers &gt; Seq Scan on pgbench_tellers -&gt; "+
+		"Update on pgbench_tellers &gt; Index Scan using pgbench_tellers_pkey on pgbench_tellers (c91f -&gt; 4201), "+
+		"for 4 sampled parameter sets, e.g. tid=1; tid=2; tid=3; …")); n != 1 {
 		t.Errorf("the plan change of update_teller appears %d times, want once for its 4 parameter sets", n)
 	}
 	if !bytes.Contains(b, []byte("note = &#39;&lt;script&gt;alert(5)&lt;/script&gt;&#39;")) {

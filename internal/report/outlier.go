@@ -24,6 +24,11 @@ type Outlier struct {
 	// "client host idle 2% (rest of the run 31%)" or "waits Lock:tuple
 	// 40% (rest of the run 3%)", most telling first.
 	Evidence []string
+	// Cause, when the interval's wait profile was mostly a lock wait, says
+	// so and names the session holding the lock when it is known
+	// (lockCause): the counters that moved there are then its
+	// consequences, listed after it.
+	Cause string
 }
 
 // IsOutlier says whether the maximum stands far from the rest: more than
@@ -38,9 +43,14 @@ func (o *Outlier) Sentence() string {
 	if !math.IsNaN(o.P999Ms) && o.P999Ms > 0 && o.MaxMs >= 2*o.P999Ms {
 		s += fmt.Sprintf(", %.0fx the run's p99.9 of %s ms", o.MaxMs/o.P999Ms, fmtMs(o.P999Ms))
 	}
-	if len(o.Evidence) > 0 {
+	switch {
+	case o.Cause != "" && len(o.Evidence) > 0:
+		s += "; there: " + o.Cause + "; also there: " + strings.Join(o.Evidence, ", ")
+	case o.Cause != "":
+		s += "; there: " + o.Cause
+	case len(o.Evidence) > 0:
 		s += "; there: " + strings.Join(o.Evidence, ", ")
-	} else {
+	default:
 		s += "; nothing in the evidence stands out there"
 	}
 	return s
@@ -94,14 +104,21 @@ func FindOutlier(r *results.Run) *Outlier {
 			}
 		}
 	}
-	ev = append(ev, waitEvidence(r.Waits, iv.Seq)...)
+	o.Cause = lockCause(r.Waits, iv.Seq)
+	if o.Cause == "" {
+		ev = append(ev, waitEvidence(r.Waits, iv.Seq)...)
+	}
 	if r.Collect != nil {
 		for _, name := range r.Collect.Names() {
 			ev = append(ev, rateEvidence(name, r.Collect.Get(name), iv.Seq)...)
 		}
 	}
 	sort.SliceStable(ev, func(i, j int) bool { return ev[i].score > ev[j].score })
-	for i := 0; i < len(ev) && i < 4; i++ {
+	most := 4
+	if o.Cause != "" {
+		most = 2
+	}
+	for i := 0; i < len(ev) && i < most; i++ {
 		o.Evidence = append(o.Evidence, ev[i].text)
 	}
 	return o
@@ -116,25 +133,7 @@ type scored struct {
 // least a tenth and at least twice their share in the rest of the
 // measured phase.
 func waitEvidence(w *results.Waits, seq int) []scored {
-	if w == nil {
-		return nil
-	}
-	rest, restTotal := map[string]float64{}, 0.0
-	var at *results.WaitInterval
-	for i := range w.Intervals {
-		wi := &w.Intervals[i]
-		if wi.Phase != runphase.Measure || wi.Total <= 0 {
-			continue
-		}
-		if covers(wi.Seq, wi.Span, seq) {
-			at = wi
-			continue
-		}
-		for ev, share := range wi.Shares {
-			rest[ev] += share * wi.Total
-		}
-		restTotal += wi.Total
-	}
+	at, rest, restTotal := splitWaits(w, seq)
 	if at == nil {
 		return nil
 	}
@@ -150,6 +149,31 @@ func waitEvidence(w *results.Waits, seq int) []scored {
 		out = append(out, scored{fmt.Sprintf("waits %s %.0f%% (rest of the run %.0f%%)", ev, 100*share, 100*other), (share + 0.01) / (other + 0.01)})
 	}
 	return out
+}
+
+// splitWaits finds the wait profile's measured interval that covers
+// interval seq (nil if none), and sums the weight of each event over the
+// rest of the measured phase, and their total.
+func splitWaits(w *results.Waits, seq int) (at *results.WaitInterval, rest map[string]float64, restTotal float64) {
+	if w == nil {
+		return nil, nil, 0
+	}
+	rest = map[string]float64{}
+	for i := range w.Intervals {
+		wi := &w.Intervals[i]
+		if wi.Phase != runphase.Measure || wi.Total <= 0 {
+			continue
+		}
+		if covers(wi.Seq, wi.Span, seq) {
+			at = wi
+			continue
+		}
+		for ev, share := range wi.Shares {
+			rest[ev] += share * wi.Total
+		}
+		restTotal += wi.Total
+	}
+	return at, rest, restTotal
 }
 
 // rateEvidence lists the counters of a collector whose rate in interval
@@ -197,6 +221,4 @@ func rateEvidence(name string, s *evidence.Series, seq int) []scored {
 
 // covers says whether a point ending at interval end and spanning span
 // intervals (0: one) covers interval seq.
-func covers(end, span, seq int) bool {
-	return seq <= end && seq > end-max(span, 1)
-}
+func covers(end, span, seq int) bool { return results.Covers(end, span, seq) }

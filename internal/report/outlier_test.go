@@ -45,8 +45,9 @@ func TestAnOutlierSaysWhenItHappenedAndWhatTheEvidenceShows(t *testing.T) {
 		t.Fatalf("outlier %+v, want interval %d, %s, 2261 ms", o, seq, iv.Ops[1].Name)
 	}
 	s := o.Sentence()
-	for _, want := range []string{"slowest transaction 2261", "interval 17", "21x the run's p99.9 of 109.6 ms", "waits Lock:tuple 70% (rest of the run 0%)",
-		"server pg_stat_bgwriter.buffers_checkpoint 1,200/s"} {
+	for _, want := range []string{"slowest transaction 2261", "interval 17", "21x the run's p99.9 of 109.6 ms",
+		"there: waited on a lock: Lock:tuple 70% of the interval's wait profile (rest of the run 6%)",
+		"also there: server pg_stat_bgwriter.buffers_checkpoint 1,200/s"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("outlier sentence lacks %q:\n%s", want, s)
 		}

@@ -159,6 +159,16 @@ type Waits struct {
 	// Gaps are the stretches of the run the profile did not cover (see
 	// Gap), in order.
 	Gaps []evidence.Gap `json:"gaps,omitempty"`
+	// Blockers are the sessions that held locks the harness's sessions
+	// waited for in the measured phase, the most waited on first; where
+	// the profile samples the session list and the engine names them
+	// (see Blocker).
+	Blockers []Blocker `json:"blockers,omitempty"`
+	// BlockersEstimate says how their times are estimated.
+	BlockersEstimate string `json:"blockers_estimate,omitempty"`
+	// BlockersUnavailable is why blockers could not be read, when a lock
+	// wait was sampled and they could not.
+	BlockersUnavailable string `json:"blockers_unavailable,omitempty"`
 }
 
 // WaitShare is one wait event's share of the time.
@@ -190,6 +200,9 @@ type WaitInterval struct {
 	Span   int                `json:"span,omitempty"`
 	Total  float64            `json:"total"`
 	Shares map[string]float64 `json:"shares"`
+	// Blockers counts, by blocking session id, the samples of the
+	// harness's sessions waiting on it in the interval (Blocker).
+	Blockers map[string]int `json:"blockers,omitempty"`
 }
 
 // StatementPlans is the plan check of one statement of the workload.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/evidence"
+	"github.com/dbharness/dbharness/internal/redact"
 )
 
 // GlobalStatus samples MySQL's and MariaDB's SHOW GLOBAL STATUS: the Com_*
@@ -261,22 +262,133 @@ func (w *Waits) Start(ctx context.Context) error {
 		return w.WaitProfiler.Start(ctx)
 	}
 	// The processlist; its query is made again on a restart, as the ids to
-	// leave out may have changed.
-	q := `SELECT CASE WHEN COMMAND = 'Sleep' THEN 'Client:Sleep'
-		ELSE CONCAT(COMMAND, ':', COALESCE(NULLIF(STATE, ''), 'running')) END
-		FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND ID <> CONNECTION_ID()`
+	// leave out may have changed. A session in an InnoDB lock wait counts
+	// under LockWaitEvent (the processlist shows only "Updating" and the
+	// like), and the sessions blocking it are read then; without the
+	// PROCESS privilege, which information_schema.INNODB_TRX needs, the
+	// processlist alone.
+	var not string
 	if w.Exclude != nil {
 		for _, id := range w.Exclude(ctx) {
-			q += " AND ID <> " + strconv.FormatInt(id, 10)
+			not += " AND p.ID <> " + strconv.FormatInt(id, 10)
 		}
 	}
-	sw := &evidence.SampledWaits{DB: w.DB, Period: w.Period, Query: q,
-		How: fmt.Sprintf("information_schema.processlist sampled every %s for the sessions on the target database (%s)", w.Period, w.why)}
+	// InnoDB refreshes what INNODB_TRX and INNODB_LOCK_WAITS show only
+	// when nobody has read them for 100 ms: sampled every 100 ms they would
+	// show the first sample's transactions all along.
+	period := max(w.Period, innodbTrxIdle)
+	how := fmt.Sprintf("information_schema.processlist sampled every %s for the sessions on the target database (%s)", period, w.why)
+	sw := &evidence.SampledWaits{DB: w.DB, Period: period, Query: fmt.Sprintf(myWaitQuery, myLockCase, myTrxJoin, not),
+		How: how + ", InnoDB lock waits from information_schema.INNODB_TRX", Blockers: myBlockers(not)}
 	if err := sw.Start(ctx); err != nil {
-		return err
+		how := fmt.Sprintf("information_schema.processlist sampled every %s for the sessions on the target database (%s)", w.Period, w.why)
+		sw = &evidence.SampledWaits{DB: w.DB, Period: w.Period, Query: fmt.Sprintf(myWaitQuery, "", "", not),
+			How: fmt.Sprintf("%s; lock waits not told apart (information_schema.INNODB_TRX: %s)", how, strings.SplitN(err.Error(), "\n", 2)[0])}
+		if err := sw.Start(ctx); err != nil {
+			return err
+		}
 	}
 	w.WaitProfiler, w.list = sw, true
 	return nil
+}
+
+// myWaitQuery is the processlist sample: %s the join to the sessions'
+// transactions, %s the event of one in a lock wait (both empty without
+// them), %s the ids left out.
+const myWaitQuery = `SELECT CASE %s WHEN p.COMMAND = 'Sleep' THEN 'Client:Sleep'
+	ELSE CONCAT(p.COMMAND, ':', COALESCE(NULLIF(p.STATE, ''), 'running')) END
+	FROM information_schema.PROCESSLIST p %s WHERE p.DB = DATABASE() AND p.ID <> CONNECTION_ID()%s`
+
+// innodbTrxIdle is the least period of a profile that reads
+// INNODB_TRX: InnoDB refills that table's cache only when it has not been
+// read for 100 ms (trx0i_s.cc, CACHE_MIN_IDLE_TIME_US), and the sampler's
+// reads take a few milliseconds.
+const innodbTrxIdle = 150 * time.Millisecond
+
+// LockWaitEvent is the wait event of a MySQL/MariaDB session waiting for
+// an InnoDB lock (INNODB_TRX's trx_state LOCK WAIT).
+const LockWaitEvent = "Lock:InnoDB lock wait"
+
+const (
+	myTrxJoin  = "LEFT JOIN information_schema.INNODB_TRX t ON t.trx_mysql_thread_id = p.ID"
+	myLockCase = "WHEN t.trx_state = 'LOCK WAIT' THEN '" + LockWaitEvent + "'"
+)
+
+// myBlockerQuery lists, for the sessions on the target database waiting
+// for an InnoDB lock (%s: the ids left out), the transactions that block
+// them and wait on no lock themselves (InnoDB lists a waiter queued behind
+// another among its blockers, beside the lock's holder), with their
+// sessions, whoever's they are. Times are epochs by the
+// server's clock; TIME_MS is how long the session has been in its state.
+const myBlockerQuery = `SELECT b.trx_mysql_thread_id, COALESCE(bp.USER, ''), COALESCE(bp.HOST, ''), COALESCE(bp.DB, ''),
+	COALESCE(bp.COMMAND, ''), COALESCE(bp.STATE, ''), COALESCE(bp.TIME_MS, 0), UNIX_TIMESTAMP(b.trx_started),
+	UNIX_TIMESTAMP(NOW(6)), COALESCE(b.trx_query, bp.INFO, ''), GROUP_CONCAT(DISTINCT p.ID ORDER BY p.ID)
+	FROM information_schema.INNODB_LOCK_WAITS lw
+	JOIN information_schema.INNODB_TRX r ON r.trx_id = lw.requesting_trx_id
+	JOIN information_schema.PROCESSLIST p ON p.ID = r.trx_mysql_thread_id
+	JOIN information_schema.INNODB_TRX b ON b.trx_id = lw.blocking_trx_id
+	LEFT JOIN information_schema.PROCESSLIST bp ON bp.ID = b.trx_mysql_thread_id
+	WHERE p.DB = DATABASE() AND p.ID <> CONNECTION_ID() AND b.trx_state <> 'LOCK WAIT'%s
+	GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10`
+
+// myBlockers reads the sessions blocking those on the target database
+// (not: the ids left out, as a condition on p.ID).
+func myBlockers(not string) evidence.BlockerQuery {
+	q := fmt.Sprintf(myBlockerQuery, not)
+	return func(ctx context.Context, c db.Conn) ([]evidence.Blocker, error) {
+		rows, err := c.Query(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("information_schema.INNODB_LOCK_WAITS: %w", err)
+		}
+		defer rows.Close()
+		var out []evidence.Blocker
+		for rows.Next() {
+			var b evidence.Blocker
+			var user, host, command, state, query, waiting string
+			var stateMs, started, now float64
+			if err := rows.Scan(&b.ID, &user, &host, &b.Database, &command, &state, &stateMs, &started, &now, &query, &waiting); err != nil {
+				return nil, err
+			}
+			b.Application = user
+			if i := strings.LastIndexByte(host, ':'); i > 0 {
+				if _, err := strconv.Atoi(host[i+1:]); err == nil {
+					host = host[:i] // the client's port
+				}
+			}
+			if host != "" {
+				b.Application += "@" + host
+			}
+			b.State = myState(command, state)
+			if started > 0 {
+				b.XactStart = time.UnixMicro(int64(started * 1e6))
+				if now > started {
+					b.Held = time.Duration((now - started) * float64(time.Second))
+				}
+			}
+			if command != "" && now > 0 {
+				b.StateSince = time.UnixMicro(int64((now - stateMs/1000) * 1e6))
+			}
+			b.Query = evidence.ClipQuery(redact.SQL(query))
+			b.Waiting = evidence.ParseIDs(waiting)
+			out = append(out, b)
+		}
+		return out, rows.Err()
+	}
+}
+
+// myState says what a blocking session does, in PostgreSQL's words where
+// they fit: a session that sleeps holding its transaction's locks is
+// "idle in transaction".
+func myState(command, state string) string {
+	switch {
+	case command == "Sleep":
+		return "idle in transaction"
+	case command == "":
+		return "unknown"
+	case state == "":
+		return command
+	}
+	return command + ": " + state
 }
 
 // Method implements WaitProfiler.
@@ -293,6 +405,23 @@ func (w *Waits) Unit() string {
 		return "samples"
 	}
 	return w.WaitProfiler.Unit()
+}
+
+// CutBlockers implements evidence.BlockerWatcher, where the session list
+// is sampled (performance_schema's wait times name no session).
+func (w *Waits) CutBlockers() ([]evidence.BlockerSeen, string) {
+	if bw, ok := w.WaitProfiler.(evidence.BlockerWatcher); ok {
+		return bw.CutBlockers()
+	}
+	return nil, ""
+}
+
+// SamplePeriod implements evidence.BlockerWatcher.
+func (w *Waits) SamplePeriod() time.Duration {
+	if bw, ok := w.WaitProfiler.(evidence.BlockerWatcher); ok {
+		return bw.SamplePeriod()
+	}
+	return w.Period
 }
 
 // Stop implements WaitProfiler.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/evidence"
+	"github.com/dbharness/dbharness/internal/redact"
 )
 
 // PgStat samples PostgreSQL's cumulative statistics: pg_stat_database (the
@@ -204,7 +205,69 @@ func (d *pgDB) WaitProfiler(appName string, _ evidence.Sampler) evidence.WaitPro
 // the harness) or their state when no wait event is set.
 func NewWaits(d db.DB, appName string, period time.Duration) *evidence.SampledWaits {
 	return &evidence.SampledWaits{DB: d, Period: period, Query: pgWaitQuery, Args: []any{appName}, Setup: nameCollector,
-		How: fmt.Sprintf("pg_stat_activity sampled every %s for sessions with application_name %s", period, appName)}
+		How:      fmt.Sprintf("pg_stat_activity sampled every %s for sessions with application_name %s", period, appName),
+		Blockers: func(ctx context.Context, c db.Conn) ([]evidence.Blocker, error) { return pgBlockers(ctx, c, appName) }}
+}
+
+// pgBlockerQuery lists, for the harness's sessions waiting on a lock, the
+// sessions at the head of their queues, whoever's they are: it follows
+// pg_blocking_pids from each waiting session (a session queued behind
+// another waiter, as on a row's tuple lock, is blocked by that waiter, in
+// turn blocked by the row's holder) to the sessions that wait on no one,
+// with the harness's sessions each blocks. Times are epochs by the
+// server's clock (0: none).
+const pgBlockerQuery = `WITH RECURSIVE chain(waiter, blocker, depth) AS (
+	SELECT w.pid, bp.pid, 1 FROM pg_catalog.pg_stat_activity w
+	CROSS JOIN LATERAL unnest(pg_catalog.pg_blocking_pids(w.pid)) AS bp(pid)
+	WHERE w.application_name = $1 AND w.pid <> pg_backend_pid() AND w.wait_event_type = 'Lock'
+	UNION
+	SELECT c.waiter, bp.pid, c.depth + 1 FROM chain c
+	CROSS JOIN LATERAL unnest(pg_catalog.pg_blocking_pids(c.blocker)) AS bp(pid) WHERE c.depth < 8
+), heads AS (
+	SELECT DISTINCT waiter, blocker FROM chain WHERE cardinality(pg_catalog.pg_blocking_pids(blocker)) = 0
+)
+SELECT b.pid, coalesce(b.application_name, ''), coalesce(b.usename::text, ''),
+	coalesce(b.datname::text, ''), coalesce(b.state, b.backend_type, ''),
+	coalesce(extract(epoch FROM b.xact_start), 0)::float8, coalesce(extract(epoch FROM b.state_change), 0)::float8,
+	extract(epoch FROM statement_timestamp())::float8, coalesce(b.query, ''), string_agg(h.waiter::text, ',' ORDER BY h.waiter)
+FROM heads h JOIN pg_catalog.pg_stat_activity b ON b.pid = h.blocker
+GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9`
+
+// pgBlockers reads the sessions that block the sessions named appName.
+func pgBlockers(ctx context.Context, c db.Conn, appName string) ([]evidence.Blocker, error) {
+	rows, err := c.Query(ctx, pgBlockerQuery, appName)
+	if err != nil {
+		return nil, fmt.Errorf("pg_blocking_pids: %w", err)
+	}
+	defer rows.Close()
+	var out []evidence.Blocker
+	for rows.Next() {
+		var b evidence.Blocker
+		var user, query, waiting string
+		var xact, since, now float64
+		if err := rows.Scan(&b.ID, &b.Application, &user, &b.Database, &b.State, &xact, &since, &now, &query, &waiting); err != nil {
+			return nil, err
+		}
+		if b.Application == "" {
+			b.Application = user
+		}
+		b.XactStart, b.StateSince = epochTime(xact), epochTime(since)
+		if xact > 0 && now > xact {
+			b.Held = time.Duration((now - xact) * float64(time.Second))
+		}
+		b.Query = evidence.ClipQuery(redact.SQL(query))
+		b.Waiting = evidence.ParseIDs(waiting)
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+// epochTime is a time from seconds since the epoch (zero for 0).
+func epochTime(s float64) time.Time {
+	if s <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMicro(int64(s * 1e6))
 }
 
 const pgWaitQuery = `SELECT CASE WHEN state = 'active' AND wait_event IS NULL THEN 'CPU'
