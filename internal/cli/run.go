@@ -71,6 +71,8 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	millisVarP(fs, &o.cfg.LatencyLimit, "latency-limit", "L", 0, "count transactions slower than this as late (e.g. 10ms, 1.5s; a bare number is milliseconds, as pgbench's -L)")
 	fs.IntVar(&o.cfg.Terminals, "terminals", 0, "TPC-C-style terminal mode: this many emulated terminals (goroutines) share the --clients connections")
 	fs.BoolVar(&o.cfg.ThinkTimes, "keying-think", false, "with --terminals: wait the workload's keying and think times (TPC-C clause 5.2.5), so throughput is paced as the specification's")
+	fs.BoolVarP(&o.cfg.ReportStatements, "report-per-statement", "r", false, "time each statement of the transactions (pgbench scripts, tpcb): an HdrHistogram per statement, in the summary, the JSON and the HTML report, as pgbench's -r")
+	fs.BoolVarP(&o.cfg.ConnectPerTx, "connect", "C", false, "open a new connection for each transaction and close it after, as pgbench's -C (pgbench scripts, tpcb); the time to connect is in the tps, and in the latency only in an open loop (--rate), as in pgbench")
 	fs.IntVar(&o.cfg.MaxTries, "max-tries", 1, "tries per transaction on serialization failure or deadlock (1 = no retry)")
 	durationVarP(fs, &o.stmtTimeout, "statement-timeout", "", 0, "end statements that run longer than this (the server's statement_timeout or max_statement_time; on SQLite the client interrupts them), counted as errors of class timeout (default: no limit)")
 	fs.StringArrayVar(&o.set, "set", nil, "set a session setting on every connection of the run, e.g. --set synchronous_commit=off (repeatable): a startup parameter on PostgreSQL, SET SESSION on MySQL/MariaDB; checked with the server before the run, recorded with it, and swept with sweep's --vary set.NAME=V1,V2")
@@ -305,6 +307,12 @@ func (a *app) parseRun(args []string, set ...flagSet) (*runSpec, error) {
 	r, ok := wl.(workload.Runner)
 	if !ok {
 		return nil, usagef("workload %s cannot be run", wl.Name())
+	}
+	if _, ok := r.(workload.StatementTimer); sp.opts.cfg.ReportStatements && !ok {
+		return nil, usagef("-r (--report-per-statement) times the statements of pgbench scripts and tpcb; %s does not time its statements", wl.Name())
+	}
+	if _, ok := r.(workload.Rebinder); sp.opts.cfg.ConnectPerTx && !ok {
+		return nil, usagef("-C (--connect) opens a connection per transaction for pgbench scripts and tpcb; %s cannot move its clients to new connections", wl.Name())
 	}
 	if n := sp.opts.cfg.Terminals; n > 0 {
 		if _, ok := r.(workload.TerminalRunner); !ok {

@@ -219,6 +219,11 @@ type Caps struct {
 	// Analyze is the statement run after loading to refresh statistics, with
 	// %s for the table name; empty if none.
 	Analyze string
+	// Vacuum, with %s for a table, reclaims its dead rows (PostgreSQL's
+	// VACUUM); empty where the engine has nothing of the kind to run.
+	Vacuum string
+	// Truncate, with %s for a table, empties it.
+	Truncate string
 	// BeginWrite starts a transaction that will write.
 	BeginWrite string
 	// BeginRead starts a read-only transaction where the engine has one

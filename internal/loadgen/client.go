@@ -94,6 +94,20 @@ type client struct {
 	// the placer's watch (nil: the client stays where it is).
 	loopIdx int
 	seat    *seat
+	// extra is the client's statement and connection clocks, with -r or
+	// -C (nil otherwise).
+	extra *extraClock
+}
+
+// setWorker makes w the client's worker, giving it the statement clock
+// when the run times statements.
+func (c *client) setWorker(w workload.Worker) {
+	c.w = w
+	if c.extra != nil && c.cfg.ReportStatements {
+		if tw, ok := w.(workload.TimedWorker); ok {
+			tw.TimeStatements(c.extra)
+		}
+	}
 }
 
 type liveConn struct{ c db.Conn }
@@ -170,6 +184,9 @@ func (c *client) run(ctx context.Context) (moveTo int) {
 				return -1
 			}
 		}
+		if c.cfg.ConnectPerTx && c.conn == nil && !c.connectTx(ctx) {
+			return -1
+		}
 		op := c.w.Next()
 		var due *time.Time
 		if !c.begun {
@@ -179,6 +196,10 @@ func (c *client) run(ctx context.Context) (moveTo int) {
 		}
 		if !c.execute(ctx, op, intended, due, &c.measured) {
 			return -1
+		}
+		if c.cfg.ConnectPerTx && c.conn != nil {
+			c.conn.Close()
+			c.setConn(nil)
 		}
 		if th, ok := c.w.(workload.Thinker); ok {
 			if d := th.ThinkTime(op); d > 0 && !c.sleep(d) {
@@ -231,6 +252,9 @@ func (c *client) execute(ctx context.Context, op int, intended time.Time, due *t
 		c.record(c.lag, 0, begin.Sub(intended))
 	}
 	c.st.busySince.Store(begin.UnixNano())
+	if c.extra != nil {
+		c.extra.on = begin.After(c.measureStart)
+	}
 	sctx := c.stmtCtx(ctx)
 	err := c.w.Do(sctx, op)
 	for try := 1; err != nil && try < c.cfg.MaxTries; try++ {
@@ -302,10 +326,10 @@ func (c *client) reconnect(ctx context.Context) bool {
 	limit := c.cfg.reconnectLimit()
 	backoff := 50 * time.Millisecond
 	for !c.stopping.Load() && ctx.Err() == nil {
-		conn, w, err := c.open(ctx)
+		conn, w, err := c.open(ctx, false)
 		if conn != nil {
 			c.setConn(conn)
-			c.w = w
+			c.setWorker(w)
 			c.st.reconnects.Add(1)
 			c.st.cameUp(time.Now(), false)
 			return true
@@ -329,11 +353,27 @@ func (c *client) reconnect(ctx context.Context) bool {
 	return false
 }
 
+// connectTx opens the connection of the client's next transaction (-C),
+// keeping its worker's state (workload.Rebinder), and records the time it
+// took. A connection that cannot be opened is an outage, as a lost one:
+// the client reconnects as after one (with a fresh worker) or stops.
+func (c *client) connectTx(ctx context.Context) bool {
+	began := time.Now()
+	conn, _, err := c.open(ctx, true)
+	if err != nil || conn == nil {
+		return c.reconnect(ctx)
+	}
+	c.extra.connected(began.After(c.measureStart), time.Since(began))
+	c.setConn(conn)
+	return true
+}
+
 // open connects and makes a worker on the new connection, or returns why
-// it could not. On a loop the connection is opened on a goroutine
-// (Offload) while the other clients go on, and then attached to the
-// client's task.
-func (c *client) open(ctx context.Context) (db.Conn, workload.Worker, error) {
+// it could not; with rebind it moves the client's worker to the new
+// connection instead (-C). On a loop the connection is opened on a
+// goroutine (Offload) while the other clients go on, and then attached to
+// the client's task.
+func (c *client) open(ctx context.Context, rebind bool) (db.Conn, workload.Worker, error) {
 	var conn db.Conn
 	var w workload.Worker
 	var err error
@@ -344,7 +384,12 @@ func (c *client) open(ctx context.Context) (db.Conn, workload.Worker, error) {
 			conn = nil
 			return
 		}
-		if w, err = c.r.NewWorker(cctx, conn, c.cfg.ClientBase+c.id); err != nil {
+		if rebind {
+			w, err = c.w, c.r.(workload.Rebinder).Rebind(cctx, c.w, conn)
+		} else {
+			w, err = c.r.NewWorker(cctx, conn, c.cfg.ClientBase+c.id)
+		}
+		if err != nil {
 			conn.Close()
 			conn = nil
 		}

@@ -68,6 +68,16 @@ type Config struct {
 	// open-loop schedule's stream is drawn from the seed and ClientBase,
 	// so that each shard's is its own.
 	ClientBase, TerminalBase int
+	// ReportStatements times each statement of a workload that can
+	// (workload.StatementTimer; run -r): one histogram per statement, over
+	// the measured phase. Off, no statement is timed.
+	ReportStatements bool
+	// ConnectPerTx opens a new connection for each transaction and closes
+	// it after (run -C, as pgbench -C); the workload must be a
+	// workload.Rebinder. As in pgbench, the time to connect is not part of
+	// a transaction's latency in a closed loop (it is in the tps), and is
+	// in an open loop, whose latency counts from the intended start.
+	ConnectPerTx bool
 	// Begin, when set, is called once every client has connected; the run
 	// starts at the instant it returns (by this host's clock), waiting for
 	// it, so that the shards of a run start together. The run's clock
@@ -160,6 +170,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--driver %q is not a driver; use loop or goroutine", c.Driver)
 	case c.Driver == DriverLoop && c.Terminals > 0:
 		return errors.New("--terminals runs on the goroutine driver (terminals are goroutines that share connections); use --driver goroutine")
+	case c.ConnectPerTx && c.Terminals > 0:
+		return errors.New("--connect and --terminals do not go together: terminals share their connections")
 	case c.Loops < 0:
 		return fmt.Errorf("--loops %d is negative", c.Loops)
 	case c.Loops > 0 && c.Driver == DriverGoroutine:

@@ -64,13 +64,15 @@ type run struct {
 	// Terminals), how a client connects, the event loops (loop mode) and
 	// their CPUs (when pinned), and the context the clients run under,
 	// cancelled when the stop grace is over and when Run returns.
-	ops     []string
-	tr      workload.TerminalRunner
-	connect func(context.Context) (db.Conn, error)
-	loops   []*evloop.Loop
-	pinned  []int
-	hard    context.Context
-	cancel  context.CancelFunc
+	ops []string
+	tr  workload.TerminalRunner
+	// stmtNames are the timed statements' names per op (ReportStatements).
+	stmtNames [][]string
+	connect   func(context.Context) (db.Conn, error)
+	loops     []*evloop.Loop
+	pinned    []int
+	hard      context.Context
+	cancel    context.CancelFunc
 
 	// connectClients': every client's connection and worker, and the start
 	// Config.Begin agreed (zero without it).
@@ -119,6 +121,16 @@ func prepare(ctx context.Context, d db.DB, r workload.Runner, cfg Config, obs Ob
 		if rn.tr, ok = r.(workload.TerminalRunner); !ok {
 			return nil, errors.New("this workload has no terminals; --terminals is for TPC-C-style workloads")
 		}
+	}
+	if cfg.ReportStatements {
+		st, ok := r.(workload.StatementTimer)
+		if !ok {
+			return nil, errors.New("-r (--report-per-statement): this workload cannot time its statements")
+		}
+		rn.stmtNames = st.StatementNames()
+	}
+	if _, ok := r.(workload.Rebinder); cfg.ConnectPerTx && !ok {
+		return nil, errors.New("-C (--connect): this workload's clients cannot move to a new connection for each transaction")
 	}
 	var err error
 	if rn.connect, err = connector(d, &rn.cfg); err != nil {
@@ -225,6 +237,10 @@ func (rn *run) startClients() {
 		rn.clients[i] = &client{id: i, d: rn.d, connect: rn.connect, r: rn.r, cfg: cfg, w: rn.workers[i], h: handles[i], lag: lagHandles[i], hmu: locks[i],
 			st: rn.stats[i], sched: rn.sched, stopping: &st.stopping, hardStop: &st.hardStop, stopC: st.stopC, measureStart: rn.measureStart,
 			start: rn.start, first: rn.first, deadline: rn.deadline, byRequest: rn.d.Caps().CancelByRequest, fail: rn.fail}
+		if cfg.ReportStatements || cfg.ConnectPerTx {
+			rn.clients[i].extra = newExtraClock(rn.stmtNames)
+		}
+		rn.clients[i].setWorker(rn.workers[i])
 		rn.clients[i].setConn(rn.conns[i])
 	}
 	var wg sync.WaitGroup
@@ -232,7 +248,9 @@ func (rn *run) startClients() {
 	case rn.tr != nil:
 		rn.termEnds = runTerminals(rn.hard, rn.tr, cfg, rn.clients, &wg, &st.stopping, st.stopC, rn.measureStart, rn.start)
 	case rn.loops != nil:
-		rn.pl = newPlacer(rn.loops, rn.pinned, rn.clients, cfg.FollowServer)
+		// A client with a connection per transaction has no server process
+		// to follow.
+		rn.pl = newPlacer(rn.loops, rn.pinned, rn.clients, cfg.FollowServer && !cfg.ConnectPerTx)
 		runLoops(rn.hard, rn.pl, rn.clients, &wg)
 	default:
 		for _, c := range rn.clients {
@@ -397,6 +415,9 @@ func (rn *run) end() *Result {
 		}
 	}
 	rn.t.finish()
+	if rn.cfg.ReportStatements || rn.cfg.ConnectPerTx {
+		res.Statements, res.Connects = mergeExtra(rn.clients, rn.ops, rn.stmtNames)
+	}
 	return res
 }
 

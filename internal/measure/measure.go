@@ -64,9 +64,23 @@ type OpResult struct {
 	Late    int64
 }
 
+// StatementResult is one statement's latencies over the measured phase
+// (loadgen.Config.ReportStatements): Name is the statement's, Op the
+// transaction type it belongs to.
+type StatementResult struct {
+	Op, Name string
+	Hist     *hdr.Histogram // µs
+}
+
 // Result is what a run measured.
 type Result struct {
 	Ops []OpResult
+	// Statements are the statements' latencies, when they were timed, in
+	// the order of the transaction types and of their statements.
+	Statements []StatementResult
+	// Connects are the times the connections opened for each transaction
+	// took (loadgen.Config.ConnectPerTx), µs; nil otherwise.
+	Connects *hdr.Histogram
 	// Warmup is the warm-up phase's totals, kept apart.
 	Warmup       []OpResult
 	ErrorClasses map[string]int64

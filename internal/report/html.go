@@ -304,6 +304,26 @@ func opTable(caption string, r *results.Run, ops []results.Op, withTPS bool) tab
 	return t
 }
 
+// statementTable is the latencies of each statement (run -r).
+func statementTable(r *results.Run) table {
+	cols := percentileCols(r)
+	t := table{Caption: "Per statement (-r), measured phase", Head: []string{"transaction", "statement", "count", "mean ms"}}
+	for _, c := range cols {
+		t.Head = append(t.Head, c+" ms")
+	}
+	for i := range t.Head {
+		t.Num = append(t.Num, i > 1)
+	}
+	for _, st := range r.Statements {
+		row := []string{st.Op, st.Name, fmtCount(st.Count), msCell(st.LatencyMs, "mean")}
+		for _, c := range cols {
+			row = append(row, msCell(st.LatencyMs, c))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
 func summarySection(r *results.Run) section {
 	s := r.Summary
 	sec := section{ID: "summary", Title: "Summary"}
@@ -320,6 +340,13 @@ func summarySection(r *results.Run) section {
 		}
 	}
 	sec.Tables = append(sec.Tables, opTable("Per transaction type", r, r.Ops, true))
+	if len(r.Statements) > 0 {
+		sec.Tables = append(sec.Tables, statementTable(r))
+	}
+	if r.Config.ConnectPerTx {
+		sec.Facts = append(sec.Facts, kv{"connections (-C)", fmt.Sprintf("%s opened in the measured phase, one per transaction; mean %s ms, p99 %s ms",
+			fmtCount(s.Connections), msCell(s.ConnectMs, "mean"), msCell(s.ConnectMs, "p99"))})
+	}
 	if len(r.Warmup) > 0 {
 		t := opTable("Warm-up (excluded from the summary)", r, r.Warmup, false)
 		sec.Tables = append(sec.Tables, t)

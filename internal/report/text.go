@@ -168,6 +168,8 @@ func Summary(w io.Writer, r *results.Run) {
 	if len(r.Ops) > 1 {
 		row("total", s.Transactions, s.TPS, s.Errors, s.Retries, s.LatencyMs)
 	}
+	StatementsText(w, r)
+	ConnectText(w, r)
 	if o := FindOutlier(r); o != nil && o.IsOutlier() {
 		fmt.Fprintf(w, "outlier: %s\n", o.Sentence())
 	}
@@ -312,3 +314,37 @@ func hostCost(e results.HostEvidence, host, loop, cause string) (string, []strin
 // loopBusyWarn is the busy share of an event loop, in %, from which a run
 // warns that its loop nearly saturated a core.
 const loopBusyWarn = 90
+
+// StatementsText prints the statement latencies of a run -r, per
+// transaction type, as pgbench -r prints them (the mean in ms first), with
+// the count and p50/p99.
+func StatementsText(w io.Writer, r *results.Run) {
+	if len(r.Statements) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "statement latencies in milliseconds (-r), measured phase:\n")
+	last := ""
+	for _, st := range r.Statements {
+		if st.Op != last {
+			fmt.Fprintf(w, "  %s:\n  %10s %9s %9s %9s  statement\n", st.Op, "count", "mean", "p50", "p99")
+			last = st.Op
+		}
+		fmt.Fprintf(w, "  %10d %9s %9s %9s  %s\n", st.Count, msCell(st.LatencyMs, "mean"), msCell(st.LatencyMs, "p50"), msCell(st.LatencyMs, "p99"), st.Name)
+	}
+}
+
+// ConnectText prints, for a run -C, the connections it opened and their
+// time, which (as in pgbench) is in the tps but not in a closed loop's
+// latencies.
+func ConnectText(w io.Writer, r *results.Run) {
+	if !r.Config.ConnectPerTx {
+		return
+	}
+	s := r.Summary
+	where := "not in the latencies above (as pgbench -C), but in the tps"
+	if r.Config.Rate > 0 {
+		where = "in the latencies above, which count from the intended start, and in the tps"
+	}
+	fmt.Fprintf(w, "connections (-C, one per transaction): %d opened in the measured phase, mean %s ms, p99 %s ms; %s\n",
+		s.Connections, msCell(s.ConnectMs, "mean"), msCell(s.ConnectMs, "p99"), where)
+}

@@ -63,13 +63,16 @@ type Run struct {
 	Shard *Shard `json:"shard,omitempty"`
 	// Group and Shards are set in a run merged from a group's shards
 	// (store.Store.GetGroup): the group, and a line per shard.
-	Group        *Group           `json:"group,omitempty"`
-	Shards       []ShardResult    `json:"shards,omitempty"`
-	StartTime    time.Time        `json:"start_time"`
-	EndTime      time.Time        `json:"end_time"`
-	Summary      Summary          `json:"summary"`
-	Ops          []Op             `json:"ops"`
-	Warmup       []Op             `json:"warmup,omitempty"`
+	Group     *Group        `json:"group,omitempty"`
+	Shards    []ShardResult `json:"shards,omitempty"`
+	StartTime time.Time     `json:"start_time"`
+	EndTime   time.Time     `json:"end_time"`
+	Summary   Summary       `json:"summary"`
+	Ops       []Op          `json:"ops"`
+	Warmup    []Op          `json:"warmup,omitempty"`
+	// Statements are the latencies of each statement of each transaction
+	// type (run -r), over the measured phase.
+	Statements   []Statement      `json:"statements,omitempty"`
 	ErrorClasses map[string]int64 `json:"error_classes"`
 	// ErrorSamples holds the first message of each error class.
 	ErrorSamples map[string]string `json:"error_samples,omitempty"`
@@ -128,6 +131,10 @@ type Config struct {
 	// Set are the session settings --set asked for, by name, as given;
 	// engine.settings has what the server then reported for them.
 	Set map[string]string `json:"set,omitempty"`
+	// ReportStatements is run -r: each statement was timed (Statements).
+	ReportStatements bool `json:"report_per_statement,omitempty"`
+	// ConnectPerTx is run -C: a new connection for each transaction.
+	ConnectPerTx bool `json:"connect_per_transaction,omitempty"`
 }
 
 // EngineInfo describes the database server of a run: its name, version
@@ -266,6 +273,10 @@ type Summary struct {
 	// AbandonedClients is the number of clients still stuck in a
 	// statement that could not be cancelled when the run ended.
 	AbandonedClients int `json:"abandoned_clients,omitempty"`
+	// Connections and ConnectMs are, with run -C, the connections opened
+	// in the measured phase and the time they took.
+	Connections int64   `json:"connections,omitempty"`
+	ConnectMs   Latency `json:"connect_ms,omitempty"`
 	// Metrics are workload-specific figures (e.g. nopm), written as keys of
 	// the summary object itself.
 	Metrics map[string]float64 `json:"-"`
@@ -357,6 +368,19 @@ type Op struct {
 	LatencyMs Latency `json:"latency_ms"`
 	// Histogram is the HdrHistogram of latencies in µs, compressed and
 	// base64-encoded as in HdrHistogram logs.
+	Histogram string `json:"histogram,omitempty"`
+}
+
+// Statement is one statement's latencies over the measured phase (run
+// -r): Op is its transaction type, Name the statement (a workload's name
+// for it, or a script's SCRIPT:LINE and text). Count is the times it
+// succeeded.
+type Statement struct {
+	Op        string  `json:"op"`
+	Name      string  `json:"name"`
+	Count     int64   `json:"count"`
+	LatencyMs Latency `json:"latency_ms"`
+	// Histogram is the HdrHistogram of latencies in µs, as Op's.
 	Histogram string `json:"histogram,omitempty"`
 }
 
@@ -563,6 +587,14 @@ func (r *Run) Fill(res *measure.Result, metrics map[string]float64) {
 			Seconds: round3(o.End.Sub(o.Start).Seconds()), Clients: o.Clients, ToEnd: o.Open})
 	}
 	r.Summary.AbandonedClients = res.Abandoned
+	r.Statements = nil
+	for _, st := range res.Statements {
+		r.Statements = append(r.Statements, Statement{Op: st.Op, Name: st.Name, Count: st.Hist.TotalCount(),
+			LatencyMs: LatencyOf(st.Hist, ps), Histogram: EncodeHist(st.Hist)})
+	}
+	if res.Connects != nil {
+		r.Summary.Connections, r.Summary.ConnectMs = res.Connects.TotalCount(), LatencyOf(res.Connects, ps)
+	}
 	r.Summary.LatencyMs = LatencyOf(all, ps)
 	if res.Lag != nil {
 		r.Summary.LagMs = LatencyOf(res.Lag, ps)

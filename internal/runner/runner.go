@@ -390,7 +390,7 @@ func (r *oneRun) record(info db.Info, dataset *results.Dataset, shard *results.S
 			LatencyLimitMs: float64(cfg.LatencyLimit) / 1e6, MaxTries: cfg.MaxTries,
 			IntervalSeconds: cfg.Interval.Seconds(), Seed: cfg.Seed,
 			Percentiles: c.Percentiles, WorkloadFlags: wlFlags,
-			Driver: cfg.Driver, Loops: cfg.Loops,
+			Driver: cfg.Driver, Loops: cfg.Loops, ReportStatements: cfg.ReportStatements, ConnectPerTx: cfg.ConnectPerTx,
 			StatementTimeoutMs: float64(c.StatementTimeout) / 1e6, ReconnectTimeoutSeconds: cfg.ReconnectTimeout.Seconds(),
 			StallTimeoutSeconds: max(cfg.StallTimeout.Seconds(), -1),
 			Set:                 setMap(c.Set),

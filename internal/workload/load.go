@@ -3,6 +3,9 @@ package workload
 import (
 	"context"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -261,4 +264,44 @@ func Recreate(ctx context.Context, conn db.Conn, drop []string, create []string)
 		return fmt.Errorf("create tables: %w", err)
 	}
 	return nil
+}
+
+// PreRunSkipped is what PgbenchPreRun did with --no-vacuum.
+const PreRunSkipped = "none (--no-vacuum)"
+
+// PgbenchPreRun does what pgbench does before a run unless -n: VACUUM
+// pgbench_branches and pgbench_tellers where the engine has VACUUM
+// (PostgreSQL), and empty pgbench_history everywhere, so that the history
+// of earlier runs neither slows this one nor shows as a difference of
+// data between runs. It returns what it did, for the run's record.
+func PgbenchPreRun(ctx context.Context, env *Env, conn db.Conn) (string, error) {
+	caps := env.DB.Caps()
+	var did []string
+	if caps.Vacuum != "" {
+		for _, t := range []string{"pgbench_branches", "pgbench_tellers"} {
+			if err := conn.Exec(ctx, fmt.Sprintf(caps.Vacuum, t)); err != nil {
+				return "", fmt.Errorf("vacuum %s before the run (--no-vacuum skips it): %w", t, err)
+			}
+		}
+		did = append(did, "vacuum pgbench_branches, pgbench_tellers")
+	}
+	if err := conn.Exec(ctx, fmt.Sprintf(caps.Truncate, "pgbench_history")); err != nil {
+		return "", fmt.Errorf("empty pgbench_history before the run (--no-vacuum skips it): %w", err)
+	}
+	return strings.Join(append(did, "truncate pgbench_history"), "; "), nil
+}
+
+// ParseWeighted reads NAME[@WEIGHT] (a built-in script and its weight in
+// a mix, as pgbench's -b): the weight is 1 when not given, and must be a
+// number 0 or more. flag names the flag in the error.
+func ParseWeighted(flag, spec string) (string, float64, error) {
+	name, ws, hasW := strings.Cut(spec, "@")
+	if !hasW {
+		return name, 1, nil
+	}
+	wt, err := strconv.ParseFloat(ws, 64)
+	if err != nil || wt < 0 || math.IsInf(wt, 0) || math.IsNaN(wt) {
+		return "", 0, fmt.Errorf("%s %s: the weight %q is not a number 0 or more; write NAME@WEIGHT, e.g. %s@5", flag, spec, ws, name)
+	}
+	return name, wt, nil
 }

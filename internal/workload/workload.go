@@ -317,3 +317,39 @@ type Totals struct {
 	// its last transaction (fixed-work runs compare them).
 	ClientSeconds []float64
 }
+
+// StatementTimer is a Runner whose workers can time each of their
+// statements (run -r, pgbench's --report-per-command). The driver gives a
+// TimedWorker a StatementClock only when asked to, so a run without -r
+// reads no clock per statement.
+type StatementTimer interface {
+	Runner
+	// StatementNames names, for each transaction type (in Ops' order), the
+	// statements its workers time, in the order they are numbered.
+	StatementNames() [][]string
+}
+
+// TimedWorker is the Worker of a StatementTimer.
+type TimedWorker interface {
+	Worker
+	// TimeStatements makes the worker report the latency of each statement
+	// that succeeds to clock (op, the statement's index in
+	// StatementNames()[op], and its time).
+	TimeStatements(clock StatementClock)
+}
+
+// StatementClock receives statement latencies from a TimedWorker.
+type StatementClock interface {
+	Statement(op, stmt int, d time.Duration)
+}
+
+// Rebinder is a Runner whose workers can go on on a new connection while
+// keeping their state (their random stream, their variables), as pgbench's
+// clients do under -C: the driver's --connect opens a new connection for
+// each transaction and rebinds the client's worker to it.
+type Rebinder interface {
+	Runner
+	// Rebind moves worker w, made by NewWorker, to conn (preparing again
+	// what it prepares per connection).
+	Rebind(ctx context.Context, w Worker, conn db.Conn) error
+}

@@ -156,6 +156,8 @@ func (d *myDB) Caps() db.Caps {
 	return db.Caps{
 		ParallelWriters:  4,
 		Analyze:          "ANALYZE TABLE %s",
+		Vacuum:           "",
+		Truncate:         "TRUNCATE TABLE %s",
 		BeginWrite:       "START TRANSACTION",
 		BeginRead:        "START TRANSACTION READ ONLY",
 		TimestampType:    "datetime(6)",

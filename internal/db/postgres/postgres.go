@@ -91,6 +91,8 @@ func (d *pgDB) Caps() db.Caps {
 		ParallelWriters:       4,
 		KeysAfterLoad:         true,
 		Analyze:               "VACUUM ANALYZE %s",
+		Vacuum:                "VACUUM %s",
+		Truncate:              "TRUNCATE %s",
 		BeginWrite:            "BEGIN",
 		BeginRead:             "BEGIN READ ONLY",
 		IntraQueryParallelism: true,

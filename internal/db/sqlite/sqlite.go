@@ -115,6 +115,8 @@ func (d *liteDB) Caps() db.Caps {
 		NumberedParams:   true,
 		ParallelWriters:  1,
 		Analyze:          "ANALYZE %s",
+		Vacuum:           "",
+		Truncate:         "DELETE FROM %s",
 		BeginWrite:       "BEGIN IMMEDIATE",
 		BeginRead:        "BEGIN",
 		TimestampType:    "timestamp",

@@ -65,6 +65,9 @@ type Command struct {
 	// the condition is false; \elif and \else: past the \endif, where to go
 	// when reached from the end of the branch before.
 	jump, end int
+	// stmt is an SQL command's number among its script's SQL commands,
+	// from 0: its statement clock under -r.
+	stmt int
 }
 
 // where names the command's place in script s for errors at run time.

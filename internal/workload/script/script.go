@@ -42,7 +42,12 @@ const maxParams = 255
 
 // Workload runs pgbench scripts.
 type Workload struct {
-	Scripts   []string // FILE[@WEIGHT]
+	Scripts []string // FILE[@WEIGHT]
+	// Builtins are --builtin (-b): pgbench's built-in scripts,
+	// NAME[@WEIGHT].
+	Builtins []string
+	// NoVacuum is --no-vacuum (-n).
+	NoVacuum  bool
 	Defines   []string // NAME=VALUE
 	Scale     string
 	QueryMode string // simple, extended or prepared (pgbench -M)
@@ -52,10 +57,15 @@ type Workload struct {
 
 	debugMu sync.Mutex
 
-	parsed  []*Script
-	picker  *datagen.Weighted
-	seed    uint64
-	scale   int64
+	parsed []*Script
+	picker *datagen.Weighted
+	seed   uint64
+	scale  int64
+	// scaleFrom says where :scale came from, for the summary.
+	scaleFrom string
+	// preRun is what the run did first (workload.PgbenchPreRun), with a
+	// built-in script; empty otherwise.
+	preRun  string
 	defines map[string]string
 	// leftOut are the commands the last Statements left out, and why.
 	leftOut []string
@@ -75,16 +85,18 @@ func (w *Workload) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 		return
 	}
 	fs.StringArrayVarP(&w.Scripts, "script", "f", nil, "pgbench script FILE[@WEIGHT]; repeat for a weighted mix (pgbench -f)")
+	fs.StringArrayVarP(&w.Builtins, "builtin", "b", nil, "pgbench's built-in script NAME[@WEIGHT] (tpcb-like, simple-update, select-only) in the mix beside the --script files, as pgbench -b")
+	fs.BoolVarP(&w.NoVacuum, "no-vacuum", "n", false, "with a --builtin script: skip what the run does first, as pgbench's -n (VACUUM pgbench_branches and pgbench_tellers on PostgreSQL, and empty pgbench_history)")
 	fs.StringArrayVarP(&w.Defines, "define", "D", nil, "set a script variable NAME=VALUE (pgbench -D)")
-	fs.StringVarP(&w.Scale, "scale", "s", "", "value of :scale: a number, or auto for the row count of pgbench_branches (default 1, as pgbench with -f)")
+	fs.StringVarP(&w.Scale, "scale", "s", "", "value of :scale: a number, or auto (the default) for the row count of pgbench_branches when that table is there and not empty, else 1")
 	fs.StringVarP(&w.QueryMode, "query-mode", "M", ModeSimple, "how SQL commands are sent, as pgbench -M: simple (values written into the text), extended (an unnamed statement with parameters each time) or prepared (prepared once per connection)")
 }
 
 // Load parses the scripts; it is called by Setup and may be called earlier
 // to report mistakes before connecting.
 func (w *Workload) Load() error {
-	if len(w.Scripts) == 0 {
-		return fmt.Errorf("give at least one --script FILE[@WEIGHT]")
+	if len(w.Scripts) == 0 && len(w.Builtins) == 0 {
+		return fmt.Errorf("give at least one --script FILE[@WEIGHT] (or --builtin NAME[@WEIGHT])")
 	}
 	switch w.QueryMode {
 	case "":
@@ -103,7 +115,12 @@ func (w *Workload) Load() error {
 	}
 	w.parsed = nil
 	names := map[string]int{}
-	weights := make([]float64, 0, len(w.Scripts))
+	weights := make([]float64, 0, len(w.Scripts)+len(w.Builtins))
+	type source struct {
+		path, base, text string
+		weight           float64
+	}
+	var sources []source
 	for _, spec := range w.Scripts {
 		path, weight, err := ParseSpec(spec)
 		if err != nil {
@@ -116,16 +133,37 @@ func (w *Workload) Load() error {
 			}
 			return fmt.Errorf("--script %s: %w", path, err)
 		}
-		s, err := Parse(path, string(src))
+		sources = append(sources, source{path, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), string(src), weight})
+	}
+	for _, spec := range w.Builtins {
+		name, weight, err := workload.ParseWeighted("--builtin", spec)
 		if err != nil {
 			return err
 		}
-		base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		text, ok := builtinScripts[name]
+		if !ok {
+			return fmt.Errorf("--builtin %q is not a built-in script; use tpcb-like, simple-update or select-only", name)
+		}
+		sources = append(sources, source{"builtin:" + name, name, text, weight})
+	}
+	for _, src := range sources {
+		path, weight, base := src.path, src.weight, src.base
+		s, err := Parse(path, src.text)
+		if err != nil {
+			return err
+		}
 		names[base]++
 		if names[base] > 1 {
 			base = fmt.Sprintf("%s_%d", base, names[base])
 		}
 		s.Name, s.Weight = base, weight
+		n := 0
+		for _, c := range s.Commands {
+			if c.kind == cSQL {
+				c.stmt = n
+				n++
+			}
+		}
 		w.parsed = append(w.parsed, s)
 		weights = append(weights, weight)
 	}
@@ -148,26 +186,28 @@ func (w *Workload) Load() error {
 		return fmt.Errorf("--script weights: %w", err)
 	}
 	w.picker = p
-	w.scale = 1
+	w.scale, w.scaleFrom = 1, "the default: no pgbench_branches to count; -s N sets it"
 	if w.Scale != "" && w.Scale != "auto" {
 		n, err := strconv.ParseInt(w.Scale, 10, 64)
 		if err != nil || n < 1 {
 			return fmt.Errorf("--scale %q is invalid; give a positive number, or auto to count pgbench_branches", w.Scale)
 		}
-		w.scale = n
+		w.scale, w.scaleFrom = n, "--scale"
 	}
 	return nil
 }
 
-// Setup implements workload.Runner. :scale is 1 unless --scale says
-// otherwise, as with pgbench -f (pgbench reads pgbench_branches only for its
-// built-in scripts); --scale auto counts pgbench_branches.
+// Setup implements workload.Runner. Unless --scale gives a number, :scale
+// is the row count of pgbench_branches when that table is there and not
+// empty (pgbench reads it so for its built-in scripts, and dbharness for
+// every script), else 1. With a built-in script, the run first does what
+// pgbench does (workload.PgbenchPreRun) unless --no-vacuum.
 func (w *Workload) Setup(ctx context.Context, env *workload.Env, conn db.Conn) error {
 	if err := w.Load(); err != nil {
 		return err
 	}
 	w.seed = env.Seed
-	if w.Scale == "auto" {
+	if w.Scale == "" || w.Scale == "auto" {
 		ok, err := env.DB.TableExists(ctx, conn, "pgbench_branches")
 		if err != nil {
 			return err
@@ -178,7 +218,22 @@ func (w *Workload) Setup(ctx context.Context, env *workload.Env, conn db.Conn) e
 				return fmt.Errorf("read the scale from pgbench_branches: %w", err)
 			}
 			if n > 0 {
-				w.scale = n
+				w.scale, w.scaleFrom = n, "count(*) of pgbench_branches"
+			} else {
+				w.scaleFrom = "the default: pgbench_branches is empty; -s N sets it"
+			}
+		}
+	}
+	w.preRun = ""
+	if len(w.Builtins) > 0 {
+		if err := workload.RequireTables(ctx, env, conn, "tpcb", "pgbench_accounts", "pgbench_branches", "pgbench_history", "pgbench_tellers"); err != nil {
+			return err
+		}
+		w.preRun = workload.PreRunSkipped
+		if !w.NoVacuum {
+			var err error
+			if w.preRun, err = workload.PgbenchPreRun(ctx, env, conn); err != nil {
+				return err
 			}
 		}
 	}
@@ -213,19 +268,28 @@ func (w *Workload) NewWorker(ctx context.Context, conn db.Conn, id int) (workloa
 	if _, ok := k.vars["default_seed"]; !ok {
 		k.vars["default_seed"] = variable{val: pgbexpr.IntValue(w.defaultSeed())}
 	}
+	if err := w.prepare(ctx, k); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// prepare prepares the client's statements on its connection under
+// --query-mode prepared.
+func (w *Workload) prepare(ctx context.Context, k *client) error {
 	for _, s := range w.parsed {
 		for _, c := range s.Commands {
 			if c.kind != cSQL || c.noParams || w.QueryMode != ModePrepared {
 				continue
 			}
-			st, err := conn.Prepare(ctx, c.sql)
+			st, err := k.conn.Prepare(ctx, c.sql)
 			if err != nil {
-				return nil, fmt.Errorf("%s: prepare: %w", c.where(s), err)
+				return fmt.Errorf("%s: prepare: %w", c.where(s), err)
 			}
 			k.stmts[c] = st
 		}
 	}
-	return k, nil
+	return nil
 }
 
 // defaultSeed is :default_seed, the seed of hash() and permute() without
@@ -290,6 +354,46 @@ type client struct {
 	// op and pc are the script (its index in the run) and the command
 	// running, for debug().
 	op, pc int
+	// clock times the SQL commands under -r; nil otherwise.
+	clock workload.StatementClock
+}
+
+// TimeStatements implements workload.TimedWorker.
+func (k *client) TimeStatements(clock workload.StatementClock) { k.clock = clock }
+
+// StatementNames implements workload.StatementTimer: each script's SQL
+// commands, as SCRIPT:LINE and the command's text on one line (cut at 60
+// characters).
+func (w *Workload) StatementNames() [][]string {
+	out := make([][]string, len(w.parsed))
+	for i, s := range w.parsed {
+		for _, c := range s.Commands {
+			if c.kind == cSQL {
+				out[i] = append(out[i], fmt.Sprintf("%s:%d %s", s.Name, c.at.line, oneLineCut(c.orig, 60)))
+			}
+		}
+	}
+	return out
+}
+
+// oneLineCut is s with its runs of white space made one space, cut to n
+// characters with an ellipsis.
+func oneLineCut(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// Rebind implements workload.Rebinder: the client goes on on conn with its
+// variables and random stream, its statements prepared again under
+// --query-mode prepared (as pgbench -C re-prepares on each connection).
+func (w *Workload) Rebind(ctx context.Context, wk workload.Worker, conn db.Conn) error {
+	k := wk.(*client)
+	k.conn = conn
+	clear(k.stmts)
+	return w.prepare(ctx, k)
 }
 
 // Debug implements pgbexpr.Debugger: pgbench's line on stderr, with the
@@ -401,12 +505,19 @@ func (k *client) run(ctx context.Context, s *Script) error {
 			entering = false
 			pc++
 		case cSQL:
+			var began time.Time
+			if k.clock != nil {
+				began = time.Now()
+			}
 			if err := k.sql(ctx, s, c); err != nil {
 				// Name the command, keeping the error for its class.
 				if !strings.HasPrefix(err.Error(), c.where(s)) {
 					err = fmt.Errorf("%s: %w", c.where(s), err)
 				}
 				return err
+			}
+			if k.clock != nil {
+				k.clock.Statement(k.op, c.stmt, time.Since(began))
 			}
 			pc++
 		}
@@ -597,5 +708,9 @@ func (w *Workload) Dataset(ctx context.Context, env *workload.Env, conn db.Conn)
 			tables = append(tables, t)
 		}
 	}
-	return map[string]any{"scale": w.scale}, tables, nil
+	params := map[string]any{"scale": w.scale, "scale_from": w.scaleFrom}
+	if w.preRun != "" {
+		params["pre_run"] = w.preRun
+	}
+	return params, tables, nil
 }

@@ -38,7 +38,7 @@ func TestTheMixesDescribeTheirStatementsAndParameterRanges(t *testing.T) {
 		tpcb.MixSimpleUpdate: {"update_account", "select_account", "insert_history"},
 		tpcb.MixTPCB:         {"update_account", "select_account", "update_teller", "update_branch", "insert_history"},
 	} {
-		w := &tpcb.TPCB{Mix: mix}
+		w := &tpcb.TPCB{Mix: tpcb.NewMix(mix)}
 		if err := w.Setup(ctx, &workload.Env{DB: d, Seed: 1, Progress: workload.NopProgress{}}, c); err != nil {
 			t.Fatal(err)
 		}

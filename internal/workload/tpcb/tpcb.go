@@ -7,16 +7,19 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbharness/dbharness/internal/datagen"
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/workload"
 )
 
 func init() {
-	workload.Register("tpcb", func() workload.Generator { return &TPCB{Scale: 1, Mix: MixTPCB} })
+	workload.Register("tpcb", func() workload.Generator { return &TPCB{Scale: 1, Mix: NewMix(MixTPCB)} })
 }
 
 // The three built-in pgbench scripts.
@@ -40,12 +43,51 @@ var Tables = []string{"pgbench_accounts", "pgbench_branches", "pgbench_history",
 // TPCB is the workload and its flags.
 type TPCB struct {
 	Scale int
-	Mix   string
+	// Mix is --mix (-b): NAME[@WEIGHT], repeated for a weighted mix.
+	Mix MixFlag
+	// NoVacuum is --no-vacuum (-n): no vacuum or truncation before the run.
+	NoVacuum bool
 
-	scale int64 // read from the database by Setup
-	seed  uint64
-	caps  db.Caps
+	// mixes and weights are Mix parsed, one transaction type each.
+	mixes   []string
+	weights []float64
+	picker  *datagen.Weighted
+	scale   int64 // read from the database by Setup
+	seed    uint64
+	caps    db.Caps
+	// preRun says what Setup did before the run (PreRun).
+	preRun string
 }
+
+// MixFlag is a repeatable NAME[@WEIGHT] flag whose default is replaced by
+// the first value given, and which reads back as the values joined by
+// commas ("select-only@9,simple-update@1").
+type MixFlag struct {
+	vals []string
+	set  bool
+}
+
+// NewMix is a MixFlag holding vals as its default.
+func NewMix(vals ...string) MixFlag { return MixFlag{vals: vals} }
+
+// String implements pflag.Value.
+func (m *MixFlag) String() string { return strings.Join(m.vals, ",") }
+
+// Type implements pflag.Value.
+func (m *MixFlag) Type() string { return "name[@weight]" }
+
+// Set implements pflag.Value: the first value replaces the default, the
+// next ones add to it.
+func (m *MixFlag) Set(v string) error {
+	if !m.set {
+		m.vals, m.set = nil, true
+	}
+	m.vals = append(m.vals, v)
+	return nil
+}
+
+// Values are the flag's values.
+func (m *MixFlag) Values() []string { return m.vals }
 
 // Name implements workload.Generator.
 func (*TPCB) Name() string { return "tpcb" }
@@ -61,7 +103,8 @@ func (w *TPCB) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 	case workload.CmdInit:
 		fs.IntVarP(&w.Scale, "scale", "s", 1, "scale factor as pgbench's: N branches, 10N tellers, 100,000N accounts")
 	case workload.CmdRun:
-		fs.StringVar(&w.Mix, "mix", MixTPCB, "transaction script: tpcb-like, simple-update or select-only (pgbench -b)")
+		fs.VarP(&w.Mix, "mix", "b", "built-in script NAME[@WEIGHT]: tpcb-like, simple-update or select-only; repeat for a weighted mix, as pgbench's -b (-b select-only@9 -b simple-update@1)")
+		fs.BoolVarP(&w.NoVacuum, "no-vacuum", "n", false, "skip what the run does first, as pgbench's -n: VACUUM pgbench_branches and pgbench_tellers (PostgreSQL) and empty pgbench_history")
 	}
 }
 
@@ -76,13 +119,43 @@ func (w *TPCB) Validate(cmd workload.Command) error {
 			return fmt.Errorf("--scale %d is out of range; use 1 to %d", w.Scale, maxScale)
 		}
 	case workload.CmdRun:
-		switch w.Mix {
-		case MixTPCB, MixSimpleUpdate, MixSelectOnly:
-		default:
-			return fmt.Errorf("--mix %q is not a tpcb mix; use tpcb-like, simple-update or select-only", w.Mix)
+		mixes, weights, err := ParseMix(w.Mix.Values())
+		if err != nil {
+			return err
 		}
+		if w.picker, err = datagen.NewWeighted(weights); err != nil {
+			return fmt.Errorf("--mix %s: %w", w.Mix.String(), err)
+		}
+		w.mixes, w.weights = mixes, weights
 	}
 	return nil
+}
+
+// Mixes are the names of the built-in scripts.
+var Mixes = []string{MixTPCB, MixSimpleUpdate, MixSelectOnly}
+
+// ParseMix reads NAME[@WEIGHT] specs of built-in scripts: the names, each
+// once, and their weights (1 when not given).
+func ParseMix(specs []string) (names []string, weights []float64, err error) {
+	seen := map[string]bool{}
+	for _, spec := range specs {
+		name, wt, err := workload.ParseWeighted("--mix", spec)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !slices.Contains(Mixes, name) {
+			return nil, nil, fmt.Errorf("--mix %q is not a tpcb mix; use tpcb-like, simple-update or select-only", name)
+		}
+		if seen[name] {
+			return nil, nil, fmt.Errorf("--mix %s is given twice; give each built-in script once, with its weight", name)
+		}
+		seen[name] = true
+		names, weights = append(names, name), append(weights, wt)
+	}
+	if len(names) == 0 {
+		return nil, nil, fmt.Errorf("give a --mix: tpcb-like, simple-update or select-only")
+	}
+	return names, weights, nil
 }
 
 // Init implements workload.Initer: pgbench -i's drop, create, load, vacuum
@@ -186,11 +259,43 @@ func (w *TPCB) Setup(ctx context.Context, env *workload.Env, conn db.Conn) error
 		return fmt.Errorf("pgbench_branches is empty; run `dbharness init tpcb` again")
 	}
 	w.scale, w.seed, w.caps = n, env.Seed, env.DB.Caps()
+	w.preRun = workload.PreRunSkipped
+	if !w.NoVacuum {
+		if w.preRun, err = workload.PgbenchPreRun(ctx, env, conn); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// Ops implements workload.Runner: one transaction type, named after the mix.
-func (w *TPCB) Ops() []string { return []string{strings.ReplaceAll(w.Mix, "-", "_")} }
+// Ops implements workload.Runner: one transaction type per built-in script
+// of the mix, named after it.
+func (w *TPCB) Ops() []string {
+	out := make([]string, len(w.mixes))
+	for i, m := range w.mixes {
+		out[i] = strings.ReplaceAll(m, "-", "_")
+	}
+	return out
+}
+
+// stmtNames are the statements of each built-in script, as -r times them.
+var stmtNames = map[string][]string{
+	MixTPCB:         {"BEGIN", "update_account", "select_account", "update_teller", "update_branch", "insert_history", "COMMIT"},
+	MixSimpleUpdate: {"BEGIN", "update_account", "select_account", "insert_history", "COMMIT"},
+	MixSelectOnly:   {"select_account"},
+}
+
+// StatementNames implements workload.StatementTimer.
+func (w *TPCB) StatementNames() [][]string {
+	out := make([][]string, len(w.mixes))
+	for i, m := range w.mixes {
+		out[i] = stmtNames[m]
+	}
+	return out
+}
+
+// has reports whether the mix has the built-in script m.
+func (w *TPCB) has(m string) bool { return slices.Contains(w.mixes, m) }
 
 // The statements of pgbench's built-in scripts.
 const (
@@ -213,14 +318,14 @@ func (w *TPCB) Statements() []workload.Statement {
 	tid := uniform("tid", 1, tellersPerScale*w.scale)
 	delta := uniform("delta", -5000, 5000)
 	sel := workload.Statement{Name: "select_account", SQL: sqlSelAccount, Params: []workload.ParamDomain{aid}}
-	if w.Mix == MixSelectOnly {
+	if !w.has(MixTPCB) && !w.has(MixSimpleUpdate) {
 		return []workload.Statement{sel}
 	}
 	out := []workload.Statement{
 		{Name: "update_account", SQL: sqlUpdAccount, Params: []workload.ParamDomain{delta, aid}},
 		sel,
 	}
-	if w.Mix == MixTPCB {
+	if w.has(MixTPCB) {
 		out = append(out,
 			workload.Statement{Name: "update_teller", SQL: sqlUpdTeller, Params: []workload.ParamDomain{delta, tid}},
 			workload.Statement{Name: "update_branch", SQL: sqlUpdBranch, Params: []workload.ParamDomain{delta, bid}})
@@ -231,9 +336,23 @@ func (w *TPCB) Statements() []workload.Statement {
 
 // NewWorker implements workload.Runner.
 func (w *TPCB) NewWorker(ctx context.Context, conn db.Conn, id int) (workload.Worker, error) {
-	wk := &worker{conn: conn, mix: w.Mix, scale: w.scale, begin: w.caps.BeginWrite,
+	wk := &worker{mixes: w.mixes, scale: w.scale, begin: w.caps.BeginWrite,
 		rng: rand.New(rand.NewPCG(w.seed, uint64(id)))}
+	if len(w.mixes) > 1 {
+		wk.picker = w.picker
+	}
 	wk.dest = []any{&wk.abalance}
+	if err := w.Rebind(ctx, wk, conn); err != nil {
+		return nil, err
+	}
+	return wk, nil
+}
+
+// Rebind implements workload.Rebinder: the worker's statements prepared on
+// conn.
+func (w *TPCB) Rebind(ctx context.Context, ww workload.Worker, conn db.Conn) error {
+	wk := ww.(*worker)
+	wk.conn = conn
 	var err error
 	prep := func(sql string) db.Stmt {
 		if err != nil {
@@ -244,23 +363,26 @@ func (w *TPCB) NewWorker(ctx context.Context, conn db.Conn, id int) (workload.Wo
 		return s
 	}
 	wk.selAccount = prep(sqlSelAccount)
-	if w.Mix != MixSelectOnly {
+	if w.has(MixTPCB) || w.has(MixSimpleUpdate) {
 		wk.updAccount = prep(sqlUpdAccount)
 		wk.insHistory = prep(sqlInsHistory)
 	}
-	if w.Mix == MixTPCB {
+	if w.has(MixTPCB) {
 		wk.updTeller = prep(sqlUpdTeller)
 		wk.updBranch = prep(sqlUpdBranch)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("prepare tpcb statements: %w", err)
+		return fmt.Errorf("prepare tpcb statements: %w", err)
 	}
-	return wk, nil
+	return nil
 }
 
 type worker struct {
-	conn                                         db.Conn
-	mix                                          string
+	conn db.Conn
+	// mixes are the built-in scripts, by op; picker draws one when there
+	// are several (nil: op 0).
+	mixes                                        []string
+	picker                                       *datagen.Weighted
 	begin                                        string
 	scale                                        int64
 	rng                                          *rand.Rand
@@ -269,52 +391,96 @@ type worker struct {
 	aid, bid, tid, delta                         int64
 	abalance                                     int64
 	dest                                         []any
+	// clock times the statements under -r (nil otherwise); op and stmt
+	// are the transaction's type and its next statement's number.
+	clock    workload.StatementClock
+	op, stmt int
+}
+
+// TimeStatements implements workload.TimedWorker.
+func (w *worker) TimeStatements(clock workload.StatementClock) { w.clock = clock }
+
+// tick is the start of a statement when statements are timed.
+func (w *worker) tick() time.Time {
+	if w.clock == nil {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// tock records the statement begun at t, when timed and successful, and
+// passes err on.
+func (w *worker) tock(t time.Time, err error) error {
+	if w.clock != nil {
+		if err == nil {
+			w.clock.Statement(w.op, w.stmt, time.Since(t))
+		}
+		w.stmt++
+	}
+	return err
 }
 
 // Next draws the parameters as pgbench's scripts do:
 // aid in 1..100000*scale, bid in 1..scale, tid in 1..10*scale, delta in
 // -5000..5000.
 func (w *worker) Next() int {
+	op := 0
+	if w.picker != nil {
+		op = w.picker.Index(w.rng)
+	}
 	w.aid = 1 + w.rng.Int64N(accountsPerScale*w.scale)
 	w.bid = 1 + w.rng.Int64N(branchesPerScale*w.scale)
 	w.tid = 1 + w.rng.Int64N(tellersPerScale*w.scale)
 	w.delta = w.rng.Int64N(10001) - 5000
-	return 0
+	return op
 }
 
-func (w *worker) Do(ctx context.Context, _ int) error {
-	if w.mix == MixSelectOnly {
-		return w.selAccount.QueryRow(ctx, w.dest, w.aid)
+func (w *worker) Do(ctx context.Context, op int) error {
+	w.op, w.stmt = op, 0
+	mix := w.mixes[op]
+	if mix == MixSelectOnly {
+		t := w.tick()
+		return w.tock(t, w.selAccount.QueryRow(ctx, w.dest, w.aid))
 	}
-	if err := w.conn.Exec(ctx, w.begin); err != nil {
+	t := w.tick()
+	if err := w.tock(t, w.conn.Exec(ctx, w.begin)); err != nil {
 		return err
 	}
-	if err := w.body(ctx); err != nil {
+	if err := w.body(ctx, mix); err != nil {
 		if w.conn.Alive() {
 			_ = w.conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
 		}
 		return err
 	}
-	return w.conn.Exec(ctx, "COMMIT")
+	t = w.tick()
+	return w.tock(t, w.conn.Exec(ctx, "COMMIT"))
 }
 
-func (w *worker) body(ctx context.Context) error {
-	if _, err := w.updAccount.Exec(ctx, w.delta, w.aid); err != nil {
+func (w *worker) body(ctx context.Context, mix string) error {
+	t := w.tick()
+	_, err := w.updAccount.Exec(ctx, w.delta, w.aid)
+	if err = w.tock(t, err); err != nil {
 		return err
 	}
-	if err := w.selAccount.QueryRow(ctx, w.dest, w.aid); err != nil {
+	t = w.tick()
+	if err := w.tock(t, w.selAccount.QueryRow(ctx, w.dest, w.aid)); err != nil {
 		return err
 	}
-	if w.mix == MixTPCB {
-		if _, err := w.updTeller.Exec(ctx, w.delta, w.tid); err != nil {
+	if mix == MixTPCB {
+		t = w.tick()
+		_, err = w.updTeller.Exec(ctx, w.delta, w.tid)
+		if err = w.tock(t, err); err != nil {
 			return err
 		}
-		if _, err := w.updBranch.Exec(ctx, w.delta, w.bid); err != nil {
+		t = w.tick()
+		_, err = w.updBranch.Exec(ctx, w.delta, w.bid)
+		if err = w.tock(t, err); err != nil {
 			return err
 		}
 	}
-	_, err := w.insHistory.Exec(ctx, w.tid, w.bid, w.aid, w.delta)
-	return err
+	t = w.tick()
+	_, err = w.insHistory.Exec(ctx, w.tid, w.bid, w.aid, w.delta)
+	return w.tock(t, err)
 }
 
 // Check implements workload.Checker: the TPC-B invariant, that the sums of
@@ -349,5 +515,5 @@ func (w *TPCB) Check(ctx context.Context, env *workload.Env) ([]workload.CheckRe
 
 // Dataset implements workload.Describer: the scale as loaded.
 func (w *TPCB) Dataset(context.Context, *workload.Env, db.Conn) (map[string]any, []string, error) {
-	return map[string]any{"scale": w.scale}, Tables, nil
+	return map[string]any{"scale": w.scale, "pre_run": w.preRun}, Tables, nil
 }
