@@ -57,7 +57,9 @@ func (a *app) cmdCheck(args []string) error {
 	failed := 0
 	for _, r := range res {
 		mark := "PASS"
-		if !r.Pass {
+		if r.Skipped {
+			mark = "SKIP"
+		} else if !r.Pass {
 			mark = "FAIL"
 			failed++
 		}

@@ -121,9 +121,12 @@ type Checker interface {
 
 // CheckResult is the outcome of one invariant.
 type CheckResult struct {
-	Name   string `json:"name"`
-	Pass   bool   `json:"pass"`
-	Detail string `json:"detail"`
+	Name string `json:"name"`
+	Pass bool   `json:"pass"`
+	// Skipped says the invariant could not be checked on this data (Detail
+	// says why); it is neither a pass nor a failure.
+	Skipped bool   `json:"skipped,omitempty"`
+	Detail  string `json:"detail"`
 }
 
 // LoadProgress receives loading progress from Init.

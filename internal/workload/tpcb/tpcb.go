@@ -483,8 +483,13 @@ func (w *worker) body(ctx context.Context, mix string) error {
 	return w.tock(t, err)
 }
 
-// Check implements workload.Checker: the TPC-B invariant, that the sums of
-// account, teller and branch balances and of history deltas are equal.
+// Check implements workload.Checker: the TPC-B invariant. Each transaction
+// adds one delta to an account, a teller and a branch in one transaction,
+// so their sums are equal; and it inserts the delta into pgbench_history,
+// whose sum equals them while the history covers every transaction since
+// init. A run without -n empties the history first, as pgbench does, so a
+// history that disagrees with balances which agree with each other is
+// reported as not checkable, not as a failure.
 func (w *TPCB) Check(ctx context.Context, env *workload.Env) ([]workload.CheckResult, error) {
 	conn, err := env.DB.Connect(ctx)
 	if err != nil {
@@ -506,10 +511,16 @@ func (w *TPCB) Check(ctx context.Context, env *workload.Env) ([]workload.CheckRe
 		}
 	}
 	detail := fmt.Sprintf("sum(abalance)=%d sum(tbalance)=%d sum(bbalance)=%d sum(delta)=%d", sums[0], sums[1], sums[2], sums[3])
+	balancesAgree := sums[0] == sums[1] && sums[1] == sums[2]
+	history := workload.CheckResult{Name: "accounts = history", Pass: sums[0] == sums[3], Detail: detail}
+	if !history.Pass && balancesAgree {
+		history.Skipped = true
+		history.Detail = detail + " (pgbench_history does not go back to init: a run without -n empties it first, as pgbench does)"
+	}
 	return []workload.CheckResult{
-		{Name: "accounts = history", Pass: sums[0] == sums[3], Detail: detail},
-		{Name: "tellers = history", Pass: sums[1] == sums[3], Detail: detail},
-		{Name: "branches = history", Pass: sums[2] == sums[3], Detail: detail},
+		{Name: "accounts = tellers", Pass: sums[0] == sums[1], Detail: detail},
+		{Name: "tellers = branches", Pass: sums[1] == sums[2], Detail: detail},
+		history,
 	}, nil
 }
 
