@@ -17,6 +17,8 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	mssql "github.com/microsoft/go-mssqldb"
@@ -67,6 +69,11 @@ func config(t *db.Target) (msdsn.Config, error) {
 type msDB struct {
 	t  *db.Target
 	db *sql.DB
+	// babelfish is set when the first connection finds Babelfish for
+	// PostgreSQL behind the protocol (@@VERSION): the dialect differs
+	// where Babelfish lacks a statement (see Caps).
+	babelfish atomic.Bool
+	probe     sync.Once
 }
 
 func openSQLServer(t *db.Target) (db.DB, error) {
@@ -109,10 +116,16 @@ func (d *msDB) Target() *db.Target { return d.t }
 // connection rewrites $n), has no LIMIT (OFFSET ... FETCH after ORDER BY)
 // and no SELECT ... FOR UPDATE (UPDLOCK hints, which go after the table).
 func (d *msDB) Caps() db.Caps {
+	analyze := "UPDATE STATISTICS %s"
+	if d.babelfish.Load() {
+		// Babelfish has no UPDATE STATISTICS; sp_updatestats refreshes
+		// every table of the database (it is run once per table loaded).
+		analyze = "EXEC sp_updatestats -- %s"
+	}
 	return db.Caps{
 		NumberedParams:        true,
 		ParallelWriters:       4,
-		Analyze:               "UPDATE STATISTICS %s",
+		Analyze:               analyze,
 		BeginWrite:            "BEGIN TRANSACTION",
 		BeginRead:             "BEGIN TRANSACTION",
 		IntraQueryParallelism: true,
@@ -152,6 +165,12 @@ func (d *msDB) Connect(ctx context.Context) (db.Conn, error) {
 	if err != nil {
 		return nil, d.connectError(err)
 	}
+	d.probe.Do(func() {
+		var v string
+		if c.QueryRowContext(ctx, "SELECT @@VERSION").Scan(&v) == nil {
+			d.babelfish.Store(isBabelfish(v))
+		}
+	})
 	return newConn(d, c, id, slot.nc), nil
 }
 
@@ -195,6 +214,9 @@ func (d *msDB) connectError(err error) error {
 	return db.ConnectError(d.t, err, "SQL Server (TDS)", "unexpected packet type", "invalid packet", "bad packet", "unexpected eof")
 }
 
+// isBabelfish reports whether @@VERSION names Babelfish for PostgreSQL.
+func isBabelfish(version string) bool { return strings.Contains(strings.ToLower(version), "babelfish") }
+
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -224,7 +246,7 @@ func (d *msDB) Info(ctx context.Context) (db.Info, error) {
 	if err != nil {
 		return info, err
 	}
-	if strings.Contains(strings.ToLower(full), "babelfish") {
+	if isBabelfish(full) {
 		info.Engine = "babelfish"
 	}
 	info.Settings["version"] = oneLine(full)
