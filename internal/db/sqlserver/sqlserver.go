@@ -17,8 +17,6 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	mssql "github.com/microsoft/go-mssqldb"
@@ -69,11 +67,6 @@ func config(t *db.Target) (msdsn.Config, error) {
 type msDB struct {
 	t  *db.Target
 	db *sql.DB
-	// babelfish is set when the first connection finds Babelfish for
-	// PostgreSQL behind the protocol (@@VERSION): the dialect differs
-	// where Babelfish lacks a statement (see Caps).
-	babelfish atomic.Bool
-	probe     sync.Once
 }
 
 func openSQLServer(t *db.Target) (db.DB, error) {
@@ -116,16 +109,13 @@ func (d *msDB) Target() *db.Target { return d.t }
 // connection rewrites $n), has no LIMIT (OFFSET ... FETCH after ORDER BY)
 // and no SELECT ... FOR UPDATE (UPDLOCK hints, which go after the table).
 func (d *msDB) Caps() db.Caps {
-	analyze := "UPDATE STATISTICS %s"
-	if d.babelfish.Load() {
-		// Babelfish has no UPDATE STATISTICS; sp_updatestats refreshes
-		// every table of the database (it is run once per table loaded).
-		analyze = "EXEC sp_updatestats -- %s"
-	}
 	return db.Caps{
-		NumberedParams:        true,
-		ParallelWriters:       4,
-		Analyze:               analyze,
+		NumberedParams:  true,
+		ParallelWriters: 4,
+		// Babelfish has no UPDATE STATISTICS (and refuses it when it
+		// parses the batch, hence EXEC of a string): there, sp_updatestats
+		// refreshes the whole database, once per table loaded.
+		Analyze:               "IF CHARINDEX('Babelfish', @@VERSION) > 0 EXEC sp_updatestats ELSE EXEC('UPDATE STATISTICS %s')",
 		BeginWrite:            "BEGIN TRANSACTION",
 		BeginRead:             "BEGIN TRANSACTION",
 		IntraQueryParallelism: true,
@@ -165,12 +155,6 @@ func (d *msDB) Connect(ctx context.Context) (db.Conn, error) {
 	if err != nil {
 		return nil, d.connectError(err)
 	}
-	d.probe.Do(func() {
-		var v string
-		if c.QueryRowContext(ctx, "SELECT @@VERSION").Scan(&v) == nil {
-			d.babelfish.Store(isBabelfish(v))
-		}
-	})
 	return newConn(d, c, id, slot.nc), nil
 }
 
