@@ -308,3 +308,13 @@ func TestAParameterFromAStatementThatFoundNoRowNamesTheStatement(t *testing.T) {
 		t.Errorf("error %v, want %q", err, want)
 	}
 }
+
+// The data profile reads the most common values with the engine's own
+// clause for the first rows (SQL Server has no LIMIT).
+func TestTheDataProfileRunsOnSQLServer(t *testing.T) {
+	p := initAndProfile(t, testdb.SQLServer(t, "dbh_wf_profile"), openFile(t, accountsFile))
+	code := col(p, "code")
+	if code == nil || code.Distinct != 1 || code.TopShare != 1 || col(p, "n").Distinct != 100 {
+		t.Fatalf("profile of accounts: %+v", p.Tables[0].Columns)
+	}
+}
