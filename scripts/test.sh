@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, vet, and every test with the race
-# detector against the real PostgreSQL and MariaDB of this machine. It
-# starts the servers when they are down and fails loudly if it cannot.
+# detector against the real PostgreSQL and MariaDB of this machine and a
+# SQL Server (a private Babelfish). It starts the servers when they are down
+# and fails loudly if it cannot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +23,27 @@ for i in $(seq 1 60); do
 done
 pg_up || { echo "test.sh: FAIL: PostgreSQL is not reachable at 127.0.0.1:5432" >&2; exit 1; }
 my_up || { echo "test.sh: FAIL: MariaDB is not reachable at 127.0.0.1:3306" >&2; exit 1; }
+
+# SQL Server: $DBHARNESS_TEST_SQLSERVER names any SQL Server or Babelfish
+# (a sqlserver:// URL with an administrator login); else a private Babelfish
+# for PostgreSQL is started from ../shared/babelfish (or
+# $DBHARNESS_BABELFISH_DIR) on its own ports, its data under the temporary
+# directory (start.sh leaves a running one running). It is left running
+# for the next suite, like the machine's PostgreSQL and MariaDB.
+if [ -z "${DBHARNESS_TEST_SQLSERVER:-}" ]; then
+  bbf=${DBHARNESS_BABELFISH_DIR:-$(cd .. && pwd)/shared/babelfish}
+  if [ ! -x "$bbf/start.sh" ]; then
+    echo "test.sh: FAIL: no SQL Server to test on: set DBHARNESS_TEST_SQLSERVER to the sqlserver:// URL of a SQL Server or Babelfish (an administrator login), or DBHARNESS_BABELFISH_DIR to a directory with Babelfish's start.sh (none at $bbf)" >&2
+    exit 1
+  fi
+  bbf_dir=${DBHARNESS_BABELFISH_DATA:-${TMPDIR:-/tmp}/dbharness-babelfish-$(id -u)}
+  echo "test.sh: starting Babelfish (TDS 14330, PostgreSQL 54990) in $bbf_dir"
+  url=$("$bbf/start.sh" "$bbf_dir" 14330 54990 | tail -1) || { echo "test.sh: FAIL: Babelfish did not start from $bbf" >&2; exit 1; }
+  case $url in
+    sqlserver://*) export DBHARNESS_TEST_SQLSERVER=$url ;;
+    *) echo "test.sh: FAIL: Babelfish's start.sh printed no sqlserver:// URL" >&2; exit 1 ;;
+  esac
+fi
 
 # need CMD PACKAGE WHY [APT-OPTIONS]: Debian's PACKAGE provides CMD, which
 # the tests use for WHY; install it when it is missing and we may (as root),

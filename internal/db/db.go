@@ -33,6 +33,9 @@ const (
 	Postgres Kind = "postgres"
 	MySQL    Kind = "mysql"
 	SQLite   Kind = "sqlite"
+	// SQLServer is Microsoft SQL Server and what speaks its protocol
+	// (TDS) and T-SQL, such as Babelfish for PostgreSQL.
+	SQLServer Kind = "sqlserver"
 )
 
 // Target is a parsed --db URL. Its String method never shows a password.
@@ -276,6 +279,10 @@ type Caps struct {
 	SetParallelWorkers string
 	// FloatType is the column type for a double-precision float.
 	FloatType string
+	// Limit, with %d the number of rows, is the clause that follows an
+	// ORDER BY to keep only the first rows; empty means " LIMIT %d" (see
+	// LimitClause). SQL Server has OFFSET ... FETCH instead.
+	Limit string
 	// ForUpdate is the clause appended to a SELECT to lock the rows it
 	// reads (" FOR UPDATE"); empty where the engine has no row locks and
 	// BeginWrite already takes the write lock (SQLite's BEGIN IMMEDIATE).
@@ -308,6 +315,15 @@ const (
 	RoutinesPLpgSQL = "plpgsql"
 	RoutinesMySQL   = "mysql"
 )
+
+// LimitClause is the clause that keeps the first n rows of an ordered
+// query: " LIMIT n", or the engine's own (Caps.Limit).
+func (c Caps) LimitClause(n int) string {
+	if c.Limit == "" {
+		return " LIMIT " + strconv.Itoa(n)
+	}
+	return fmt.Sprintf(c.Limit, n)
+}
 
 // UUIDArg turns a UUID into the value the engine's UUIDType column takes.
 func (c Caps) UUIDArg(u [16]byte) any {
@@ -539,7 +555,17 @@ func (s *SliceSource) Err() error { return nil }
 
 // Rebind turns $1..$n placeholders into ? for engines that number nothing.
 // It leaves $ inside quoted strings alone.
-func Rebind(sql string) string {
+func Rebind(sql string) string { return rebind(sql, "?", false) }
+
+// RebindNamed turns $1..$n placeholders into prefix1..prefixn (SQL Server's
+// @p1..@pn). It leaves $ inside quoted strings alone.
+func RebindNamed(sql, prefix string) string { return rebind(sql, prefix, true) }
+
+// rebind replaces each $n outside quotes by to, followed by n when number.
+func rebind(sql, to string, number bool) string {
+	if strings.IndexByte(sql, '$') < 0 {
+		return sql
+	}
 	var b strings.Builder
 	inQuote := false
 	for i := 0; i < len(sql); i++ {
@@ -548,9 +574,12 @@ func Rebind(sql string) string {
 			inQuote = !inQuote
 		}
 		if c == '$' && !inQuote && i+1 < len(sql) && sql[i+1] >= '0' && sql[i+1] <= '9' {
-			b.WriteByte('?')
+			b.WriteString(to)
 			for i+1 < len(sql) && sql[i+1] >= '0' && sql[i+1] <= '9' {
 				i++
+				if number {
+					b.WriteByte(sql[i])
+				}
 			}
 			continue
 		}

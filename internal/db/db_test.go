@@ -141,6 +141,13 @@ func TestRebindLeavesQuotedDollarsAlone(t *testing.T) {
 	}
 }
 
+func TestRebindNamedNumbersTheParametersAfterThePrefix(t *testing.T) {
+	got := db.RebindNamed("SELECT '$1', a FROM t WHERE b = $1 AND c = $12", "@p")
+	if got != "SELECT '$1', a FROM t WHERE b = @p1 AND c = @p12" {
+		t.Fatal(got)
+	}
+}
+
 func openAll(t *testing.T) []struct {
 	name string
 	d    db.DB
@@ -149,7 +156,7 @@ func openAll(t *testing.T) []struct {
 		name string
 		d    db.DB
 	}
-	for _, e := range testdb.Engines(t, "dbh_db") {
+	for _, e := range testdb.EnginesAndSQLServer(t, "dbh_db") {
 		out = append(out, struct {
 			name string
 			d    db.DB
@@ -232,7 +239,7 @@ func TestConnectionsStatementsAndBulkLoadOnEveryEngine(t *testing.T) {
 					t.Fatal("duplicate key accepted")
 				}
 				cl := e.d.Classify(err)
-				want := map[string]string{"postgres": "sqlstate:23", "mysql": "mysql:1062", "sqlite": "sqlite:19"}[e.name]
+				want := map[string]string{"postgres": "sqlstate:23", "mysql": "mysql:1062", "sqlite": "sqlite:19", "sqlserver": "mssql:2627"}[e.name]
 				if cl.Code != want || cl.Retryable || cl.ConnLost {
 					t.Fatalf("classified %+v, want code %s", cl, want)
 				}
@@ -323,9 +330,9 @@ func TestTargetsOnThisHostAreLocal(t *testing.T) {
 // the messages name them in their order, as the user knows them.
 func TestURLMessagesNameTheRegisteredEngines(t *testing.T) {
 	for in, want := range map[string]string{
-		"oracle://x":            `--db scheme "oracle" is not supported; use postgres://, mysql:// or sqlite://`,
-		"just-a-word":           `--db "just-a-word" has no scheme; start it with postgres://, mysql:// or sqlite://`,
-		"postgres://u:p%zz@h/d": "; expected postgres://user@host:port/db, mysql://user:pass@host:port/db or sqlite://PATH",
+		"oracle://x":            `--db scheme "oracle" is not supported; use postgres://, mysql://, sqlite:// or sqlserver://`,
+		"just-a-word":           `--db "just-a-word" has no scheme; start it with postgres://, mysql://, sqlite:// or sqlserver://`,
+		"postgres://u:p%zz@h/d": "; expected postgres://user@host:port/db, mysql://user:pass@host:port/db, sqlite://PATH or sqlserver://user:pass@host:port?database=db",
 		"sqlite://":             "--db sqlite:// names no file; use sqlite://PATH, e.g. sqlite:///tmp/bench.db or sqlite://bench.db",
 	} {
 		_, err := db.ParseURL(in)
@@ -346,6 +353,8 @@ func TestBadURLsAreRefusedWhenParsed(t *testing.T) {
 		"postgres://postgres@127.0.0.1/x?sslmode=bogus":  "is not a valid PostgreSQL URL",
 		"mysql://root@127.0.0.1/test?timeout=abc":        `has an invalid parameter: time: invalid duration "abc"`,
 		"mysql://root:pw@127.0.0.1/test?readTimeout=abc": "--db mysql://root:xxxxx@127.0.0.1/test?readTimeout=abc has an invalid parameter",
+		"sqlserver://sa:pw@127.0.0.1:70000?database=x":   "--db sqlserver://sa:xxxxx@127.0.0.1:70000?database=x: port 70000 is out of range",
+		"sqlserver://sa:pw@127.0.0.1?encrypt=maybe":      "--db sqlserver://sa:xxxxx@127.0.0.1?encrypt=maybe has an invalid parameter: invalid encrypt 'maybe'",
 	} {
 		_, err := db.ParseURL(in)
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -28,6 +28,11 @@ func TestStringKeepsMessagesReadableAndCutsSecretsInThem(t *testing.T) {
 		{"postgres://u:pw1@h/d?sslpassword=ssl2&sslmode=require", "postgres://u:xxxxx@h/d?sslmode=require&sslpassword=xxxxx"},
 		{"postgres://h/d?SSLPassword=ssl2", "postgres://h/d?SSLPassword=xxxxx"},
 		{"postgres://h/d?pass%77ord=pw1", "postgres://h/d?password=xxxxx"},
+		// go-mssqldb's URLs, with the password in the user part or in the
+		// query, and its ADO connection strings.
+		{"sqlserver://sa:hunter2@127.0.0.1:1433?database=db&encrypt=disable", "sqlserver://sa:xxxxx@127.0.0.1:1433?database=db&encrypt=disable"},
+		{"sqlserver://127.0.0.1?user+id=sa&Password=hunter2", "sqlserver://127.0.0.1?Password=xxxxx&user+id=sa"},
+		{"server=127.0.0.1;user id=sa;password=hunter2;database=db", "server=127.0.0.1;user id=sa;password=xxxxx"},
 		{"postgres://h/d?oauth_client_secret=cs3", "postgres://h/d?oauth_client_secret=xxxxx"},
 		{"mysql://root:pw1@127.0.0.1:3306/test?tls=custom&serverPubKey=k", "mysql://root:xxxxx@127.0.0.1:3306/test?tls=custom&serverPubKey=k"},
 		// Paths and names are not secrets.

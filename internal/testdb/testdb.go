@@ -135,6 +135,12 @@ func Engines(t testing.TB, name string) []Engine {
 	}
 }
 
+// EnginesAndSQLServer is Engines with a fresh database on the test SQL
+// Server too (SQLServer), for the tests of what SQL Server runs so far.
+func EnginesAndSQLServer(t testing.TB, name string) []Engine {
+	return append(Engines(t, name), Engine{"sqlserver", SQLServer(t, name)})
+}
+
 // Open opens url with dbharness's own engine layer; it is closed when the
 // test ends.
 func Open(t testing.TB, url string) db.DB {

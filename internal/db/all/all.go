@@ -7,4 +7,5 @@ import (
 	_ "github.com/dbharness/dbharness/internal/db/mysql"
 	_ "github.com/dbharness/dbharness/internal/db/postgres"
 	_ "github.com/dbharness/dbharness/internal/db/sqlite"
+	_ "github.com/dbharness/dbharness/internal/db/sqlserver"
 )

@@ -62,7 +62,7 @@ func (e *rawExec) run(dc any) error {
 }
 
 func newMyConn(d *myDB, c *sql.Conn, id int64, nc net.Conn) *myConn {
-	mc := &myConn{Conn: &sqlconn.Conn{C: c, Rebind: true, Classify: d.Classify}, d: d, id: id, nc: nc}
+	mc := &myConn{Conn: &sqlconn.Conn{C: c, Rebind: db.Rebind, Classify: d.Classify}, d: d, id: id, nc: nc}
 	mc.exec.fn = mc.exec.run
 	return mc
 }
@@ -135,38 +135,14 @@ func (c *myConn) Close() error {
 // BackendID returns the server's connection id, read when connecting.
 func (c *myConn) BackendID(context.Context) int64 { return c.id }
 
-// cancelWait is how long Cancel waits for a statement to end after KILL
-// QUERY before it closes the connection's socket.
-const cancelWait = time.Second
-
 // Cancel asks the server to end the running statement (KILL QUERY on
 // another connection); the statement then fails with error 1317. A server
-// that does not answer cannot end it, so when the statement still runs
-// after cancelWait (or when ctx ends first), Cancel closes the socket, and
-// the statement fails at once with a lost connection. It may be called from
-// another goroutine.
+// that does not answer cannot end it, so when the statement still runs a
+// moment later (or when ctx ends first), Cancel closes the socket, and the
+// statement fails at once with a lost connection (sqlconn.KillThenClose).
+// It may be called from another goroutine.
 func (c *myConn) Cancel(ctx context.Context) error {
-	if !c.busy.Load() {
-		return nil
-	}
-	err := c.d.kill(ctx, c.id)
-	wait := time.NewTimer(cancelWait)
-	defer wait.Stop()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for c.busy.Load() {
-		select {
-		case <-tick.C:
-			continue
-		case <-wait.C:
-		case <-ctx.Done():
-		}
-		break
-	}
-	if c.busy.Load() && c.nc != nil {
-		_ = c.nc.Close()
-	}
-	return err
+	return sqlconn.KillThenClose(ctx, c.busy.Load, func(ctx context.Context) error { return c.d.kill(ctx, c.id) }, c.nc)
 }
 
 // Abort implements db.Aborter: it closes the connection's socket.

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
@@ -15,8 +16,9 @@ import (
 // Conn adapts a database/sql connection to db.Conn.
 type Conn struct {
 	C *sql.Conn
-	// Rebind turns $1..$n into ? (db.Rebind) before a statement is sent.
-	Rebind   bool
+	// Rebind, where set, rewrites the $1..$n placeholders before a
+	// statement is sent (db.Rebind: into ?).
+	Rebind   func(string) string
 	Classify func(error) db.ErrorClass
 	// Dead is set once an error said the connection is lost.
 	Dead bool
@@ -60,8 +62,8 @@ func (c *Conn) Note(err error) error {
 }
 
 func (c *Conn) sql(s string) string {
-	if c.Rebind {
-		return db.Rebind(s)
+	if c.Rebind != nil {
+		return c.Rebind(s)
 	}
 	return s
 }
@@ -169,4 +171,39 @@ func (r Rows) Close() {
 	if r.done != nil {
 		r.done(nil)
 	}
+}
+
+// KillWait is how long KillThenClose waits for a statement to end after
+// the kill before it closes the connection's socket.
+const KillWait = time.Second
+
+// KillThenClose ends the statement running on a connection from another
+// goroutine: kill asks the server (KILL QUERY, KILL from a connection of
+// its own), and when the statement still runs KillWait later (busy), or
+// when ctx ends first, the socket nc is closed, so that the statement fails
+// at once with a lost connection even on a server that does not answer. It
+// does nothing when no statement runs, and returns kill's error.
+func KillThenClose(ctx context.Context, busy func() bool, kill func(context.Context) error, nc net.Conn) error {
+	if !busy() {
+		return nil
+	}
+	err := kill(ctx)
+	wait := time.NewTimer(KillWait)
+	defer wait.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+wait:
+	for busy() {
+		select {
+		case <-tick.C:
+		case <-wait.C:
+			break wait
+		case <-ctx.Done():
+			break wait
+		}
+	}
+	if busy() && nc != nil {
+		_ = nc.Close()
+	}
+	return err
 }

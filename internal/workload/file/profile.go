@@ -120,7 +120,7 @@ func (w *Workload) Profile(ctx context.Context, d db.DB, conn db.Conn) (*Profile
 			} else if c.FK != nil {
 				cp.Spec = fmt.Sprintf("references %s.%s, children per parent: %s", c.FK.Table.Name, c.FK.References, c.FK.Children.Desc)
 			}
-			if err := measure(ctx, conn, t.Name, c.Name, tp.Rows, &cp); err != nil {
+			if err := measure(ctx, d.Caps(), conn, t.Name, c.Name, tp.Rows, &cp); err != nil {
 				return nil, fmt.Errorf("measure %s.%s: %w", t.Name, c.Name, err)
 			}
 			es, err := engineStats(ctx, cat, conn, t.Name, c.Name, tp.Rows)
@@ -170,7 +170,7 @@ func requireAll(ctx context.Context, d db.DB, conn db.Conn, w *Workload) error {
 }
 
 // measure reads the truth about one column with SQL.
-func measure(ctx context.Context, conn db.Conn, table, col string, rows int64, cp *ColumnProfile) error {
+func measure(ctx context.Context, caps db.Caps, conn db.Conn, table, col string, rows int64, cp *ColumnProfile) error {
 	var err error
 	if cp.Distinct, err = db.QueryInt64(ctx, conn, fmt.Sprintf("SELECT count(DISTINCT %s) FROM %s", col, table)); err != nil {
 		return err
@@ -183,7 +183,7 @@ func measure(ctx context.Context, conn db.Conn, table, col string, rows int64, c
 		return nil
 	}
 	cp.NullFrac = float64(nulls) / float64(rows)
-	rs, err := conn.Query(ctx, fmt.Sprintf("SELECT count(*) AS n FROM %s WHERE %s IS NOT NULL GROUP BY %s ORDER BY n DESC LIMIT 10", table, col, col))
+	rs, err := conn.Query(ctx, fmt.Sprintf("SELECT count(*) AS n FROM %s WHERE %s IS NOT NULL GROUP BY %s ORDER BY n DESC", table, col, col)+caps.LimitClause(10))
 	if err != nil {
 		return err
 	}

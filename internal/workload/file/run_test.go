@@ -23,7 +23,7 @@ type runner struct {
 // engines returns a fresh database on every engine, and PostgreSQL again
 // for the event-loop driver's connections ("postgres-loop").
 func engines(t *testing.T, name string) []testdb.Engine {
-	return append(testdb.Engines(t, name), testdb.Engine{Name: "postgres-loop", URL: testdb.Postgres(t, name+"_loop")})
+	return append(testdb.EnginesAndSQLServer(t, name), testdb.Engine{Name: "postgres-loop", URL: testdb.Postgres(t, name+"_loop")})
 }
 
 // loadAndPrepareOn is loadAndPrepare on an engine of engines: the worker
@@ -143,9 +143,10 @@ func TestAReadOnlyTransactionCannotWrite(t *testing.T) {
 				if hits != 0 {
 					t.Errorf("the refused UPDATE left hits = %d", hits)
 				}
-			case "sqlite":
+			case "sqlite", "sqlserver":
+				// Neither has read-only transactions.
 				if err != nil || hits != 1 {
-					t.Fatalf("SQLite: err %v, hits %d; if SQLite now refuses the write, update docs/workload-file.md", err, hits)
+					t.Fatalf("%s: err %v, hits %d; if it now refuses the write, update docs/workload-file.md", e.Name, err, hits)
 				}
 			}
 		})
@@ -305,5 +306,15 @@ func TestAParameterFromAStatementThatFoundNoRowNamesTheStatement(t *testing.T) {
 	err = r.run(t, "unnamed")
 	if want := "unnamed: statement 2: parameter :nope was not returned by an earlier statement"; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
+	}
+}
+
+// The data profile reads the most common values with the engine's own
+// clause for the first rows (SQL Server has no LIMIT).
+func TestTheDataProfileRunsOnSQLServer(t *testing.T) {
+	p := initAndProfile(t, testdb.SQLServer(t, "dbh_wf_profile"), openFile(t, accountsFile))
+	code := col(p, "code")
+	if code == nil || code.Distinct != 1 || code.TopShare != 1 || col(p, "n").Distinct != 100 {
+		t.Fatalf("profile of accounts: %+v", p.Tables[0].Columns)
 	}
 }

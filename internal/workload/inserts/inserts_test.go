@@ -81,7 +81,7 @@ func passes(t *testing.T, d db.DB) {
 }
 
 func TestEveryKeyStrategyOnEveryEngine(t *testing.T) {
-	for _, e := range testdb.Engines(t, "dbh_classic_inserts") {
+	for _, e := range testdb.EnginesAndSQLServer(t, "dbh_classic_inserts") {
 		t.Run(e.Name, func(t *testing.T) {
 			d := testdb.Open(t, e.URL)
 			ctx := context.Background()
@@ -125,7 +125,7 @@ func TestEveryKeyStrategyOnEveryEngine(t *testing.T) {
 }
 
 func TestFixedWorkCheckAndConflicts(t *testing.T) {
-	for _, e := range testdb.Engines(t, "dbh_classic_inserts_fw") {
+	for _, e := range testdb.EnginesAndSQLServer(t, "dbh_classic_inserts_fw") {
 		t.Run(e.Name, func(t *testing.T) {
 			d := testdb.Open(t, e.URL)
 			ctx := context.Background()

@@ -12,7 +12,7 @@ import (
 )
 
 func TestNullOnEveryEngine(t *testing.T) {
-	for _, e := range testdb.Engines(t, "dbh_classic_null") {
+	for _, e := range testdb.EnginesAndSQLServer(t, "dbh_classic_null") {
 		t.Run(e.Name, func(t *testing.T) {
 			d := testdb.Open(t, e.URL)
 			ctx := context.Background()

@@ -75,7 +75,7 @@ func counts(t *testing.T, d db.DB) string {
 }
 
 func TestTPCBOnEveryEngine(t *testing.T) {
-	for _, e := range testdb.Engines(t, "dbh_tpcb") {
+	for _, e := range testdb.EnginesAndSQLServer(t, "dbh_tpcb") {
 		t.Run(e.Name, func(t *testing.T) {
 			d := testdb.Open(t, e.URL)
 			ctx := context.Background()

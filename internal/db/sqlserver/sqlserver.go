@@ -1,0 +1,343 @@
+// Package sqlserver is the Microsoft SQL Server engine, over its wire
+// protocol (TDS) with github.com/microsoft/go-mssqldb: connections, the
+// T-SQL dialect, bulk copy, and error classes from SQL Server's error
+// numbers. It also drives what speaks TDS and T-SQL, such as Babelfish for
+// PostgreSQL, against which it is tested. URLs are go-mssqldb's own
+// (sqlserver://user:pass@host:port?database=db&encrypt=...). It registers
+// itself with db.Register in init.
+package sqlserver
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	mssql "github.com/microsoft/go-mssqldb"
+	"github.com/microsoft/go-mssqldb/msdsn"
+
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/db/sqlconn"
+	"github.com/dbharness/dbharness/internal/redact"
+)
+
+func init() {
+	db.Register(db.Engine{
+		Kind:    db.SQLServer,
+		Schemes: []string{"sqlserver"},
+		Example: "sqlserver://user:pass@host:port?database=db",
+		Order:   4,
+		// The whole URL is checked when it is parsed, so that a bad
+		// parameter (encrypt=maybe) is the user's to fix before anything
+		// runs.
+		Check: func(t *db.Target) error { _, err := config(t); return err },
+		Open:  openSQLServer,
+	})
+}
+
+// defaultDialTimeout bounds the connect when the URL says nothing: an
+// unreachable host fails in seconds, not go-mssqldb's 15.
+const defaultDialTimeout = 8 * time.Second
+
+// config is the driver's configuration from the URL; its error is one
+// sentence.
+func config(t *db.Target) (msdsn.Config, error) {
+	cfg, err := msdsn.Parse(t.RawURL())
+	if err != nil {
+		msg := redact.String(err.Error())
+		if u := t.URL(); u.User != nil {
+			if p, ok := u.User.Password(); ok && p != "" {
+				msg = strings.ReplaceAll(msg, p, redact.Mask)
+			}
+		}
+		return cfg, fmt.Errorf("--db %s has an invalid parameter: %s", t, msg)
+	}
+	if !t.URL().Query().Has("dial timeout") {
+		cfg.DialTimeout = defaultDialTimeout
+	}
+	return cfg, nil
+}
+
+type msDB struct {
+	t  *db.Target
+	db *sql.DB
+}
+
+func openSQLServer(t *db.Target) (db.DB, error) {
+	cfg, err := config(t)
+	if err != nil {
+		return nil, err
+	}
+	conn := mssql.NewConnectorConfig(cfg)
+	conn.Dialer = dialer{timeout: cfg.DialTimeout}
+	d := sql.OpenDB(conn)
+	// Every Connect dials, so that it knows its socket (see dialer).
+	d.SetMaxIdleConns(0)
+	return &msDB{t: t, db: d}, nil
+}
+
+// dialer dials as go-mssqldb does by default, and hands the socket to the
+// dialSlot in ctx, if any: Cancel and Abort close it when the server does
+// not end a statement.
+type dialer struct{ timeout time.Duration }
+
+type dialSlot struct{ nc net.Conn }
+
+type dialSlotKey struct{}
+
+func (d dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	nd := net.Dialer{Timeout: d.timeout, KeepAlive: 30 * time.Second}
+	nc, err := nd.DialContext(ctx, network, addr)
+	if err == nil {
+		if slot, ok := ctx.Value(dialSlotKey{}).(*dialSlot); ok {
+			slot.nc = nc
+		}
+	}
+	return nc, err
+}
+
+func (d *msDB) Target() *db.Target { return d.t }
+
+// Caps is T-SQL's dialect. SQL Server clusters a table on its primary key
+// (so keys come with CREATE TABLE), numbers parameters @p1..@pn (the
+// connection rewrites $n), has no LIMIT (OFFSET ... FETCH after ORDER BY)
+// and no SELECT ... FOR UPDATE (UPDLOCK hints, which go after the table).
+func (d *msDB) Caps() db.Caps {
+	return db.Caps{
+		NumberedParams:  true,
+		ParallelWriters: 4,
+		// Babelfish has no UPDATE STATISTICS (and refuses it when it
+		// parses the batch, hence EXEC of a string): there, sp_updatestats
+		// refreshes the whole database, once per table loaded.
+		Analyze:               "IF CHARINDEX('Babelfish', @@VERSION) > 0 EXEC sp_updatestats ELSE EXEC('UPDATE STATISTICS %s')",
+		BeginWrite:            "BEGIN TRANSACTION",
+		BeginRead:             "BEGIN TRANSACTION",
+		IntraQueryParallelism: true,
+		TimestampType:         "datetime2(6)",
+		IdentityKey:           "bigint IDENTITY(1,1) PRIMARY KEY",
+		UUIDType:              "uniqueidentifier",
+		CurrentTimestamp:      "SYSDATETIME()",
+		MaxCharLength:         8000,
+		FloatType:             "float",
+		Limit:                 " OFFSET 0 ROWS FETCH NEXT %d ROWS ONLY",
+		// KILL from another connection, then the socket (see msConn.Cancel):
+		// the statements run under a context that is never cancelled, so
+		// the driver never sends an attention (which Babelfish does not
+		// confirm).
+		CancelByRequest: true,
+	}
+}
+
+func (d *msDB) Close() error { return d.db.Close() }
+
+// connectTimeout bounds a connect and its first query.
+const connectTimeout = 30 * time.Second
+
+func (d *msDB) Connect(ctx context.Context) (db.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	defer cancel()
+	slot := &dialSlot{}
+	c, err := d.db.Conn(context.WithValue(ctx, dialSlotKey{}, slot))
+	// The session id (@@SPID) is the target of KILL; reading it also
+	// checks that the connection works.
+	var id int64
+	if err == nil {
+		if err = c.QueryRowContext(ctx, "SELECT @@SPID").Scan(&id); err != nil {
+			c.Close()
+		}
+	}
+	if err != nil {
+		return nil, d.connectError(err)
+	}
+	return newConn(d, c, id, slot.nc), nil
+}
+
+// SQL Server's error numbers that dbharness treats apart.
+const (
+	errDeadlock        = 1205 // chosen as the deadlock victim
+	errLockTimeout     = 1222 // lock request time out period exceeded (SET LOCK_TIMEOUT)
+	errSnapshotUpdate  = 3960 // snapshot isolation: update conflict
+	errDuplicateKey    = 2627 // violation of a PRIMARY KEY or UNIQUE constraint
+	errDuplicateIndex  = 2601 // duplicate key in a unique index
+	errLoginFailed     = 18456
+	errCannotOpenDB    = 4060 // cannot open database requested by the login
+	errKilled          = 596  // cannot continue: the session is being killed
+	errSevereError     = 233  // no process is on the other end of the pipe
+	errShutdownInState = 6005 // SHUTDOWN is in progress
+)
+
+// connectError turns a connect error into one sentence. SQL Server says
+// 18456 and 4060; Babelfish says the same in other numbers (PostgreSQL's
+// "database ... does not exist"), which the text tells.
+func (d *msDB) connectError(err error) error {
+	var me mssql.Error
+	isMS := errors.As(err, &me)
+	if isMS {
+		switch me.Number {
+		case errLoginFailed:
+			return db.AuthFailed(d.t)
+		case errCannotOpenDB:
+			return db.NoDatabase(d.t)
+		}
+	}
+	low := strings.ToLower(err.Error())
+	switch {
+	case strings.Contains(low, "login failed"), strings.Contains(low, "password authentication failed"):
+		return db.AuthFailed(d.t)
+	case strings.Contains(low, "cannot open database"), strings.Contains(low, "database") && strings.Contains(low, "does not exist"):
+		return db.NoDatabase(d.t)
+	case isMS:
+		return fmt.Errorf("cannot connect to %s: %s", d.t, oneLine(redact.String(me.Message)))
+	}
+	return db.ConnectError(d.t, err, "SQL Server (TDS)", "unexpected packet type", "invalid packet", "bad packet", "unexpected eof")
+}
+
+// isBabelfish reports whether @@VERSION names Babelfish for PostgreSQL.
+func isBabelfish(version string) bool { return strings.Contains(strings.ToLower(version), "babelfish") }
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// kill ends the session id's request from a connection of its own.
+// KILL ends the whole session on SQL Server (there is no KILL QUERY).
+func (d *msDB) kill(ctx context.Context, id int64) error {
+	if id <= 0 {
+		return nil
+	}
+	_, err := d.db.ExecContext(ctx, "KILL "+strconv.FormatInt(id, 10))
+	return err
+}
+
+func (d *msDB) Info(ctx context.Context) (db.Info, error) {
+	c, err := d.Connect(ctx)
+	if err != nil {
+		return db.Info{}, err
+	}
+	defer c.Close()
+	info := db.Info{Engine: "sqlserver", Settings: map[string]string{}}
+	full, err := db.QueryString(ctx, c, "SELECT @@VERSION")
+	if err != nil {
+		return info, err
+	}
+	if isBabelfish(full) {
+		info.Engine = "babelfish"
+	}
+	info.Settings["version"] = oneLine(full)
+	if info.Version, err = db.QueryString(ctx, c, "SELECT CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(128))"); err != nil {
+		return info, err
+	}
+	// Server options from sys.configurations, by the names SQL Server's
+	// documentation gives them; a server that lacks one leaves it out.
+	err = db.ScanSettings(ctx, c, info.Settings, `SELECT CAST(name AS nvarchar(128)), CAST(value_in_use AS nvarchar(64)) FROM sys.configurations
+		WHERE name IN ('max degree of parallelism', 'cost threshold for parallelism', 'max server memory (MB)', 'max worker threads')`)
+	if err != nil {
+		return info, err
+	}
+	info.Normalized = map[string]db.Setting{}
+	for k, v := range info.Settings {
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			continue
+		}
+		if k == "max server memory (MB)" {
+			info.Normalized[k] = db.Setting{Value: n * (1 << 20), Unit: "bytes"}
+			continue
+		}
+		info.Normalized[k] = db.Setting{Value: n}
+	}
+	return info, nil
+}
+
+func (d *msDB) TableExists(ctx context.Context, c db.Conn, table string) (bool, error) {
+	n, err := db.QueryInt64(ctx, c, "SELECT count(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = $1 AND TABLE_SCHEMA = SCHEMA_NAME()", table)
+	return n > 0, err
+}
+
+func (d *msDB) Classify(err error) db.ErrorClass {
+	var me mssql.Error
+	if errors.As(err, &me) {
+		class := db.ErrorClass{Code: "mssql:" + strconv.Itoa(int(me.Number))}
+		switch me.Number {
+		case errDeadlock, errSnapshotUpdate:
+			class.Retryable = true
+		case errLockTimeout:
+			class.Code = db.ClassTimeout
+		case errKilled, errSevereError, errShutdownInState:
+			class.ConnLost = true
+		}
+		return class
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return db.ErrorClass{Code: db.ClassTimeout}
+	}
+	var netErr net.Error
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || errors.As(err, &netErr) ||
+		strings.Contains(err.Error(), "connection reset") || strings.Contains(err.Error(), "use of closed network connection") {
+		return db.ErrorClass{Code: "conn", ConnLost: true}
+	}
+	return db.ErrorClass{Code: "other"}
+}
+
+// IsDuplicateKey reports whether err is SQL Server's duplicate key error
+// (2627 for a PRIMARY KEY or UNIQUE constraint, 2601 for a unique index).
+func IsDuplicateKey(err error) bool {
+	var me mssql.Error
+	return errors.As(err, &me) && (me.Number == errDuplicateKey || me.Number == errDuplicateIndex)
+}
+
+// CopyIn loads rows with go-mssqldb's bulk copy (the TDS bulk load that
+// bcp and SqlBulkCopy use), in one transaction.
+func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []string, src db.RowSource) (n int64, err error) {
+	mc := c.(*msConn)
+	tx, err := mc.C.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, mc.Note(err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	st, err := tx.PrepareContext(ctx, mssql.CopyIn(table, mssql.BulkOptions{KeepNulls: true}, columns...))
+	if err != nil {
+		return 0, mc.Note(err)
+	}
+	defer st.Close()
+	for src.Next() {
+		if _, err = st.ExecContext(ctx, src.Values()...); err != nil {
+			return 0, mc.Note(err)
+		}
+	}
+	if err = src.Err(); err != nil {
+		return 0, err
+	}
+	res, err := st.ExecContext(ctx)
+	if err != nil {
+		return 0, mc.Note(err)
+	}
+	n, _ = res.RowsAffected()
+	if err = tx.Commit(); err != nil {
+		return 0, mc.Note(err)
+	}
+	return n, nil
+}
+
+// newConn wraps a database/sql connection to the server: statements are
+// rewritten from $n to @pn.
+func newConn(d *msDB, c *sql.Conn, id int64, nc net.Conn) *msConn {
+	return &msConn{Conn: &sqlconn.Conn{C: c, Rebind: rebind, Classify: d.Classify}, d: d, id: id, nc: nc}
+}
+
+func rebind(s string) string { return db.RebindNamed(s, "@p") }

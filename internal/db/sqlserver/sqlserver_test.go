@@ -1,0 +1,146 @@
+package sqlserver_test
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/testdb"
+)
+
+// connectErr opens rawURL and returns the error of its first connection.
+func connectErr(t *testing.T, rawURL string) error {
+	t.Helper()
+	tg, err := db.ParseURL(rawURL)
+	if err != nil {
+		return err
+	}
+	d, err := db.Open(tg)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	c, err := d.Connect(context.Background())
+	if err == nil {
+		c.Close()
+	}
+	return err
+}
+
+// oneSentence fails the test unless err is one line that contains want and
+// no password.
+func oneSentence(t *testing.T, err error, want, password string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error; want %q", want)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, want) || strings.Contains(msg, "\n") || (password != "" && strings.Contains(msg, password)) {
+		t.Fatalf("error %q; want one line with %q and no password", msg, want)
+	}
+}
+
+func TestConnectErrorsAreOneSentence(t *testing.T) {
+	base := testdb.SQLServer(t, "dbh_mssql_connect")
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := u.User.Username()
+	t.Run("a wrong password", func(t *testing.T) {
+		w := *u
+		w.User = url.UserPassword(user, "wrong-sekret")
+		oneSentence(t, connectErr(t, w.String()), "authentication failed; check the user and password in --db", "wrong-sekret")
+	})
+	t.Run("a missing database", func(t *testing.T) {
+		w := *u
+		q := w.Query()
+		q.Set("database", "dbh_no_such_database")
+		w.RawQuery = q.Encode()
+		oneSentence(t, connectErr(t, w.String()), "the database does not exist; create it or fix the name in --db", "")
+	})
+	t.Run("nothing listening", func(t *testing.T) {
+		oneSentence(t, connectErr(t, "sqlserver://sa:sekret@127.0.0.1:1?database=x"), "connection refused", "sekret")
+	})
+	t.Run("a host that does not answer", func(t *testing.T) {
+		// TEST-NET-1 (RFC 5737): routed nowhere, or not at all.
+		err := connectErr(t, "sqlserver://sa:sekret@192.0.2.1:1433?database=x&dial+timeout=1")
+		oneSentence(t, err, "cannot connect to sqlserver://sa:xxxxx@192.0.2.1:1433", "sekret")
+	})
+}
+
+// (A deadlock between two sessions: TestADeadlockIsRetryable in
+// internal/db.)
+func TestErrorNumbersGiveTheClasses(t *testing.T) {
+	d, a := testdb.Connect(t, testdb.SQLServer(t, "dbh_mssql_classes"))
+	ctx := context.Background()
+	testdb.Exec(t, a, "CREATE TABLE dl (k int PRIMARY KEY, v int)", "INSERT INTO dl VALUES (1, 0), (2, 0)")
+	t.Run("a duplicate key", func(t *testing.T) {
+		err := a.Exec(ctx, "INSERT INTO dl VALUES (1, 0)")
+		if cl := d.Classify(err); cl.Code != "mssql:2627" || cl.Retryable || cl.ConnLost {
+			t.Fatalf("%v classified %+v; want mssql:2627, not retryable", err, cl)
+		}
+	})
+}
+
+// A statement that waits on a lock held by another session is ended by
+// Cancel (KILL from a connection of its own, then the socket) in time.
+func TestCancelEndsAStatementWaitingOnALock(t *testing.T) {
+	d, holder := testdb.Connect(t, testdb.SQLServer(t, "dbh_mssql_cancel"))
+	ctx := context.Background()
+	testdb.Exec(t, holder, "CREATE TABLE held (id int PRIMARY KEY, v int)", "INSERT INTO held VALUES (1, 0)",
+		"BEGIN TRANSACTION", "UPDATE held SET v = v + 1 WHERE id = 1")
+	waiter, err := d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer waiter.Close()
+	done := make(chan error, 1)
+	go func() { done <- waiter.Exec(context.Background(), "UPDATE held SET v = v + 1 WHERE id = 1") }()
+	// Wait until the server shows the waiter's session blocked.
+	spid := waiter.BackendID(ctx)
+	watch, err := d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close()
+	for deadline := time.Now().Add(time.Minute); ; {
+		n, err := db.QueryInt64(ctx, watch, "SELECT count(*) FROM sys.sysprocesses WHERE spid = $1 AND blocked <> 0", spid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the waiter's session never showed as blocked")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_ = waiter.Cancel(cctx)
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("the waiting statement succeeded; want it ended")
+		}
+		if waiter.Alive() {
+			t.Errorf("the connection of the killed session is still taken for alive after %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		waiter.(db.Aborter).Abort() // so that the test ends
+		t.Fatal("the waiting statement still runs 30 s after Cancel")
+	}
+}
+
+func TestInfoNamesTheServer(t *testing.T) {
+	d := testdb.Open(t, testdb.SQLServer(t, "dbh_mssql_info"))
+	info, err := d.Info(context.Background())
+	if err != nil || info.Version == "" || info.Settings["version"] == "" {
+		t.Fatalf("info %+v, %v", info, err)
+	}
+}
