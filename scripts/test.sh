@@ -26,12 +26,22 @@ my_up || { echo "test.sh: FAIL: MariaDB is not reachable at 127.0.0.1:3306" >&2;
 
 # SQL Server: $DBHARNESS_TEST_SQLSERVER names any SQL Server or Babelfish
 # (a sqlserver:// URL with an administrator login); else a private Babelfish
-# for PostgreSQL is started from ../shared/babelfish (or
-# $DBHARNESS_BABELFISH_DIR) on its own ports, its data under the temporary
-# directory (start.sh leaves a running one running). It is left running
+# for PostgreSQL is started from $DBHARNESS_BABELFISH_DIR, or else from the
+# nearest shared/babelfish beside the repository or above it (this team's
+# ../shared/babelfish, wherever a clone sits below it), on its own ports,
+# its data under the temporary directory (start.sh leaves a running one
+# running). It is left running
 # for the next suite, like the machine's PostgreSQL and MariaDB.
 if [ -z "${DBHARNESS_TEST_SQLSERVER:-}" ]; then
-  bbf=${DBHARNESS_BABELFISH_DIR:-$(cd .. && pwd)/shared/babelfish}
+  bbf=${DBHARNESS_BABELFISH_DIR:-}
+  if [ -z "$bbf" ]; then
+    d=$(cd .. && pwd)
+    bbf=$d/shared/babelfish
+    while [ "$d" != / ]; do
+      if [ -x "$d/shared/babelfish/start.sh" ]; then bbf=$d/shared/babelfish; break; fi
+      d=$(dirname "$d")
+    done
+  fi
   if [ ! -x "$bbf/start.sh" ]; then
     echo "test.sh: FAIL: no SQL Server to test on: set DBHARNESS_TEST_SQLSERVER to the sqlserver:// URL of a SQL Server or Babelfish (an administrator login), or DBHARNESS_BABELFISH_DIR to a directory with Babelfish's start.sh (none at $bbf)" >&2
     exit 1
