@@ -192,6 +192,9 @@ func (w *TPCB) Setup(ctx context.Context, env *workload.Env, conn db.Conn) error
 // Ops implements workload.Runner: one transaction type, named after the mix.
 func (w *TPCB) Ops() []string { return []string{strings.ReplaceAll(w.Mix, "-", "_")} }
 
+// MixName implements workload.Mixer: the built-in script (pgbench -b).
+func (w *TPCB) MixName() string { return w.Mix }
+
 // The statements of pgbench's built-in scripts.
 const (
 	sqlUpdAccount = "UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2"
