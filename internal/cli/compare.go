@@ -15,7 +15,16 @@ import (
 )
 
 func compareFlags(o *storeOpts, ro *reportOuts) func(fs *pflag.FlagSet) {
-	return func(fs *pflag.FlagSet) { o.flags(fs); ro.flagsFor("comparison")(fs) }
+	return func(fs *pflag.FlagSet) {
+		o.flags(fs)
+		o.forceFlag(fs)
+		ro.flagsFor("comparison")(fs)
+	}
+}
+
+// forceFlag adds --force to the commands that compare.
+func (o *storeOpts) forceFlag(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.force, "force", false, "compare runs (or sweeps) of different workloads, which is otherwise refused: their figures measure different work")
 }
 
 func (a *app) cmdCompare(args []string) error {
@@ -36,7 +45,7 @@ func (a *app) cmdCompare(args []string) error {
 		return err
 	}
 	defer s.Close()
-	c, err := compareIDs(context.Background(), s, fs.Arg(0), fs.Arg(1))
+	c, err := compareIDs(context.Background(), s, fs.Arg(0), fs.Arg(1), o.force)
 	if err != nil {
 		return err
 	}
@@ -60,6 +69,14 @@ type loaded struct {
 	sweep *results.Sweep
 }
 
+// workload is the side's workload.
+func (l loaded) workload() string {
+	if l.run != nil {
+		return l.run.Workload
+	}
+	return l.sweep.Workload
+}
+
 func loadSide(ctx context.Context, s *store.Store, id string) (loaded, error) {
 	if strings.HasPrefix(id, results.SweepIDPrefix) {
 		sw, err := s.GetSweep(ctx, id)
@@ -75,7 +92,7 @@ func loadSide(ctx context.Context, s *store.Store, id string) (loaded, error) {
 	return loaded{run: r}, err
 }
 
-func compareIDs(ctx context.Context, s *store.Store, ida, idb string) (*results.Comparison, error) {
+func compareIDs(ctx context.Context, s *store.Store, ida, idb string, force bool) (*results.Comparison, error) {
 	a, err := loadSide(ctx, s, ida)
 	if err != nil {
 		return nil, err
@@ -83,6 +100,10 @@ func compareIDs(ctx context.Context, s *store.Store, ida, idb string) (*results.
 	b, err := loadSide(ctx, s, idb)
 	if err != nil {
 		return nil, err
+	}
+	if wa, wb := a.workload(), b.workload(); wa != wb && !force && (a.run != nil) == (b.run != nil) {
+		return nil, usagef("A (%s) ran %s and B (%s) ran %s: compare refuses different workloads, whose figures measure different work; give --force to compare them anyway",
+			ida, wa, idb, wb)
 	}
 	switch {
 	case a.run != nil && b.run != nil:

@@ -141,6 +141,7 @@ func (o *reportOuts) flagList(args bool) string {
 func reportFlags(so *storeOpts, o *reportOuts, hdrLog *string) func(fs *pflag.FlagSet) {
 	return func(fs *pflag.FlagSet) {
 		resultsFlag(fs, &so.results)
+		so.forceFlag(fs)
 		o.flagsFor("")(fs)
 		fs.StringVar(hdrLog, "hdr-log", "", "write a saved run's (or a group's merged) per-interval latency histograms to FILE (- for standard output) in HdrHistogram's interval log format, as run --hdr-log does")
 	}
@@ -312,7 +313,7 @@ func compareReportable(a, b string, so storeOpts) (reportable, error) {
 		return reportable{}, err
 	}
 	defer s.Close()
-	c, err := compareIDs(context.Background(), s, a, b)
+	c, err := compareIDs(context.Background(), s, a, b, so.force)
 	if err != nil {
 		return reportable{}, err
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/metrics"
+	"github.com/dbharness/dbharness/internal/redact"
 	"github.com/dbharness/dbharness/internal/report"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runner"
@@ -53,6 +56,8 @@ type runOpts struct {
 	shard, group string
 	groupTimeout time.Duration
 	shardOf      *results.Shard
+	// label is --label.
+	label string
 }
 
 // liveOpts are --metrics-addr and --metrics-linger.
@@ -80,6 +85,7 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	durationVarP(fs, &o.cfg.StallTimeout, "stall-timeout", "", 0, "end the run as failed when every client has waited this long for the server to answer its transaction (default: 60s with --transactions; with --duration, the run's end; 0: never)")
 	durationVarP(fs, &o.progress, "progress", "P", time.Second, "progress line interval (0 = no progress lines)")
 	fs.StringVar(&o.percentileList, "percentiles", "50,90,95,99,99.9", "latency percentiles to report (50, 90, 95 and 99 are always included)")
+	fs.StringVar(&o.label, "label", "", "name the run (a sweep: the sweep and its runs) in a few words, e.g. \"sync commit off\"; runs, sweeps, show, compare and the reports show it")
 	fs.Uint64Var(&o.cfg.Seed, "seed", 0, "random seed for transaction parameters (default: a random seed, recorded with the run)")
 	fs.StringVar(&o.json, "json", "", "write the run as JSON to FILE (- for standard output)")
 	resultsFlag(fs, &o.results)
@@ -98,6 +104,28 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.shard, "shard", "", "run as shard I/N (I from 0 to N-1) of a group of N processes, with --group: its share of --clients (and --terminals) under global client ids, and --rate/N; auto/N takes I from $JOB_COMPLETION_INDEX (a Kubernetes indexed Job)")
 	fs.StringVar(&o.group, "group", "", "with --shard: the group's name, the same for its every shard and new for each group run; the shards meet in the results store and start at one instant")
 	durationVarP(fs, &o.groupTimeout, "group-timeout", "", time.Minute, "with --shard: how long a shard waits for the group's other shards")
+}
+
+// maxLabel is the longest --label, in characters: a name, not a note.
+const maxLabel = 100
+
+// checkLabel checks --label: a few words on one line, without a URL's
+// password (a label is printed and stored as given).
+func checkLabel(label string) error {
+	n := utf8.RuneCountInString(label)
+	switch {
+	case strings.TrimSpace(label) == "":
+		return usagef("--label is empty; give the run a name in a few words, e.g. --label \"sync commit off\"")
+	case !utf8.ValidString(label):
+		return usagef("--label is not valid UTF-8 text")
+	case n > maxLabel:
+		return usagef("--label is %d characters long; a label is a name of at most %d, not a note", n, maxLabel)
+	case strings.IndexFunc(label, unicode.IsControl) >= 0:
+		return usagef("--label %q holds a control character (a tab or a line break); give it on one line", label)
+	case redact.String(label) != label:
+		return usagef("--label holds a password (%s); a label is printed and stored as given, so leave the password out", redact.String(label))
+	}
+	return nil
 }
 
 // minProgress is the shortest --progress interval: every interval is a
@@ -120,6 +148,11 @@ func (o *runOpts) validate(fs *pflag.FlagSet) error {
 	}
 	if !fs.Changed("seed") {
 		o.cfg.Seed = randomSeed()
+	}
+	if fs.Changed("label") {
+		if err := checkLabel(o.label); err != nil {
+			return err
+		}
 	}
 	var err error
 	if o.stmtTimeout < 0 {
@@ -339,6 +372,7 @@ func (sp *runSpec) config(out, warn io.Writer) runner.Config {
 		Workload:         sp.wl,
 		WorkloadFlags:    func() map[string]string { return workloadFlags(sp.fs, sp.wl, workload.CmdRun) },
 		Command:          append([]string{"dbharness", "run"}, sp.args...),
+		Label:            o.label,
 		Engine:           o.cfg,
 		StatementTimeout: o.stmtTimeout,
 		Set:              o.sets,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 
@@ -18,6 +19,8 @@ type storeOpts struct {
 	results string
 	json    bool
 	limit   int
+	// force is --force of the commands that compare.
+	force bool
 }
 
 // resultsFlag adds --results to a command that opens the results store.
@@ -104,7 +107,8 @@ func (a *app) cmdRuns(args []string) error {
 		}
 		return report.WriteJSON("-", rows)
 	}
-	fmt.Fprintf(a.stdout, "%-21s %-19s %-10s %-10s %7s %-11s %10s  %s\n", "run", "started", "workload", "engine", "clients", "status", "tps", "sweep")
+	tw := listWriter(a.stdout)
+	fmt.Fprintln(tw, "run\tstarted\tworkload\tdb\tclients\tstatus\ttps\tsweep\tlabel")
 	for _, r := range rows {
 		sweep := r.Sweep
 		switch {
@@ -113,10 +117,36 @@ func (a *app) cmdRuns(args []string) error {
 		case sweep == "":
 			sweep = "-"
 		}
-		fmt.Fprintf(a.stdout, "%-21s %-19s %-10s %-10s %7d %-11s %10.1f  %s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"),
-			r.Workload, r.Engine, r.Clients, r.Status, r.TPS, sweep)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%.1f\t%s\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"),
+			cell(results.WorkloadMix(r.Workload, r.Mix)), cell(r.DB), r.Clients, r.Status, r.TPS, sweep, orDash(r.Label))
 	}
+	// A failed write is the standard output's, which the command reports
+	// as such.
+	_ = tw.Flush()
 	return nil
+}
+
+// listWriter aligns the columns of a listing (runs, sweeps).
+func listWriter(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) }
+
+// maxCell is the widest cell of a listing's workload and database
+// columns, in characters.
+const maxCell = 40
+
+// cell is a listing's cell: at most maxCell characters, "-" when empty.
+func cell(s string) string {
+	if r := []rune(s); len(r) > maxCell {
+		s = string(r[:maxCell-1]) + "…"
+	}
+	return orDash(s)
+}
+
+// orDash is s, or "-" when it is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func (a *app) cmdShow(args []string) error {
@@ -191,9 +221,14 @@ func (a *app) cmdSweeps(args []string) error {
 		}
 		return report.WriteJSON("-", rows)
 	}
-	fmt.Fprintf(a.stdout, "%-24s %-19s %-10s %-11s %5s\n", "sweep", "started", "workload", "status", "runs")
+	tw := listWriter(a.stdout)
+	fmt.Fprintln(tw, "sweep\tstarted\tworkload\tdb\tstatus\truns\tlabel")
 	for _, r := range rows {
-		fmt.Fprintf(a.stdout, "%-24s %-19s %-10s %-11s %5d\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"), r.Workload, r.Status, r.Runs)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"),
+			cell(results.WorkloadMix(r.Workload, r.Mix)), cell(r.DB), r.Status, r.Runs, orDash(r.Label))
 	}
+	// A failed write is the standard output's, which the command reports
+	// as such.
+	_ = tw.Flush()
 	return nil
 }

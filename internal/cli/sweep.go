@@ -168,7 +168,7 @@ func parseVary(vs []string) ([]results.VaryFlag, error) {
 		switch name {
 		case "clients", "c":
 			return nil, usagef("--vary %q: sweep clients with --clients", v)
-		case "json", "no-save", "results", "db", "repeat", "vary", "resume":
+		case "json", "no-save", "results", "db", "repeat", "vary", "resume", "label":
 			return nil, usagef("--vary %q: --%s cannot be swept", v, name)
 		}
 		if set, ok := strings.CutPrefix(name, setPrefix); ok && !db.ValidSettingName(set) {
@@ -336,6 +336,7 @@ func (a *app) cmdSweep(args []string) error {
 		SchemaVersion: results.SweepSchemaVersion,
 		SweepID:       results.NewSweepID(time.Now()),
 		Workload:      base.wl.Name(),
+		Label:         base.opts.label,
 		Command:       results.RedactArgs(append([]string{"dbharness", "sweep"}, args...)),
 		BaseArgs:      results.RedactArgs(rest),
 		Target:        t.String(),

@@ -34,8 +34,8 @@ const (
 // (analysis.CompareIntervalMeans), and every configuration difference.
 func CompareRuns(a, b *results.Run) *results.Comparison {
 	c := &results.Comparison{SchemaVersion: results.CompareSchemaVersion, Level: Level,
-		A: results.CompareSide{Kind: "run", ID: a.RunID, Workload: a.Workload, Runs: []string{a.RunID}},
-		B: results.CompareSide{Kind: "run", ID: b.RunID, Workload: b.Workload, Runs: []string{b.RunID}}}
+		A: results.CompareSide{Kind: "run", ID: a.RunID, Label: a.Label, Workload: a.Workload, Mix: a.Mix, Runs: []string{a.RunID}},
+		B: results.CompareSide{Kind: "run", ID: b.RunID, Label: b.Label, Workload: b.Workload, Mix: b.Mix, Runs: []string{b.RunID}}}
 	ops, method, note := compareGroup([]*results.Run{a}, []*results.Run{b}, newRNG())
 	c.Ops, c.Method = ops, method
 	if note != "" {
@@ -52,7 +52,23 @@ func CompareRuns(a, b *results.Run) *results.Comparison {
 		sameRun(c)
 	}
 	engineChange(c)
+	workloadChange(c)
 	return c
+}
+
+// workloadChange marks, at the head of the notes, a comparison of two
+// different workloads, whose figures measure different work: compare
+// refuses it unless forced. A change of the mix of one workload is noted
+// too.
+func workloadChange(c *results.Comparison) {
+	a, b := c.A, c.B
+	switch {
+	case a.Workload != b.Workload:
+		c.WorkloadsDiffer = true
+		c.Notes = append([]string{c.WorkloadsNote()}, c.Notes...)
+	case a.Mix != b.Mix && a.Mix != "" && b.Mix != "":
+		c.Notes = append([]string{fmt.Sprintf("the mix changed: %s in A, %s in B", a.Mix, b.Mix)}, c.Notes...)
+	}
 }
 
 // sameRun marks a comparison of a run (or sweep) with itself.
@@ -100,8 +116,8 @@ func engineChange(c *results.Comparison) {
 // at least two completed runs and over intervals otherwise.
 func CompareSweeps(a, b *results.Sweep, runs map[string]*results.Run) *results.Comparison {
 	c := &results.Comparison{SchemaVersion: results.CompareSchemaVersion, Level: Level,
-		A:   results.CompareSide{Kind: "sweep", ID: a.SweepID, Workload: a.Workload, Runs: a.RunIDs},
-		B:   results.CompareSide{Kind: "sweep", ID: b.SweepID, Workload: b.Workload, Runs: b.RunIDs},
+		A:   results.CompareSide{Kind: "sweep", ID: a.SweepID, Label: a.Label, Workload: a.Workload, Mix: a.Mix, Runs: a.RunIDs},
+		B:   results.CompareSide{Kind: "sweep", ID: b.SweepID, Label: b.Label, Workload: b.Workload, Mix: b.Mix, Runs: b.RunIDs},
 		Ops: []results.CompareOp{}}
 	if c.A.Runs == nil {
 		c.A.Runs = []string{}
@@ -178,6 +194,7 @@ func CompareSweeps(a, b *results.Sweep, runs map[string]*results.Run) *results.C
 		sameRun(c)
 	}
 	engineChange(c)
+	workloadChange(c)
 	return c
 }
 
@@ -201,13 +218,18 @@ func compareGroup(ra, rb []*results.Run, rng *rand.Rand) (ops []results.CompareO
 	}
 	var names []string
 	seen := map[string]bool{}
-	for _, rs := range [][]*results.Run{ra, rb} {
+	// in says which sides ran each transaction type.
+	in := map[string][2]bool{}
+	for side, rs := range [][]*results.Run{ra, rb} {
 		for _, r := range rs {
 			for _, o := range r.Ops {
 				if !seen[o.Name] {
 					seen[o.Name] = true
 					names = append(names, o.Name)
 				}
+				x := in[o.Name]
+				x[side] = true
+				in[o.Name] = x
 			}
 		}
 	}
@@ -231,6 +253,17 @@ func compareGroup(ra, rb []*results.Run, rng *rand.Rand) (ops []results.CompareO
 		}
 		op.P50DeltaPct = roundPtr(deltaPct(latA["p50"], latB["p50"]), 2)
 		op.P99DeltaPct = roundPtr(deltaPct(latA["p99"], latB["p99"]), 2)
+		if x := in[name]; name != Total && x[0] != x[1] {
+			// A transaction type one side never ran has nothing to be
+			// compared with: it is not 100% slower.
+			op.OnlyIn, op.Verdict = "A", results.VerdictOnlyInA
+			if x[1] {
+				op.OnlyIn, op.Verdict = "B", results.VerdictOnlyInB
+			}
+			op.TPSDeltaPct, op.P50DeltaPct, op.P99DeltaPct = nil, nil, nil
+			ops = append(ops, op)
+			continue
+		}
 		var cmp analysis.Comparison
 		switch method {
 		case MethodRepeats:

@@ -45,7 +45,7 @@ func opLabel(o results.CompareOp) string {
 }
 
 func sideLabel(s results.CompareSide) string {
-	return s.Kind + " " + s.ID
+	return s.Kind + " " + s.ID + results.Quoted(s.Label)
 }
 
 func pctPtr(f *float64) string {
@@ -68,7 +68,7 @@ func comparePage(c *results.Comparison, opt HTMLOptions) (*page, error) {
 		level = 0.95
 	}
 	p := &page{
-		Title:  fmt.Sprintf("dbharness comparison: B %s against A %s", c.B.ID, c.A.ID),
+		Title:  fmt.Sprintf("dbharness comparison: B %s%s against A %s%s", c.B.ID, results.Quoted(c.B.Label), c.A.ID, results.Quoted(c.A.Label)),
 		Status: "comparison",
 		Footer: footer(opt),
 	}
@@ -79,8 +79,8 @@ func comparePage(c *results.Comparison, opt HTMLOptions) (*page, error) {
 	case "repeats":
 		method = "from the repeated runs"
 	}
-	p.Subtitle = fmt.Sprintf("B = %s (%s) against the baseline A = %s (%s); %.0f%% intervals %s", sideLabel(c.B), c.B.Workload,
-		sideLabel(c.A), c.A.Workload, 100*level, method)
+	p.Subtitle = fmt.Sprintf("B = %s (%s) against the baseline A = %s (%s); %.0f%% intervals %s", sideLabel(c.B), results.WorkloadMix(c.B.Workload, c.B.Mix),
+		sideLabel(c.A), results.WorkloadMix(c.A.Workload, c.A.Mix), 100*level, method)
 	p.Headline = compareHeadline(c)
 
 	sec := section{ID: "verdicts", Title: "Throughput and latency, B against A"}
@@ -99,7 +99,12 @@ func comparePage(c *results.Comparison, opt HTMLOptions) (*page, error) {
 		t.RowClass = append(t.RowClass, verdictClass(o.Verdict))
 	}
 	sec.Tables = append(sec.Tables, t)
+	wn := c.WorkloadsNote()
 	for _, n := range c.Notes {
+		if n == wn {
+			sec.Warnings = append(sec.Warnings, n)
+			continue
+		}
 		sec.Facts = append(sec.Facts, kv{"note", n})
 	}
 	charts, err := compareCharts(c, level)

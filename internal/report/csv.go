@@ -208,12 +208,12 @@ func intervalOpsCSV(w *csvWriter, r *results.Run) error {
 
 func opsCSV(w *csvWriter, r *results.Run) error {
 	cols := latencyCols(r)
-	if err := w.Write(cat([]string{"run_id", "phase", "op", "count", "tps", "errors", "retries", "late"}, latencyHead("", cols))); err != nil {
+	if err := w.Write(cat([]string{"run_id", "phase", "op", "count", "tps", "errors", "retries", "late"}, latencyHead("", cols), []string{"label"})); err != nil {
 		return err
 	}
 	write := func(phase string, o results.Op) error {
 		return w.Write(cat([]string{r.RunID, phase, o.Name, fi(o.Count), ff(o.TPS), fi(o.Errors), fi(o.Retries), fi(o.Late)},
-			latencyCells(o.LatencyMs, cols)))
+			latencyCells(o.LatencyMs, cols), []string{r.Label}))
 	}
 	for _, o := range r.Warmup {
 		if err := write(runphase.Warmup, o); err != nil {

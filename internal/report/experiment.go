@@ -46,8 +46,8 @@ func SweepTable(w io.Writer, sw *results.Sweep) {
 	if e := sw.Engine; e != nil {
 		engine = "  engine " + strings.TrimSpace(e.Engine+" "+e.Version)
 	}
-	fmt.Fprintf(w, "\nsweep %s  workload %s%s  status %s  %d of %d runs completed  clients %s  repeat %d\n",
-		sw.SweepID, sw.Workload, engine, sw.Status, made, len(sw.Plan), intList(sw.Clients), sw.Repeat)
+	fmt.Fprintf(w, "\nsweep %s%s  workload %s%s  status %s  %d of %d runs completed  clients %s  repeat %d\n",
+		sw.SweepID, results.Quoted(sw.Label), sw.Name(), engine, sw.Status, made, len(sw.Plan), intList(sw.Clients), sw.Repeat)
 	if len(sw.Points) == 0 {
 		fmt.Fprintln(w, "no completed runs yet: nothing to analyse")
 		return
@@ -220,7 +220,11 @@ func intList(xs []int) string {
 
 // ComparisonTable prints a comparison of B against A.
 func ComparisonTable(w io.Writer, c *results.Comparison) {
-	fmt.Fprintf(w, "A: %s %s (%s)\nB: %s %s (%s)\n", c.A.Kind, c.A.ID, c.A.Workload, c.B.Kind, c.B.ID, c.B.Workload)
+	fmt.Fprintf(w, "A: %s\nB: %s\n", c.A.Side(), c.B.Side())
+	wn := c.WorkloadsNote()
+	if wn != "" {
+		fmt.Fprintf(w, "WARNING: %s (compared with --force)\n", wn)
+	}
 	fmt.Fprintf(w, "tps, p50..max: change (B-A)/A; verdict on throughput from its %.0f%% interval (over %s)\n", c.Level*100, c.Method)
 	sweep := c.A.Kind == "sweep"
 	lead := fmt.Sprintf("%-16s", "transaction")
@@ -246,7 +250,9 @@ func ComparisonTable(w io.Writer, c *results.Comparison) {
 			pctCell(o.LatencyDeltaPct, "max"), o.Verdict)
 	}
 	for _, n := range c.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		if n != wn {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
 	}
 	if d := c.ServerCPUDifferences; d != nil {
 		defer diffLines(w, "server CPU (self time)", []results.ServerCPUDiff{*d})

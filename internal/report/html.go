@@ -172,13 +172,13 @@ func footer(opt HTMLOptions) string {
 func runPage(r *results.Run, opt HTMLOptions) (*page, error) {
 	s := r.Summary
 	p := &page{
-		Title:  fmt.Sprintf("dbharness run %s", r.RunID),
+		Title:  fmt.Sprintf("dbharness run %s%s", r.RunID, results.Quoted(r.Label)),
 		Status: r.Status,
 		Bad:    r.Status != results.StatusCompleted,
 		Error:  r.Error,
 		Footer: footer(opt),
 	}
-	p.Subtitle = fmt.Sprintf("%s on %s %s, %d clients, %s", r.Workload, r.Engine.Engine, r.Engine.Version,
+	p.Subtitle = fmt.Sprintf("%s on %s %s, %d clients, %s", r.Name(), r.Engine.Engine, r.Engine.Version,
 		r.Config.Clients, r.StartTime.UTC().Format("2006-01-02 15:04:05 UTC"))
 	p.Headline = []kv{
 		{"throughput", fmtNum(s.TPS) + " tps"},

@@ -15,7 +15,7 @@ import (
 func RunMarkdown(w io.Writer, r *results.Run) error {
 	s := r.Summary
 	var b strings.Builder
-	fmt.Fprintf(&b, "### dbharness run `%s`: %s on %s %s\n\n", mdCode(r.RunID), mdText(r.Workload), mdText(r.Engine.Engine), mdText(r.Engine.Version))
+	fmt.Fprintf(&b, "### dbharness run `%s`%s: %s on %s %s\n\n", mdCode(r.RunID), mdLabel(r.Label), mdText(r.Name()), mdText(r.Engine.Engine), mdText(r.Engine.Version))
 	what := fmt.Sprintf("%s measured", fmtSeconds(s.Seconds))
 	if r.Config.WarmupSeconds > 0 {
 		what += fmt.Sprintf(" after %s warm-up", fmtSeconds(r.Config.WarmupSeconds))
@@ -109,6 +109,14 @@ func RunMarkdown(w io.Writer, r *results.Run) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// mdLabel is a label as it follows an id in a Markdown title (results.Quoted).
+func mdLabel(label string) string {
+	if label == "" {
+		return ""
+	}
+	return " " + mdText(`"`+label+`"`)
 }
 
 // mdText makes database-supplied text safe in a Markdown table cell or

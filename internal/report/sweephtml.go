@@ -95,7 +95,7 @@ func SweepHTML(w io.Writer, sw *results.Sweep, opt HTMLOptions) error {
 
 func sweepPage(sw *results.Sweep, opt HTMLOptions) (*page, error) {
 	p := &page{
-		Title:  "dbharness sweep " + sw.SweepID,
+		Title:  "dbharness sweep " + sw.SweepID + results.Quoted(sw.Label),
 		Status: sw.Status,
 		Bad:    sw.Status != results.StatusCompleted,
 		Error:  sw.Error,
@@ -109,7 +109,7 @@ func sweepPage(sw *results.Sweep, opt HTMLOptions) (*page, error) {
 	if e := sw.Engine; e != nil {
 		on = fmt.Sprintf(" on %s %s", e.Engine, e.Version)
 	}
-	p.Subtitle = fmt.Sprintf("%s%s, clients %s, %d repeat(s), %s", sw.Workload, on, strings.Join(clients, " "), sw.Repeat,
+	p.Subtitle = fmt.Sprintf("%s%s, clients %s, %d repeat(s), %s", sw.Name(), on, strings.Join(clients, " "), sw.Repeat,
 		sw.StartTime.UTC().Format("2006-01-02 15:04:05 UTC"))
 	series := seriesOf(sw)
 	var best results.SweepPoint

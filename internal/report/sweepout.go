@@ -34,12 +34,12 @@ func WriteSweepCSV(dir string, sw *results.Sweep) error {
 	}
 	err := writeCSVFile(filepath.Join(dir, CSVSweepPoints), func(w *csvWriter) error {
 		if err := w.Write([]string{"sweep_id", "series", "clients", "tps_median", "tps_ci_low", "tps_ci_high", "ci_method", "efficiency", "errors", "runs",
-			"tps_ci_low_clipped"}); err != nil {
+			"tps_ci_low_clipped", "label"}); err != nil {
 			return err
 		}
 		for _, p := range sw.Points {
 			if err := w.Write([]string{sw.SweepID, varyLabel(p.Vary), fint(p.Clients), ff(p.TPSMedian), ff(p.TPSCILow), ff(p.TPSCIHigh),
-				p.CIMethod, fptr(p.Efficiency), fi(p.Errors), strings.Join(p.Runs, " "), strconv.FormatBool(p.TPSCILowClipped)}); err != nil {
+				p.CIMethod, fptr(p.Efficiency), fi(p.Errors), strings.Join(p.Runs, " "), strconv.FormatBool(p.TPSCILowClipped), sw.Label}); err != nil {
 				return err
 			}
 		}
@@ -72,7 +72,7 @@ func WriteCompareCSV(dir string, c *results.Comparison) error {
 	}
 	err := writeCSVFile(filepath.Join(dir, CSVCompare), func(w *csvWriter) error {
 		if err := w.Write([]string{"a", "b", "op", "clients", "series", "tps_a", "tps_b", "tps_delta_pct", "tps_ci_low_pct", "tps_ci_high_pct",
-			"p50_a_ms", "p50_b_ms", "p50_delta_pct", "p99_a_ms", "p99_b_ms", "p99_delta_pct", "verdict"}); err != nil {
+			"p50_a_ms", "p50_b_ms", "p50_delta_pct", "p99_a_ms", "p99_b_ms", "p99_delta_pct", "verdict", "label_a", "label_b"}); err != nil {
 			return err
 		}
 		for _, o := range c.Ops {
@@ -83,7 +83,7 @@ func WriteCompareCSV(dir string, c *results.Comparison) error {
 			if err := w.Write([]string{c.A.ID, c.B.ID, o.Name, cl, varyLabel(o.Vary), ff(o.TPSA), ff(o.TPSB), fptr(o.TPSDeltaPct),
 				fptr(o.TPSCILowPct), fptr(o.TPSCIHighPct), latencyCells(o.LatencyA, []string{"p50"})[0], latencyCells(o.LatencyB, []string{"p50"})[0],
 				fptr(o.P50DeltaPct), latencyCells(o.LatencyA, []string{"p99"})[0], latencyCells(o.LatencyB, []string{"p99"})[0],
-				fptr(o.P99DeltaPct), o.Verdict}); err != nil {
+				fptr(o.P99DeltaPct), o.Verdict, c.A.Label, c.B.Label}); err != nil {
 				return err
 			}
 		}
@@ -109,7 +109,7 @@ func WriteCompareCSV(dir string, c *results.Comparison) error {
 // point with its interval and efficiency, and the USL fit.
 func SweepMarkdown(w io.Writer, sw *results.Sweep) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### dbharness sweep `%s`: %s\n\n", mdCode(sw.SweepID), mdText(sw.Workload))
+	fmt.Fprintf(&b, "### dbharness sweep `%s`%s: %s\n\n", mdCode(sw.SweepID), mdLabel(sw.Label), mdText(sw.Name()))
 	fmt.Fprintf(&b, "**%s** · %d of %d runs · %d repeat(s)\n\n", mdText(sw.Status), len(sw.RunIDs), len(sw.Plan), sw.Repeat)
 	series := seriesOf(sw)
 	interfered, clipped := false, false
@@ -192,7 +192,11 @@ func CompareMarkdown(w io.Writer, c *results.Comparison) error {
 	if level == 0 {
 		level = 0.95
 	}
-	fmt.Fprintf(&b, "### dbharness comparison: B `%s` against A `%s`\n\n", mdCode(c.B.ID), mdCode(c.A.ID))
+	fmt.Fprintf(&b, "### dbharness comparison: B `%s`%s against A `%s`%s\n\n", mdCode(c.B.ID), mdLabel(c.B.Label),
+		mdCode(c.A.ID), mdLabel(c.A.Label))
+	if wn := c.WorkloadsNote(); wn != "" {
+		fmt.Fprintf(&b, "**Warning: %s.**\n\n", mdText(wn))
+	}
 	fmt.Fprintf(&b, "| transaction | tps A | tps B | Δ tps | %.0f%% interval | Δ p50 | Δ p99 | verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n", 100*level)
 	for _, o := range c.Ops {
 		ci := "-"
@@ -226,7 +230,9 @@ func CompareMarkdown(w io.Writer, c *results.Comparison) error {
 		mdDiffLines(&b, "Server CPU (self time)", []results.ServerCPUDiff{*d})
 	}
 	for _, n := range c.Notes {
-		fmt.Fprintf(&b, "\nNote: %s\n", mdText(n))
+		if n != c.WorkloadsNote() {
+			fmt.Fprintf(&b, "\nNote: %s\n", mdText(n))
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

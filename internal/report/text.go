@@ -81,8 +81,8 @@ func fmtMs(v float64) string {
 // transaction type.
 func Summary(w io.Writer, r *results.Run) {
 	s := r.Summary
-	fmt.Fprintf(w, "\nrun %s  %s  workload %s  engine %s %s  clients %d  status %s\n", r.RunID,
-		r.StartTime.Local().Format("2006-01-02 15:04:05"), r.Workload, r.Engine.Engine, r.Engine.Version, r.Config.Clients, r.Status)
+	fmt.Fprintf(w, "\nrun %s%s  %s  workload %s  engine %s %s  clients %d  status %s\n", r.RunID, results.Quoted(r.Label),
+		r.StartTime.Local().Format("2006-01-02 15:04:05"), r.Name(), r.Engine.Engine, r.Engine.Version, r.Config.Clients, r.Status)
 	if r.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", r.Error)
 	}

@@ -40,15 +40,22 @@ const (
 
 // Run is one saved run.
 type Run struct {
-	SchemaVersion int        `json:"schema_version"`
-	RunID         string     `json:"run_id"`
-	Status        string     `json:"status"`
-	Error         string     `json:"error,omitempty"`
-	Workload      string     `json:"workload"`
-	Command       []string   `json:"command"`
-	Target        string     `json:"target"`
-	Config        Config     `json:"config"`
-	Engine        EngineInfo `json:"engine"`
+	SchemaVersion int    `json:"schema_version"`
+	RunID         string `json:"run_id"`
+	Status        string `json:"status"`
+	Error         string `json:"error,omitempty"`
+	Workload      string `json:"workload"`
+	// Mix is the workload's transaction mix in a few words, as the
+	// workload names it after its setup ("select-only", a script's file
+	// names); empty for workloads with nothing to say beyond their name
+	// and for runs saved before it was recorded.
+	Mix string `json:"mix,omitempty"`
+	// Label is the user's name for the run (--label), as given.
+	Label   string     `json:"label,omitempty"`
+	Command []string   `json:"command"`
+	Target  string     `json:"target"`
+	Config  Config     `json:"config"`
+	Engine  EngineInfo `json:"engine"`
 	// Dataset is the data the run ran on, read as it started; nil for runs
 	// saved before it was recorded, and for workloads with no data.
 	Dataset *Dataset      `json:"dataset,omitempty"`

@@ -46,6 +46,12 @@ type Sweep struct {
 	SchemaVersion int    `json:"schema_version"`
 	SweepID       string `json:"sweep_id"`
 	Workload      string `json:"workload"`
+	// Mix is the workload's transaction mix, as its runs record it (Run.Mix);
+	// the mixes of a sweep that varies it are joined with " | ".
+	Mix string `json:"mix,omitempty"`
+	// Label is the user's name for the sweep (--label), which its runs
+	// carry too.
+	Label string `json:"label,omitempty"`
 	// Command is the sweep's command line, passwords removed.
 	Command []string `json:"command"`
 	// BaseArgs are the `run` arguments shared by every point (everything
@@ -299,13 +305,18 @@ type Comparison struct {
 	ServerCPUDifferences *ServerCPUDiff `json:"server_cpu_differences,omitempty"`
 	// Notes explain limits, e.g. points present on one side only.
 	Notes []string `json:"notes,omitempty"`
+	// WorkloadsDiffer is set when A and B ran different workloads, which
+	// compare refuses unless --force: their figures measure different work.
+	WorkloadsDiffer bool `json:"workloads_differ,omitempty"`
 }
 
 // CompareSide names one side of a comparison.
 type CompareSide struct {
 	Kind     string   `json:"kind"` // "run" or "sweep"
 	ID       string   `json:"id"`
+	Label    string   `json:"label,omitempty"`
 	Workload string   `json:"workload"`
+	Mix      string   `json:"mix,omitempty"`
 	Runs     []string `json:"runs"`
 }
 
@@ -330,9 +341,19 @@ type CompareOp struct {
 	P50DeltaPct     *float64           `json:"p50_delta_pct"`
 	P99DeltaPct     *float64           `json:"p99_delta_pct"`
 	// Verdict is about throughput: "faster", "slower", "no significant
-	// difference" or "insufficient data".
+	// difference" or "insufficient data"; VerdictOnlyInA or VerdictOnlyInB
+	// for a transaction type that only one side ran (its deltas null).
 	Verdict string `json:"verdict"`
+	// OnlyIn is "A" or "B" for a transaction type that only that side ran.
+	OnlyIn string `json:"only_in,omitempty"`
 }
+
+// The verdicts of a transaction type that only one side of a comparison
+// ran: there is nothing to compare it with.
+const (
+	VerdictOnlyInA = "only in A"
+	VerdictOnlyInB = "only in B"
+)
 
 // VerdictSameRun is a CompareOp's verdict when A and B are the same run or
 // sweep: there is nothing to compare, and a resampled interval would only

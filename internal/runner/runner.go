@@ -43,6 +43,9 @@ type Config struct {
 	// Command is the command line saved with the run (passwords are
 	// removed here).
 	Command []string
+	// Label is the user's name for the run (--label), checked by the
+	// caller; "" for none.
+	Label string
 	// Engine drives the clients; Engine.Driver is resolved for the target
 	// and a zero Engine.Interval is a second.
 	Engine loadgen.Config
@@ -377,6 +380,7 @@ func (r *oneRun) record(info db.Info, dataset *results.Dataset, shard *results.S
 		RunID:         results.NewRunID(time.Now()),
 		Status:        results.StatusRunning,
 		Workload:      wl.Name(),
+		Label:         c.Label,
 		Command:       results.RedactArgs(c.Command),
 		Target:        r.d.Target().String(),
 		Engine:        EngineInfo(info),
@@ -398,6 +402,9 @@ func (r *oneRun) record(info db.Info, dataset *results.Dataset, shard *results.S
 		ErrorClasses: map[string]int64{},
 		Intervals:    []results.Interval{},
 	}
+	if m, ok := wl.(workload.Mixer); ok {
+		run.Mix = m.MixName()
+	}
 	run.Shard = shard
 	r.run = run
 	if store != nil {
@@ -414,7 +421,7 @@ func (r *oneRun) record(info db.Info, dataset *results.Dataset, shard *results.S
 			return at, err
 		}
 	}
-	fmt.Fprintf(r.out, "run %s: %s on %s %s (%s), %d clients, %s\n", run.RunID, wl.Name(), info.Engine, info.Version,
+	fmt.Fprintf(r.out, "run %s%s: %s on %s %s (%s), %d clients, %s\n", run.RunID, results.Quoted(run.Label), wl.Name(), info.Engine, info.Version,
 		r.d.Target(), cfg.Clients, DescribeEnd(cfg))
 
 	r.ops = r.runner.Ops()

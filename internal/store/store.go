@@ -97,7 +97,10 @@ CREATE TABLE IF NOT EXISTS runs (
 	status   TEXT NOT NULL,
 	tps      DOUBLE PRECISION NOT NULL DEFAULT 0,
 	pid      INTEGER NOT NULL DEFAULT 0,
-	run      TEXT NOT NULL
+	run      TEXT NOT NULL,
+	label    TEXT NOT NULL DEFAULT '',
+	mix      TEXT NOT NULL DEFAULT '',
+	target   TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS intervals (
 	run_id   TEXT NOT NULL,
@@ -119,6 +122,48 @@ var storeTables = map[string]bool{"runs": true, "intervals": true, "sweeps": tru
 
 // allSchema is every table of a store.
 const allSchema = storeSchema + sweepSchema + evidenceSchema + groupSchema
+
+// addedColumns are the columns added to a table of the store after its
+// first version, which a store made before them gets when it is opened
+// (addColumn): the listings read them (List, ListSweeps), and take them
+// from the row's JSON where they are empty, in the rows that a dbharness
+// without them saved. They leave the store's version as it was, so that
+// an older dbharness still opens it.
+var addedColumns = []struct{ table, column string }{
+	{"runs", "label"}, {"runs", "mix"}, {"runs", "target"},
+	{"sweeps", "label"}, {"sweeps", "mix"}, {"sweeps", "engine"}, {"sweeps", "target"},
+}
+
+// addColumns are the statements that add to a store's tables, whose
+// columns are cols (by table), those of addedColumns they lack; a table
+// the store lacks is made whole by allSchema.
+func addColumns(cols map[string]map[string]bool) string {
+	var b strings.Builder
+	for _, c := range addedColumns {
+		if have := cols[c.table]; have != nil && !have[c.column] {
+			b.WriteString("ALTER TABLE " + c.table + " ADD COLUMN " + c.column + " TEXT NOT NULL DEFAULT '';\n")
+		}
+	}
+	return b.String()
+}
+
+// readColumns reads the columns of a store's tables from rows of a query
+// that gives (table, column).
+func readColumns(rows *sql.Rows) (map[string]map[string]bool, error) {
+	defer rows.Close()
+	cols := map[string]map[string]bool{}
+	for rows.Next() {
+		var t, c string
+		if err := rows.Scan(&t, &c); err != nil {
+			return nil, err
+		}
+		if cols[t] == nil {
+			cols[t] = map[string]bool{}
+		}
+		cols[t][c] = true
+	}
+	return cols, rows.Err()
+}
 
 // OtherStore is what a user can do about a store that cannot be opened.
 const OtherStore = "give another store (a file or a postgres:// URL) with --results"
@@ -291,14 +336,15 @@ func (s *Store) upsert(r *results.Run, onlyNew bool) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	conflict := `DO UPDATE SET status = excluded.status, tps = excluded.tps, run = excluded.run, engine = excluded.engine`
+	conflict := `DO UPDATE SET status = excluded.status, tps = excluded.tps, run = excluded.run, engine = excluded.engine,
+		label = excluded.label, mix = excluded.mix, target = excluded.target`
 	if onlyNew {
 		conflict = `DO NOTHING`
 	}
-	res, err := s.exec(`INSERT INTO runs (id, started, workload, engine, clients, status, tps, pid, run)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) `+conflict,
+	res, err := s.exec(`INSERT INTO runs (id, started, workload, engine, clients, status, tps, pid, run, label, mix, target)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) `+conflict,
 		r.RunID, r.StartTime.UTC().Format(time.RFC3339Nano), r.Workload, r.Engine.Engine, r.Config.Clients, r.Status,
-		r.Summary.TPS, os.Getpid(), string(b))
+		r.Summary.TPS, os.Getpid(), string(b), r.Label, r.Mix, r.Target)
 	if err != nil {
 		return false, s.writeError("save run "+r.RunID, err)
 	}
@@ -409,12 +455,17 @@ func (s *Store) Get(ctx context.Context, id string) (*results.Run, error) {
 // RunRow is one line of the run list.
 type RunRow struct {
 	ID       string    `json:"run_id"`
+	Label    string    `json:"label,omitempty"`
 	Started  time.Time `json:"start_time"`
 	Workload string    `json:"workload"`
-	Engine   string    `json:"engine"`
-	Clients  int       `json:"clients"`
-	Status   string    `json:"status"`
-	TPS      float64   `json:"tps"`
+	// Mix is the workload's mix (results.Run's Mix).
+	Mix    string `json:"mix,omitempty"`
+	Engine string `json:"engine"`
+	// DB is the database in a few words (results.ShortDB).
+	DB      string  `json:"db"`
+	Clients int     `json:"clients"`
+	Status  string  `json:"status"`
+	TPS     float64 `json:"tps"`
 	// Sweep is the sweep the run belongs to, if any.
 	Sweep string `json:"sweep_id,omitempty"`
 	// Shards is set on a group's line, which stands for its shards' runs:
@@ -425,7 +476,7 @@ type RunRow struct {
 
 // List returns the runs, newest first, at most limit (0 = all).
 func (s *Store) List(ctx context.Context, limit int) ([]RunRow, error) {
-	q := `SELECT id, started, workload, engine, clients, status, tps,
+	q := `SELECT id, started, workload, engine, clients, status, tps, label, mix, target,
 		COALESCE((SELECT sweep_id FROM sweep_runs s WHERE s.run_id = runs.id LIMIT 1), ''),
 		COALESCE((SELECT group_name FROM run_group_shards g WHERE g.run_id = runs.id LIMIT 1), '')
 		FROM runs ORDER BY started DESC`
@@ -440,12 +491,14 @@ func (s *Store) List(ctx context.Context, limit int) ([]RunRow, error) {
 	var out []RunRow
 	groups := map[string]bool{}
 	groupAt := map[int]string{} // the lines that stand for a group
+	unnamed := map[int]bool{}   // the lines without the names' columns
 	for rows.Next() {
 		var r RunRow
-		var started, group string
-		if err := rows.Scan(&r.ID, &started, &r.Workload, &r.Engine, &r.Clients, &r.Status, &r.TPS, &r.Sweep, &group); err != nil {
+		var started, group, target string
+		if err := rows.Scan(&r.ID, &started, &r.Workload, &r.Engine, &r.Clients, &r.Status, &r.TPS, &r.Label, &r.Mix, &target, &r.Sweep, &group); err != nil {
 			return nil, err
 		}
+		r.DB = results.ShortDB(r.Engine, target)
 		r.Started, _ = time.Parse(time.RFC3339Nano, started)
 		r.Status = strings.TrimSpace(r.Status)
 		// A group's shards are one line, where its newest shard is.
@@ -455,6 +508,9 @@ func (s *Store) List(ctx context.Context, limit int) ([]RunRow, error) {
 			}
 			groups[group] = true
 			groupAt[len(out)] = group
+		}
+		if target == "" {
+			unnamed[len(out)] = true
 		}
 		out = append(out, r)
 	}
@@ -468,8 +524,8 @@ func (s *Store) List(ctx context.Context, limit int) ([]RunRow, error) {
 		if name, ok := groupAt[i]; ok {
 			// A group that cannot be merged is listed as the shard's run.
 			if g, _, err := s.GetGroup(ctx, name); err == nil {
-				out[i] = RunRow{ID: name, Started: out[i].Started, Workload: g.Workload, Engine: g.Engine.Engine, Clients: g.Config.Clients,
-					Status: g.Status, TPS: g.Summary.TPS, Shards: len(g.Shards)}
+				out[i] = RunRow{ID: name, Label: g.Label, Started: out[i].Started, Workload: g.Workload, Mix: g.Mix, Engine: g.Engine.Engine,
+					DB: g.DB(), Clients: g.Config.Clients, Status: g.Status, TPS: g.Summary.TPS, Shards: len(g.Shards)}
 				if !g.Group.Start.IsZero() {
 					out[i].Started = g.Group.Start
 				}
@@ -482,7 +538,28 @@ func (s *Store) List(ctx context.Context, limit int) ([]RunRow, error) {
 			}
 		}
 	}
+	// A run saved by a dbharness without the listing's columns has its
+	// names in its JSON only.
+	for i := range out {
+		if !unnamed[i] || out[i].Shards > 0 {
+			continue
+		}
+		var r results.Run
+		if s.rowJSON(ctx, `SELECT run FROM runs WHERE id = ?`, out[i].ID, &r) {
+			out[i].Label, out[i].Mix, out[i].DB = r.Label, r.Mix, r.DB()
+		}
+	}
 	return out, nil
+}
+
+// rowJSON reads the JSON document of one row into v, and says whether it
+// could.
+func (s *Store) rowJSON(ctx context.Context, q, id string, v any) bool {
+	var js string
+	if err := s.queryRow(ctx, q, id).Scan(&js); err != nil {
+		return false
+	}
+	return json.Unmarshal([]byte(js), v) == nil
 }
 
 const sweepSchema = `
@@ -491,7 +568,11 @@ CREATE TABLE IF NOT EXISTS sweeps (
 	started  TEXT NOT NULL,
 	workload TEXT NOT NULL,
 	status   TEXT NOT NULL,
-	sweep    TEXT NOT NULL
+	sweep    TEXT NOT NULL,
+	label    TEXT NOT NULL DEFAULT '',
+	mix      TEXT NOT NULL DEFAULT '',
+	engine   TEXT NOT NULL DEFAULT '',
+	target   TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS sweep_runs (
 	sweep_id TEXT NOT NULL,
@@ -542,9 +623,16 @@ func (s *Store) SaveSweep(sw *results.Sweep) error {
 		return s.writeError("save sweep "+sw.SweepID, err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, s.kind.bind(`INSERT INTO sweeps (id, started, workload, status, sweep) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET status = excluded.status, sweep = excluded.sweep`),
-		sw.SweepID, sw.StartTime.UTC().Format(time.RFC3339Nano), sw.Workload, sw.Status, string(b)); err != nil {
+	engine := ""
+	if sw.Engine != nil {
+		engine = sw.Engine.Engine
+	}
+	if _, err := tx.ExecContext(ctx, s.kind.bind(`INSERT INTO sweeps (id, started, workload, status, sweep, label, mix, engine, target)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET status = excluded.status, sweep = excluded.sweep,
+			label = excluded.label, mix = excluded.mix, engine = excluded.engine, target = excluded.target`),
+		sw.SweepID, sw.StartTime.UTC().Format(time.RFC3339Nano), sw.Workload, sw.Status, string(b),
+		sw.Label, sw.Mix, engine, sw.Target); err != nil {
 		return s.writeError("save sweep "+sw.SweepID, err)
 	}
 	for i, id := range sw.RunIDs {
@@ -594,15 +682,21 @@ func (s *Store) GetSweep(ctx context.Context, id string) (*results.Sweep, error)
 // SweepRow is one line of the sweep list.
 type SweepRow struct {
 	ID       string    `json:"sweep_id"`
+	Label    string    `json:"label,omitempty"`
 	Started  time.Time `json:"start_time"`
 	Workload string    `json:"workload"`
-	Status   string    `json:"status"`
-	Runs     int       `json:"runs"`
+	// Mix is the workload's mix (results.Sweep's Mix).
+	Mix string `json:"mix,omitempty"`
+	// DB is the database in a few words (results.ShortDB).
+	DB     string `json:"db"`
+	Status string `json:"status"`
+	Runs   int    `json:"runs"`
 }
 
 // ListSweeps returns the sweeps, newest first, at most limit (0 = all).
 func (s *Store) ListSweeps(ctx context.Context, limit int) ([]SweepRow, error) {
-	q := `SELECT s.id, s.started, s.workload, s.status, (SELECT count(*) FROM sweep_runs r WHERE r.sweep_id = s.id)
+	q := `SELECT s.id, s.started, s.workload, s.status, (SELECT count(*) FROM sweep_runs r WHERE r.sweep_id = s.id),
+		s.label, s.mix, s.engine, s.target
 		FROM sweeps s ORDER BY s.started DESC`
 	if limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", limit)
@@ -615,14 +709,30 @@ func (s *Store) ListSweeps(ctx context.Context, limit int) ([]SweepRow, error) {
 	var out []SweepRow
 	for rows.Next() {
 		var r SweepRow
-		var started string
-		if err := rows.Scan(&r.ID, &started, &r.Workload, &r.Status, &r.Runs); err != nil {
+		var started, engine, target string
+		if err := rows.Scan(&r.ID, &started, &r.Workload, &r.Status, &r.Runs, &r.Label, &r.Mix, &engine, &target); err != nil {
 			return nil, err
 		}
 		r.Started, _ = time.Parse(time.RFC3339Nano, started)
+		r.DB = results.ShortDB(engine, target)
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	// A sweep saved by a dbharness without the listing's columns has its
+	// names in its JSON only.
+	for i := range out {
+		if out[i].DB != "" {
+			continue
+		}
+		var sw results.Sweep
+		if s.rowJSON(ctx, `SELECT sweep FROM sweeps WHERE id = ?`, out[i].ID, &sw) {
+			out[i].Label, out[i].Mix, out[i].DB = sw.Label, sw.Mix, sw.DB()
+		}
+	}
+	return out, nil
 }
 
 // SweepOf returns the id of the sweep a run belongs to, or "".

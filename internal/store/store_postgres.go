@@ -106,17 +106,27 @@ func (k pgStore) setUp(ctx context.Context, s *Store) error {
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return k.explain(s, err)
 	}
+	added := ""
 	if exists {
 		names, version, err := pgSchemaOf(s, comment, tables)
 		if err != nil {
 			return err
 		}
-		if version == storeVersion && len(names) == len(storeTables) && !slices.ContainsFunc(names, func(n string) bool { return !storeTables[n] }) {
+		rows, err := tx.QueryContext(ctx, pgColumns, serverSchema)
+		if err != nil {
+			return k.explain(s, err)
+		}
+		cols, err := readColumns(rows)
+		if err != nil {
+			return k.explain(s, err)
+		}
+		added = addColumns(cols)
+		if version == storeVersion && added == "" && len(names) == len(storeTables) && !slices.ContainsFunc(names, func(n string) bool { return !storeTables[n] }) {
 			return k.explain(s, tx.Commit())
 		}
 	}
 	ddl := "CREATE SCHEMA IF NOT EXISTS " + serverSchema + "; SET LOCAL search_path = " + serverSchema + ";" +
-		allSchema +
+		added + allSchema +
 		"COMMENT ON SCHEMA " + serverSchema + " IS '" + serverMark + strconv.Itoa(storeVersion) + "';"
 	if _, err := tx.ExecContext(ctx, ddl); err != nil {
 		return k.explain(s, err)
@@ -148,8 +158,26 @@ func (k pgStore) checkRead(ctx context.Context, s *Store) error {
 	if err != nil {
 		return err
 	}
-	return readTables(s, names)
+	if err := readTables(s, names); err != nil {
+		return err
+	}
+	rows, err := s.db.QueryContext(ctx, pgColumns, serverSchema)
+	if err != nil {
+		return k.explain(s, err)
+	}
+	cols, err := readColumns(rows)
+	if err != nil {
+		return k.explain(s, err)
+	}
+	if addColumns(cols) != "" {
+		return errOlderStore
+	}
+	return nil
 }
+
+// pgColumns reads the columns of the tables of a schema, as (table,
+// column).
+const pgColumns = `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1`
 
 // pgSchemaOf reads the store's schema from its comment (the mark and version)
 // and its tables (comma-separated): the tables, and the version (0 when

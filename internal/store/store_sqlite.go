@@ -142,8 +142,12 @@ func (k sqliteStore) setUp(ctx context.Context, s *Store) error {
 	if err := k.checkKind(ctx, s, conn); err != nil {
 		return err
 	}
+	cols, err := k.columns(ctx, conn)
+	if err != nil {
+		return k.explain(s, err)
+	}
 	stamp := fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d;", storeApplicationID, storeVersion)
-	if _, err := conn.ExecContext(ctx, allSchema+stamp); err != nil {
+	if _, err := conn.ExecContext(ctx, addColumns(cols)+allSchema+stamp); err != nil {
 		return k.explain(s, err)
 	}
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
@@ -297,7 +301,26 @@ func (k sqliteStore) checkRead(ctx context.Context, s *Store) error {
 	if err := rows.Err(); err != nil {
 		return k.explain(s, err)
 	}
-	return readTables(s, names)
+	if err := readTables(s, names); err != nil {
+		return err
+	}
+	cols, err := k.columns(ctx, conn)
+	if err != nil {
+		return k.explain(s, err)
+	}
+	if addColumns(cols) != "" {
+		return errOlderStore
+	}
+	return nil
+}
+
+// columns reads the columns of the store's tables.
+func (sqliteStore) columns(ctx context.Context, conn *sql.Conn) (map[string]map[string]bool, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT m.name, p.name FROM sqlite_master m JOIN pragma_table_info(m.name) p WHERE m.type = 'table'`)
+	if err != nil {
+		return nil, err
+	}
+	return readColumns(rows)
 }
 
 // openStore opens the SQLite file at path, with the URI parameters q, on

@@ -215,6 +215,7 @@ func Run(ctx context.Context, sw *results.Sweep, points []Point, o Options) (*Ou
 				pr.Status = results.StatusFailed // --resume makes it again
 			}
 			sw.RunIDs = append(sw.RunIDs, run.RunID)
+			sw.AddMix(run.Mix)
 		}
 		if run != nil && pr.Status == results.StatusCompleted {
 			oc.Done++

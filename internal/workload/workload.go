@@ -297,6 +297,14 @@ type Describer interface {
 	Dataset(ctx context.Context, env *Env, conn db.Conn) (params map[string]any, tables []string, err error)
 }
 
+// Mixer is a workload that names its transaction mix in a few words, for
+// the listings of runs and sweeps: "select-only", a script's file names,
+// tpcc's mode. The harness calls MixName after Setup, whose choices it
+// shows; "" says nothing beyond the workload's name.
+type Mixer interface {
+	MixName() string
+}
+
 // FixedWorker is a Runner whose own flags can set a fixed amount of work
 // per client (e.g. inserts' --rows-per-client), which the harness turns into
 // the driver's transactions per client.

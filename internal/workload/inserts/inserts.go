@@ -323,6 +323,16 @@ func (w *Inserts) Setup(ctx context.Context, env *workload.Env, conn db.Conn) er
 // rows.
 func (w *Inserts) Ops() []string { return []string{"insert"} }
 
+// MixName implements workload.Mixer: the key strategy and the rows per
+// commit.
+func (w *Inserts) MixName() string {
+	key := w.key
+	if key == "" {
+		key = w.Key
+	}
+	return fmt.Sprintf("%s, batch %d", key, w.Batch)
+}
+
 // insertSQL is the INSERT of n rows, one parameter per row: the key, or c4
 // (its default value, 1) for serial keys.
 func insertSQL(key string, n int) string {

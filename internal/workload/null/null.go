@@ -68,6 +68,9 @@ func (w *Null) Setup(context.Context, *workload.Env, db.Conn) error {
 	return w.Validate(workload.CmdRun)
 }
 
+// MixName implements workload.Mixer: --mix.
+func (w *Null) MixName() string { return w.Mix }
+
 // Ops implements workload.Runner.
 func (w *Null) Ops() []string {
 	switch w.Mix {

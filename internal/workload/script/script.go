@@ -243,6 +243,20 @@ func (w *Workload) Setup(ctx context.Context, env *workload.Env, conn db.Conn) e
 // ScaleUsed is the value :scale has in the run.
 func (w *Workload) ScaleUsed() int64 { return w.scale }
 
+// MixName implements workload.Mixer: the scripts' file names, with their
+// weights where given ("select.sql@9, update.sql@1").
+func (w *Workload) MixName() string {
+	names := make([]string, len(w.Scripts))
+	for i, spec := range w.Scripts {
+		path, _, err := ParseSpec(spec)
+		if err != nil {
+			path = spec
+		}
+		names[i] = filepath.Base(path) + strings.TrimPrefix(spec, path)
+	}
+	return strings.Join(names, ", ")
+}
+
 // Ops implements workload.Runner: one transaction type per script.
 func (w *Workload) Ops() []string {
 	out := make([]string, len(w.parsed))

@@ -297,6 +297,9 @@ func (w *TPCB) StatementNames() [][]string {
 // has reports whether the mix has the built-in script m.
 func (w *TPCB) has(m string) bool { return slices.Contains(w.mixes, m) }
 
+// MixName implements workload.Mixer: the built-in script (pgbench -b).
+func (w *TPCB) MixName() string { return w.Mix.String() }
+
 // The statements of pgbench's built-in scripts.
 const (
 	sqlUpdAccount = "UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2"

@@ -372,6 +372,15 @@ func ValidRunConstant(c int64) bool {
 	return d >= 65 && d <= 119 && d != 96 && d != 112
 }
 
+// MixName implements workload.Mixer: the mode (after Setup, which runs
+// client where the engine has no routines), and tpcc-ro's augmented read.
+func (w *TPCC) MixName() string {
+	if w.RO && w.Augmented {
+		return w.Mode + ", augmented"
+	}
+	return w.Mode
+}
+
 // Ops implements workload.Runner.
 func (w *TPCC) Ops() []string {
 	if w.RO {

@@ -289,6 +289,15 @@ func RowCount(ctx context.Context, conn db.Conn) (int64, error) {
 	return n, nil
 }
 
+// MixName implements workload.Mixer: the query, and its processes when
+// parallel.
+func (w *TransStats) MixName() string {
+	if w.Parallel > 1 {
+		return fmt.Sprintf("%s, parallel %d", w.Query, w.Parallel)
+	}
+	return w.Query
+}
+
 // Ops implements workload.Runner.
 func (w *TransStats) Ops() []string {
 	switch w.Query {
