@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -172,11 +173,18 @@ func TestAConnectionKilledByTheServerDoesNotStopTheRun(t *testing.T) {
 	t.Parallel()
 	url := testdb.Postgres(t, "dbh_cli_sigpipe_kill")
 	home := t.TempDir()
-	cmd, r, errb := startRun(t, home, "", false, "null", "--db", url, "-c", "4", "-T", "4", "-P", "0.2")
-	var out bytes.Buffer
+	cmd, r, errb := startRun(t, home, "", false, "null", "--db", url, "-c", "4", "-T", "6", "-P", "0.2")
+	var out lockedBuffer
 	read := make(chan struct{})
-	go func() { out.ReadFrom(r); close(read) }()
-	time.Sleep(1500 * time.Millisecond)
+	go func() { io.Copy(&out, r); close(read) }()
+	// The kills go to the measured phase, where a client reconnects: a
+	// connection lost while the run sets up (slowly, on a busy host) ends it
+	// with an error, as it should.
+	for deadline := time.Now().Add(2 * time.Minute); !strings.Contains(out.String(), " measure "); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no measured interval after 2 minutes\n%s%s", out.String(), errb.String())
+		}
+	}
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, testdb.PostgresBase()+"/postgres")
 	if err != nil {
