@@ -53,6 +53,7 @@ func startPhysical(ctx context.Context, env *PhaseEnv) *PhaseHooks {
 	if p == nil { // said in the run's summary and JSON
 		return nil
 	}
+	p.CreateExtensions = env.CreateExtensions
 	conn, err := env.Connect(ctx)
 	if err != nil {
 		rep.Unavailable = "could not connect: " + errLine(err)
@@ -63,6 +64,9 @@ func startPhysical(ctx context.Context, env *PhaseEnv) *PhaseHooks {
 	// What the engine cannot give (rep.Notes) is said in the run's
 	// summary and JSON rather than warned on every run.
 	p.Before(ctx, conn)
+	if len(rep.CreatedExtensions) > 0 && env.Notef != nil {
+		env.Notef("%s", rep.CreatedLine())
+	}
 	return &PhaseHooks{After: func(ctx context.Context, unhealthy bool) { p.afterRun(ctx, env, unhealthy) }}
 }
 
@@ -132,6 +136,9 @@ type Physical struct {
 	DB     db.DB
 	Tables []string
 	Report *results.Physical
+	// CreateExtensions lets Before create what the engine measures with
+	// (--create-extensions).
+	CreateExtensions bool
 	// took is how long the measurement before the run took, which bounds
 	// the one after it from below.
 	took time.Duration
@@ -157,7 +164,7 @@ func NewPhysical(d db.DB, tables []string, mode, reason, workload string) (*Phys
 // Before prepares the database and measures every table on conn.
 func (p *Physical) Before(ctx context.Context, conn db.Conn) {
 	pr := p.DB.(evidence.PhysicalReader)
-	p.Report.Source, p.Report.Notes = pr.PreparePhysical(ctx, conn)
+	p.Report.Source, p.Report.Notes, p.Report.CreatedExtensions = pr.PreparePhysical(ctx, conn, p.CreateExtensions)
 	start := time.Now()
 	p.Report.Before = p.measure(ctx, conn)
 	p.took = time.Since(start)

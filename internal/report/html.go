@@ -309,7 +309,7 @@ func summarySection(r *results.Run) section {
 	sec := section{ID: "summary", Title: "Summary"}
 	sec.Intro = fmt.Sprintf("Measured %s: %s transactions at %s tps. Latencies in milliseconds, from the run's HdrHistograms.",
 		fmtSeconds(s.Seconds), fmtCount(s.Transactions), fmtNum(s.TPS))
-	if line, warnings := harnessCost(r); line != "" {
+	if line, warnings := harnessCost(r, true); line != "" {
 		sec.Intro += " The harness: " + line + "."
 		sec.Warnings = warnings
 	}

@@ -61,6 +61,13 @@ type Config struct {
 	// (collect.PhaseEnv.Option; --physical is physical's), checked by the
 	// caller.
 	CollectOptions map[string]string
+	// CreateExtensions lets the collectors create what they measure with
+	// in the target database (--create-extensions); without it the run
+	// changes no schema, and says what it would need.
+	CreateExtensions bool
+	// Verbose prints the whole of the summary: every row of the physical
+	// table and the harness's driver in full (--verbose).
+	Verbose bool
 	// Results is the results store file ("" is store.DefaultPath());
 	// NoSave keeps the run out of it.
 	Results string
@@ -421,7 +428,9 @@ func (r *oneRun) evidence(ctx context.Context) {
 	}
 	// Every run accounts for the host's CPU, --collect none included.
 	r.host = collect.StartHostAccount(ctx, r.d, r.cfg.Interval, r.cfg.Warmup)
-	r.ev = startEvidence(ctx, r.warnf, r.c.Collect, r.c.CollectOptions, r.d, r.runner, run, onPoint)
+	base := collect.PhaseEnv{Warnf: r.warnf, CreateExtensions: r.c.CreateExtensions,
+		Notef: func(format string, args ...any) { fmt.Fprintf(r.warn, "dbharness: note: "+format+"\n", args...) }}
+	r.ev = startEvidence(ctx, base, r.c.Collect, r.c.CollectOptions, r.d, r.runner, run, onPoint)
 	if store != nil && r.ev != nil {
 		store.save(run) // the evidence headers and plans, before the clients start
 	}
@@ -516,7 +525,7 @@ func (r *oneRun) save(res *loadgen.Result, err error) (*results.Run, error) {
 	if store != nil {
 		saveErr = store.save(run)
 	}
-	report.Summary(r.out, run)
+	report.SummaryWith(r.out, run, report.TextOptions{Verbose: r.c.Verbose})
 	if err := r.hl.close(); err != nil && failed == nil {
 		failed = err
 	}

@@ -13,11 +13,11 @@ import (
 // PreparePhysical implements evidence.PhysicalReader. InnoDB has no
 // function that reads an index's pages for their order: leaf
 // fragmentation and depth are null on this engine.
-func (d *myDB) PreparePhysical(ctx context.Context, conn db.Conn) (string, []string) {
+func (d *myDB) PreparePhysical(ctx context.Context, conn db.Conn, _ bool) (string, []string, []string) {
 	return "information_schema.tables, mysql.innodb_index_stats, information_schema.innodb_buffer_page", []string{
 		"InnoDB cannot say how far its leaf pages are out of order or how deep its b-trees are: leaf_fragmentation_pct and depth are null",
 		"InnoDB's leaf density (detailed mode only) is over the index's pages in the buffer pool, all levels, from information_schema.innodb_buffer_page; pages not cached are not counted",
-	}
+	}, nil
 }
 
 // PhysicalChangesStats implements evidence.PhysicalStatsChanger: sampled
