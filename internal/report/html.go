@@ -340,7 +340,7 @@ func summarySection(r *results.Run) section {
 		sec.Facts = append(sec.Facts, kv{"fixed work", fmt.Sprintf("%d clients finished between %.3f s and %.3f s (spread %.3f s)", n, lo, hi, hi-lo)})
 	}
 	for _, k := range sortedMetricKeys(s.Metrics) {
-		sec.Facts = append(sec.Facts, kv{k, fmtNum(s.Metrics[k])})
+		sec.Facts = append(sec.Facts, kv{k, fmtNum(s.Metrics[k]) + metricLabel(s, k)})
 	}
 	return sec
 }

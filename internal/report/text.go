@@ -154,7 +154,7 @@ func SummaryWith(w io.Writer, r *results.Run, opt TextOptions) {
 		fmt.Fprintf(w, "open loop: target %.1f tps, achieved %.1f tps (%.0f%%)\n", rate, s.TPS, 100*s.TPS/rate)
 	}
 	for _, k := range sortedMetricKeys(s.Metrics) {
-		fmt.Fprintf(w, "%s: %s\n", k, fmtMetric(s.Metrics[k]))
+		fmt.Fprintf(w, "%s: %s%s\n", k, fmtMetric(s.Metrics[k]), metricLabel(s, k))
 	}
 	cols := []string{}
 	for _, p := range r.Config.Percentiles {
@@ -196,6 +196,15 @@ func SummaryWith(w io.Writer, r *results.Run, opt TextOptions) {
 	}
 	IOText(w, r)
 	evidenceText(w, r, opt)
+}
+
+// metricLabel is a workload figure's label, in brackets after two
+// spaces, or "" when the run has none.
+func metricLabel(s results.Summary, k string) string {
+	if l := s.MetricLabels[k]; l != "" {
+		return "  (" + l + ")"
+	}
+	return ""
 }
 
 // maxClientTimes is the most clients whose times the summary lists one by

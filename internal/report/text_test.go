@@ -133,3 +133,16 @@ func TestSummaryShowsTheHarnessCostAndWarnsWhenItMayBeTheBottleneck(t *testing.T
 		}
 	}
 }
+
+func TestTheWorkloadsFiguresAreLabelled(t *testing.T) {
+	r := &results.Run{RunID: "r", Workload: "tpcc", Status: results.StatusCompleted, Config: results.Config{Percentiles: []float64{50}},
+		Summary: results.Summary{Transactions: 10, Seconds: 1, Metrics: map[string]float64{"nopm": 1608.5, "hammerdb_nopm": 1608.5, "x": 2},
+			MetricLabels: map[string]string{"nopm": "counted by the harness", "hammerdb_nopm": "HammerDB's"}}}
+	var b bytes.Buffer
+	Summary(&b, r)
+	for _, want := range []string{"\nhammerdb_nopm: 1608.5  (HammerDB's)\n", "\nnopm: 1608.5  (counted by the harness)\n", "\nx: 2.000\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the summary lacks %q:\n%s", want, b.String())
+		}
+	}
+}

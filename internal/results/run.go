@@ -266,6 +266,12 @@ type Summary struct {
 	// Metrics are workload-specific figures (e.g. nopm), written as keys of
 	// the summary object itself.
 	Metrics map[string]float64 `json:"-"`
+	// MetricLabels say what each of Metrics is, where the workload says
+	// (workload.MetricLabeler), by the same keys.
+	MetricLabels map[string]string `json:"metric_labels,omitempty"`
+	// HeadlineMetric names the one of Metrics that is the workload's
+	// result ("nopm"), which a sweep tabulates beside tps.
+	HeadlineMetric string `json:"headline_metric,omitempty"`
 }
 
 // Outage is a span of the run during which clients had no connection to

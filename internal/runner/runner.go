@@ -520,6 +520,12 @@ func (r *oneRun) save(res *loadgen.Result, err error) (*results.Run, error) {
 		if err != nil {
 			fmt.Fprintf(r.warn, "dbharness: warning: %s: %v\n", r.wl.Name(), err)
 		}
+		if ml, ok := r.wl.(workload.MetricLabeler); ok {
+			run.Summary.MetricLabels = metricLabels(run.Summary.Metrics, ml.MetricLabels())
+			if _, ok := run.Summary.Metrics[ml.HeadlineMetric()]; ok {
+				run.Summary.HeadlineMetric = ml.HeadlineMetric()
+			}
+		}
 	}
 	var saveErr error
 	if store != nil {
@@ -599,6 +605,20 @@ func afterRun(ctx context.Context, h workload.RunHooks, env *workload.Env, run *
 	defer conn.Close()
 	return h.AfterRun(ctx, env, conn, workload.Totals{Commits: run.Commits(), Errors: run.OpErrors(),
 		Seconds: res.Seconds(), MeasureStart: res.MeasureStart, End: res.End, ClientSeconds: res.ClientSeconds})
+}
+
+// metricLabels keeps the labels of the figures in m; nil when none.
+func metricLabels(m map[string]float64, labels map[string]string) map[string]string {
+	var out map[string]string
+	for k := range m {
+		if l := labels[k]; l != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = l
+		}
+	}
+	return out
 }
 
 // DescribeEnd says when a run ends, for its first line.
