@@ -219,6 +219,9 @@ type Caps struct {
 	// Analyze is the statement run after loading to refresh statistics, with
 	// %s for the table name; empty if none.
 	Analyze string
+	// AnalyzeName is what Analyze does, as the loading's steps name it
+	// ("vacuum, analyze" on PostgreSQL, "analyze" elsewhere).
+	AnalyzeName string
 	// BeginWrite starts a transaction that will write.
 	BeginWrite string
 	// BeginRead starts a read-only transaction where the engine has one

@@ -153,6 +153,7 @@ func (d *myDB) Caps() db.Caps {
 	return db.Caps{
 		ParallelWriters:  4,
 		Analyze:          "ANALYZE TABLE %s",
+		AnalyzeName:      "analyze",
 		BeginWrite:       "START TRANSACTION",
 		BeginRead:        "START TRANSACTION READ ONLY",
 		TimestampType:    "datetime(6)",

@@ -88,6 +88,7 @@ func (d *pgDB) Caps() db.Caps {
 		ParallelWriters:       4,
 		KeysAfterLoad:         true,
 		Analyze:               "VACUUM ANALYZE %s",
+		AnalyzeName:           "vacuum, analyze",
 		BeginWrite:            "BEGIN",
 		BeginRead:             "BEGIN READ ONLY",
 		IntraQueryParallelism: true,

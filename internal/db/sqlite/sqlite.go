@@ -115,6 +115,7 @@ func (d *liteDB) Caps() db.Caps {
 		NumberedParams:   true,
 		ParallelWriters:  1,
 		Analyze:          "ANALYZE %s",
+		AnalyzeName:      "analyze",
 		BeginWrite:       "BEGIN IMMEDIATE",
 		BeginRead:        "BEGIN",
 		TimestampType:    "timestamp",

@@ -243,7 +243,7 @@ func (w *TPCC) Init(ctx context.Context, env *workload.Env) error {
 		return err
 	}
 	if caps.Analyze != "" {
-		env.Progress.Phase("analyze")
+		env.Progress.Phase(caps.AnalyzeName)
 		var an []string
 		for _, t := range Tables {
 			an = append(an, fmt.Sprintf(caps.Analyze, t))
