@@ -173,8 +173,19 @@ func (p *Physical) Before(ctx context.Context, conn db.Conn) {
 // Took is how long the measurement before the run took.
 func (p *Physical) Took() time.Duration { return p.took }
 
-// After measures every table again on conn.
+// After measures every table again on conn. In limited mode, on an engine
+// whose limited figures are statistics only a refresh updates (InnoDB's),
+// it refreshes them first, and notes so: else the figures after the run
+// would be the ones before it.
 func (p *Physical) After(ctx context.Context, conn db.Conn) {
+	if sc, ok := p.DB.(evidence.PhysicalStatsChanger); ok && p.Report.Mode == evidence.PhysicalLimited {
+		p.Report.Notes = append(p.Report.Notes, sc.RefreshNote())
+		for _, t := range p.Tables {
+			if err := sc.RefreshPhysicalStats(ctx, conn, t); err != nil {
+				p.Report.Notes = append(p.Report.Notes, fmt.Sprintf("%s: the statistics could not be refreshed after the run (%s): its figures after it are InnoDB's last ones", t, errLine(err)))
+			}
+		}
+	}
 	p.Report.After = p.measure(ctx, conn)
 }
 

@@ -53,10 +53,18 @@ type PhysicalReader interface {
 // PhysicalStatsChanger is a PhysicalReader whose sampled and detailed
 // modes change what the optimizer knows (InnoDB's ANALYZE TABLE): auto
 // keeps it in limited mode, so that the default evidence does not change
-// the experiment.
+// the experiment. Its limited mode reads statistics only a refresh brings
+// up to date: the measurement after the run refreshes them first, since
+// by then the experiment is over.
 type PhysicalStatsChanger interface {
 	// PhysicalChangesStats names what changes the statistics.
 	PhysicalChangesStats() string
+	// RefreshPhysicalStats brings the statistics limited mode reads of
+	// table up to date.
+	RefreshPhysicalStats(ctx context.Context, conn db.Conn, table string) error
+	// RefreshNote says, in one line, what the refresh after the run does
+	// and costs, for the run's notes.
+	RefreshNote() string
 }
 
 // PhysicalItem is one table (Index nil) or index, as measured once.
