@@ -371,6 +371,11 @@ func flattenRun(r *results.Run) map[string]cfgVal {
 		"config.interval_s":              num(r.Config.IntervalSeconds),
 		"config.seed":                    strconv.FormatUint(r.Config.Seed, 10),
 	}
+	// The transport is part of what a figure measures: TLS costs CPU on
+	// both sides (recorded since issue 38; absent from older runs).
+	if r.Engine.TLS != "" {
+		plain["engine.tls"] = r.Engine.TLS
+	}
 	if r.Config.Terminals > 0 {
 		plain["config.terminals"] = strconv.Itoa(r.Config.Terminals)
 		plain["config.keying_think"] = strconv.FormatBool(r.Config.KeyingThink)

@@ -100,6 +100,9 @@ func SummaryWith(w io.Writer, r *results.Run, opt TextOptions) {
 	if r.Dataset != nil {
 		fmt.Fprintf(w, "dataset: %s\n", r.Dataset.Summary())
 	}
+	if l := r.Engine.TLSLine(); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	fmt.Fprintf(w, "measured %.1fs: %d transactions, %.1f tps, %d errors, %d retries", s.Seconds, s.Transactions, s.TPS, s.Errors, s.Retries)
 	if s.Reconnects > 0 {
 		fmt.Fprintf(w, ", %d reconnects", s.Reconnects)

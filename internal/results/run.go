@@ -141,6 +141,23 @@ type EngineInfo struct {
 	// Normalized are the numeric settings in bytes, ms or plain numbers;
 	// compare compares these.
 	Normalized map[string]Setting `json:"settings_normalized,omitempty"`
+	// TLS is whether the harness's sessions used TLS, as the server saw
+	// the session that read this: "off", or the protocol and cipher
+	// ("TLSv1.3 TLS_AES_256_GCM_SHA384"); empty for an engine without a
+	// network (SQLite) and for runs saved before it was recorded.
+	TLS string `json:"tls,omitempty"`
+}
+
+// TLSLine says how the harness's sessions reached the server, for the
+// summary; "" when unknown.
+func (e EngineInfo) TLSLine() string {
+	switch e.TLS {
+	case "":
+		return ""
+	case "off":
+		return "connection: without TLS"
+	}
+	return "connection: TLS (" + e.TLS + ")"
 }
 
 // Setting is a numeric setting normalised: Value in Unit ("bytes", "ms",

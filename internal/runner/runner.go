@@ -803,7 +803,7 @@ func (s *runStore) addEvidence(id, kind string, seq int, v any) {
 
 // EngineInfo is the server's description as a run records it.
 func EngineInfo(info db.Info) results.EngineInfo {
-	e := results.EngineInfo{Engine: info.Engine, Version: info.Version, Settings: info.Settings, DataDir: info.DataDir}
+	e := results.EngineInfo{Engine: info.Engine, Version: info.Version, Settings: info.Settings, DataDir: info.DataDir, TLS: info.TLS}
 	if len(info.Normalized) > 0 {
 		e.Normalized = make(map[string]results.Setting, len(info.Normalized))
 		for k, v := range info.Normalized {
