@@ -369,12 +369,14 @@ func configSection(r *results.Run) section {
 		{"command", strings.Join(results.RedactArgs(r.Command), " ")},
 		{"target", redact.String(r.Target)},
 		{"engine", strings.TrimSpace(r.Engine.Engine + " " + r.Engine.Version)},
-		{"TLS", orDash(r.Engine.TLS)},
 		{"started", r.StartTime.UTC().Format(time.RFC3339)},
 		{"ended", r.EndTime.UTC().Format(time.RFC3339)},
 		{"clients", strconv.Itoa(c.Clients)},
 	}
 	add := func(k, v string) { sec.Facts = append(sec.Facts, kv{k, v}) }
+	if r.Engine.TLS != "" {
+		add("TLS", r.Engine.TLS)
+	}
 	if c.Terminals > 0 {
 		add("terminals", strconv.Itoa(c.Terminals))
 	}
