@@ -53,7 +53,9 @@ func TestARunRecordsItsDriverAndItsOwnCost(t *testing.T) {
 				t.Fatalf("init: exit %d\n%s", r.code, r.all())
 			}
 			jsonPath := filepath.Join(home, tc.want+".json")
-			args := append([]string{"run", "tpcb", "--db", tc.url, "-c", "2", "-t", "30", "--collect", "none", "--json", jsonPath}, tc.args...)
+			// --verbose: the loops' CPUs and moves are in the summary's
+			// harness line only then.
+			args := append([]string{"run", "tpcb", "--db", tc.url, "-c", "2", "-t", "30", "--collect", "none", "--verbose", "--json", jsonPath}, tc.args...)
 			r := dbh(t, home, args...)
 			if r.code != 0 {
 				t.Fatalf("run: exit %d\n%s", r.code, r.all())

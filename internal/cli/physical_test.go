@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -39,7 +41,7 @@ func TestRandomUUIDKeysLeaveEmptierMoreScatteredLeavesThanSerialKeys(t *testing.
 					t.Fatalf("init %s: %s", key, r.all())
 				}
 				r := dbh(t, home, "run", "inserts", "--db", e.URL, "-c", "2", "-t", "150", "--batch", "10", "-P", "0",
-					"--collect", "physical", "--physical", "detailed", "--json", "-")
+					"--collect", "physical", "--physical", "detailed", "--create-extensions", "--json", "-")
 				if r.code != 0 {
 					t.Fatalf("run %s: %s", key, r.all())
 				}
@@ -95,6 +97,96 @@ func TestRandomUUIDKeysLeaveEmptierMoreScatteredLeavesThanSerialKeys(t *testing.
 					evidence.PctText(u.LeafFragmentationPct), evidence.PctText(s.LeafFragmentationPct))
 			}
 		})
+	}
+}
+
+// pgExtensions lists the extensions of the database at url other than
+// plpgsql.
+func pgExtensions(t *testing.T, url string) []string {
+	t.Helper()
+	_, c := testdb.Connect(t, url)
+	got, err := db.QueryStrings(context.Background(), c, "SELECT extname::text FROM pg_extension WHERE extname <> 'plpgsql' ORDER BY extname")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func TestCollectAllCreatesNoExtensionUnlessTold(t *testing.T) {
+	t.Parallel()
+	url := testdb.Postgres(t, "dbh_phys_consent")
+	home := t.TempDir()
+	if r := dbh(t, home, "init", "inserts", "--db", url, "--prefill", "2000"); r.code != 0 {
+		t.Fatalf("init: %s", r.all())
+	}
+	run := func(extra ...string) (result, results.Run) {
+		t.Helper()
+		js := filepath.Join(t.TempDir(), "run.json")
+		r := dbh(t, home, append([]string{"run", "inserts", "--db", url, "-c", "2", "-t", "100", "-P", "0", "--json", js}, extra...)...)
+		if r.code != 0 {
+			t.Fatalf("run %v: %s", extra, r.all())
+		}
+		var got results.Run
+		b, err := os.ReadFile(js)
+		if err == nil {
+			err = json.Unmarshal(b, &got)
+		}
+		if err != nil || got.Physical == nil || len(got.Physical.After) == 0 {
+			t.Fatalf("run %v: %v, physical %+v\n%s", extra, err, got.Physical, r.all())
+		}
+		return r, got
+	}
+
+	// --collect all (the default) on a database without pgstattuple: the
+	// run measures what it can, says in one line what it would need, and
+	// leaves the database as it was.
+	r, got := run("--collect", "all")
+	if ext := pgExtensions(t, url); len(ext) > 0 {
+		t.Fatalf("a run without --create-extensions created %v", ext)
+	}
+	need := "note: this database has no pgstattuple or pageinspect"
+	if strings.Count(r.stdout, need) != 1 || !strings.Contains(r.stdout, "--create-extensions creates them, or run CREATE EXTENSION pgstattuple; CREATE EXTENSION pageinspect") ||
+		len(got.Physical.CreatedExtensions) > 0 || strings.Contains(r.all(), "created the extension") {
+		t.Errorf("the run does not say once what it would need, or says it created something:\n%s", r.all())
+	}
+	for _, it := range got.Physical.After {
+		if it.Error != "" || it.SizeBytes == nil {
+			t.Errorf("without the extensions, %s was not measured: %+v", it.Name(), it)
+		}
+	}
+
+	// With --create-extensions: created, said as the run goes and in its
+	// summary, and recorded; --verbose shows every row of the table.
+	r, got = run("--collect", "physical", "--create-extensions", "--verbose")
+	if ext := pgExtensions(t, url); strings.Join(ext, ",") != "pageinspect,pgstattuple" {
+		t.Fatalf("--create-extensions left %v", ext)
+	}
+	said := "created the extensions pgstattuple and pageinspect in the target database"
+	if strings.Join(got.Physical.CreatedExtensions, ",") != "pgstattuple,pageinspect" || !strings.Contains(r.stderr, "dbharness: note: "+said) || !strings.Contains(r.stdout, "    "+said) {
+		t.Errorf("created %v; the run says:\n%s", got.Physical.CreatedExtensions, r.all())
+	}
+	rows := 0
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.Contains(l, " before ") || strings.Contains(l, " after ") {
+			rows++
+		}
+	}
+	if n := len(got.Physical.Before) + len(got.Physical.After); rows != n || strings.Contains(r.stdout, "changed notably") {
+		t.Errorf("--verbose shows %d rows of the physical table, want all %d:\n%s", rows, n, r.stdout)
+	}
+
+	// Without --verbose, only the items that changed notably: 100 rows
+	// inserted by each of 2 clients are below the thresholds.
+	r, got = run("--collect", "physical")
+	notable := got.Physical.Notable()
+	if len(got.Physical.CreatedExtensions) > 0 || strings.Contains(r.all(), "created the extension") {
+		t.Errorf("extensions already there are reported created again:\n%s", r.all())
+	}
+	if len(notable) == 0 && !strings.Contains(r.stdout, "none of the 2 tables and indexes measured changed notably over the run (--verbose shows them)") {
+		t.Errorf("nothing changed notably, but the summary does not say so in one line:\n%s", r.stdout)
+	}
+	if strings.Contains(r.stdout, " before ") && len(notable) == 0 {
+		t.Errorf("rows shown though nothing changed notably:\n%s", r.stdout)
 	}
 }
 

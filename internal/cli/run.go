@@ -42,8 +42,10 @@ type runOpts struct {
 	collect      string
 	collectKinds map[string]bool
 	// physical is --physical.
-	physical    string
-	stmtTimeout time.Duration
+	physical string
+	// createExtensions is --create-extensions; verbose --verbose.
+	createExtensions, verbose bool
+	stmtTimeout               time.Duration
 	// set is --set as given; sets the parsed settings.
 	set  []string
 	sets []db.Assignment
@@ -94,6 +96,8 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	o.outs.flagsFor("run")(fs)
 	fs.StringVar(&o.collect, "collect", "all", collect.Help())
 	fs.StringVar(&o.physical, "physical", "auto", "with --collect physical: limited (no leaf page read: catalog and b-tree metapage), sampled (a sample of the leaf pages of an index above 10000 pages, all below), detailed (every page), or auto: detailed when the workload's tables and indexes are below 64 MiB, else limited (limited on MySQL/MariaDB, where the leaf modes run ANALYZE TABLE)")
+	fs.BoolVar(&o.createExtensions, "create-extensions", false, "let the collectors create the extensions they measure with in the target database (PostgreSQL's pgstattuple and pageinspect, for --collect physical); the run says what it created. Without it the run changes no schema: it measures what it can and says what it would need")
+	fs.BoolVar(&o.verbose, "verbose", false, "print the whole summary: every row of the physical table (by default only the tables and indexes that changed notably) and the harness's driver in full")
 	fs.StringVar(&o.cfg.Driver, "driver", "", "how clients run: loop (event loops that own every connection, as pgbench's threads do) or goroutine (one goroutine per client); default loop where the engine has it (PostgreSQL, MySQL/MariaDB) and no --terminals")
 	fs.BoolVar(&o.cfg.PinLoops, "pin-loops", true, "when there is an event loop for every CPU the process may use (two or more), keep each loop's thread on a CPU of its own (--pin-loops=false leaves them to the system's scheduler)")
 	fs.BoolVar(&o.cfg.FollowServer, "follow-server", true, "with the loops pinned, move each connection now and then to the loop on the CPU its server process runs on, so that their wake-ups do not cross CPUs (--follow-server=false keeps every connection on the loop it was dealt)")
@@ -380,6 +384,8 @@ func (sp *runSpec) config(out, warn io.Writer) runner.Config {
 		Percentiles:      o.percentiles,
 		Collect:          o.collectKinds,
 		CollectOptions:   map[string]string{collect.KindPhysical: o.physical},
+		CreateExtensions: o.createExtensions,
+		Verbose:          o.verbose,
 		Results:          o.results,
 		NoSave:           o.noSave,
 		Doctor:           !o.noDoctor,

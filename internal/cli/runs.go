@@ -21,6 +21,8 @@ type storeOpts struct {
 	limit   int
 	// force is --force of the commands that compare.
 	force bool
+	// verbose is show's --verbose.
+	verbose bool
 }
 
 // resultsFlag adds --results to a command that opens the results store.
@@ -33,6 +35,12 @@ func resultsFlag(fs *pflag.FlagSet, p *string) {
 func (o *storeOpts) flags(fs *pflag.FlagSet) {
 	resultsFlag(fs, &o.results)
 	fs.BoolVar(&o.json, "json", false, "print JSON")
+}
+
+// showFlags are the flags of show.
+func (o *storeOpts) showFlags(fs *pflag.FlagSet) {
+	o.flags(fs)
+	fs.BoolVar(&o.verbose, "verbose", false, "print a run's whole summary: every row of the physical table and the harness's driver in full")
 }
 
 // listFlags are the flags of runs and sweeps, which list what.
@@ -151,7 +159,7 @@ func orDash(s string) string {
 
 func (a *app) cmdShow(args []string) error {
 	var o storeOpts
-	fs, err := a.parseSimple("show", args, o.flags)
+	fs, err := a.parseSimple("show", args, o.showFlags)
 	if err != nil {
 		return err
 	}
@@ -181,7 +189,7 @@ func (a *app) cmdShow(args []string) error {
 	if o.json {
 		return report.WriteJSON("-", r)
 	}
-	report.Summary(a.stdout, r)
+	report.SummaryWith(a.stdout, r, report.TextOptions{Verbose: o.verbose})
 	report.ShardText(a.stdout, r)
 	if sw, err := s.SweepOf(context.Background(), r.RunID); err == nil && sw != "" {
 		fmt.Fprintf(a.stdout, "part of sweep %s (`dbharness show %s`)\n", sw, sw)

@@ -87,6 +87,15 @@ func TestTPCCModesThroughTheCommandLine(t *testing.T) {
 				t.Errorf("%s mode: the summary does not show %s:\n%s", want, k, r.stdout)
 			}
 		}
+		// The two NOPMs, equal here, are told apart by their labels, in
+		// the JSON and the summary; NOPM is the result a sweep tabulates.
+		labels, _ := run.Summary["metric_labels"].(map[string]any)
+		ln, _ := labels["nopm"].(string)
+		lh, _ := labels["hammerdb_nopm"].(string)
+		if ln == "" || lh == "" || ln == lh || run.Summary["headline_metric"] != "nopm" ||
+			!strings.Contains(r.stdout, "  ("+ln+")\n") || !strings.Contains(r.stdout, "  ("+lh+")\n") {
+			t.Errorf("%s mode: labels %v, headline %v:\n%s", want, labels, run.Summary["headline_metric"], r.stdout)
+		}
 		if run.Summary["hammerdb_nopm"] != run.Summary["nopm"] {
 			t.Errorf("%s mode: hammerdb_nopm %v differs from nopm %v (no warm-up: they count the same New-Orders)", want,
 				run.Summary["hammerdb_nopm"], run.Summary["nopm"])

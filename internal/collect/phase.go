@@ -25,8 +25,13 @@ type PhaseEnv struct {
 	// Option is the collector's own option, "" when not given (physical's
 	// is --physical, checked with the flags).
 	Option string
-	// Warnf writes a one-line warning.
-	Warnf func(format string, args ...any)
+	// CreateExtensions is the user's consent to create what a collector
+	// needs in the target database (--create-extensions); without it no
+	// collector changes the database's schema.
+	CreateExtensions bool
+	// Warnf writes a one-line warning, Notef a one-line note (what the
+	// run did that the user should know of).
+	Warnf, Notef func(format string, args ...any)
 	// Connect opens a connection to DB, bounded as the run's first
 	// connections are.
 	Connect func(ctx context.Context) (db.Conn, error)

@@ -53,6 +53,7 @@ func startPhysical(ctx context.Context, env *PhaseEnv) *PhaseHooks {
 	if p == nil { // said in the run's summary and JSON
 		return nil
 	}
+	p.CreateExtensions = env.CreateExtensions
 	conn, err := env.Connect(ctx)
 	if err != nil {
 		rep.Unavailable = "could not connect: " + errLine(err)
@@ -63,6 +64,9 @@ func startPhysical(ctx context.Context, env *PhaseEnv) *PhaseHooks {
 	// What the engine cannot give (rep.Notes) is said in the run's
 	// summary and JSON rather than warned on every run.
 	p.Before(ctx, conn)
+	if len(rep.CreatedExtensions) > 0 && env.Notef != nil {
+		env.Notef("%s", rep.CreatedLine())
+	}
 	return &PhaseHooks{After: func(ctx context.Context, unhealthy bool) { p.afterRun(ctx, env, unhealthy) }}
 }
 
@@ -132,6 +136,9 @@ type Physical struct {
 	DB     db.DB
 	Tables []string
 	Report *results.Physical
+	// CreateExtensions lets Before create what the engine measures with
+	// (--create-extensions).
+	CreateExtensions bool
 	// took is how long the measurement before the run took, which bounds
 	// the one after it from below.
 	took time.Duration
@@ -157,7 +164,7 @@ func NewPhysical(d db.DB, tables []string, mode, reason, workload string) (*Phys
 // Before prepares the database and measures every table on conn.
 func (p *Physical) Before(ctx context.Context, conn db.Conn) {
 	pr := p.DB.(evidence.PhysicalReader)
-	p.Report.Source, p.Report.Notes = pr.PreparePhysical(ctx, conn)
+	p.Report.Source, p.Report.Notes, p.Report.CreatedExtensions = pr.PreparePhysical(ctx, conn, p.CreateExtensions)
 	start := time.Now()
 	p.Report.Before = p.measure(ctx, conn)
 	p.took = time.Since(start)
@@ -166,8 +173,19 @@ func (p *Physical) Before(ctx context.Context, conn db.Conn) {
 // Took is how long the measurement before the run took.
 func (p *Physical) Took() time.Duration { return p.took }
 
-// After measures every table again on conn.
+// After measures every table again on conn. In limited mode, on an engine
+// whose limited figures are statistics only a refresh updates (InnoDB's),
+// it refreshes them first, and notes so: else the figures after the run
+// would be the ones before it.
 func (p *Physical) After(ctx context.Context, conn db.Conn) {
+	if sc, ok := p.DB.(evidence.PhysicalStatsChanger); ok && p.Report.Mode == evidence.PhysicalLimited {
+		p.Report.Notes = append(p.Report.Notes, sc.RefreshNote())
+		for _, t := range p.Tables {
+			if err := sc.RefreshPhysicalStats(ctx, conn, t); err != nil {
+				p.Report.Notes = append(p.Report.Notes, fmt.Sprintf("%s: the statistics could not be refreshed after the run (%s): its figures after it are InnoDB's last ones", t, errLine(err)))
+			}
+		}
+	}
 	p.Report.After = p.measure(ctx, conn)
 }
 

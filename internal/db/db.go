@@ -227,6 +227,9 @@ type Caps struct {
 	Vacuum string
 	// Truncate, with %s for a table, empties it.
 	Truncate string
+	// AnalyzeName is what Analyze does, as the loading's steps name it
+	// ("vacuum, analyze" on PostgreSQL, "analyze" elsewhere).
+	AnalyzeName string
 	// BeginWrite starts a transaction that will write.
 	BeginWrite string
 	// BeginRead starts a read-only transaction where the engine has one
@@ -473,6 +476,19 @@ type Info struct {
 	// Normalized holds the numeric settings as a number in a base unit,
 	// for comparison; settings that are not numbers are left out.
 	Normalized map[string]Setting `json:"settings_normalized,omitempty"`
+	// TLS is the transport of the harness's sessions as the server saw
+	// the one that read this (TLSText): "off", the protocol and cipher,
+	// or "" where the engine has no network (SQLite).
+	TLS string `json:"tls,omitempty"`
+}
+
+// TLSText describes a session's TLS from the server's own account of it:
+// "TLSv1.3 TLS_AES_256_GCM_SHA384", or "off" when both are empty.
+func TLSText(version, cipher string) string {
+	if s := strings.TrimSpace(version + " " + cipher); s != "" {
+		return s
+	}
+	return "off"
 }
 
 // Setting is a numeric server setting normalised for comparison: Value in

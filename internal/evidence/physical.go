@@ -36,11 +36,13 @@ func SamplePages(pages int64) int64 {
 // indexes are stored: the engine's package implements it on its DB, and
 // the physical collector finds it by type assertion.
 type PhysicalReader interface {
-	// PreparePhysical readies conn's database for measuring (PostgreSQL
-	// creates pgstattuple where the user may). It returns what the
-	// measurements read (the run's physical.source) and a line for each
-	// thing the engine cannot give and why.
-	PreparePhysical(ctx context.Context, conn db.Conn) (source string, notes []string)
+	// PreparePhysical readies conn's database for measuring. It changes
+	// the database only when create is true (--create-extensions: the
+	// user's consent; PostgreSQL then creates pgstattuple and pageinspect
+	// where the user may). It returns what the measurements read (the
+	// run's physical.source), a line for each thing the engine cannot give
+	// and why (without consent: what it would need), and what it created.
+	PreparePhysical(ctx context.Context, conn db.Conn, create bool) (source string, notes, created []string)
 	// Physical measures table and each of its indexes in mode (one of
 	// PhysicalModes): the table first, then its indexes by name.
 	// Each item records its method, the pages it read and its time; an
@@ -51,10 +53,18 @@ type PhysicalReader interface {
 // PhysicalStatsChanger is a PhysicalReader whose sampled and detailed
 // modes change what the optimizer knows (InnoDB's ANALYZE TABLE): auto
 // keeps it in limited mode, so that the default evidence does not change
-// the experiment.
+// the experiment. Its limited mode reads statistics only a refresh brings
+// up to date: the measurement after the run refreshes them first, since
+// by then the experiment is over.
 type PhysicalStatsChanger interface {
 	// PhysicalChangesStats names what changes the statistics.
 	PhysicalChangesStats() string
+	// RefreshPhysicalStats brings the statistics limited mode reads of
+	// table up to date.
+	RefreshPhysicalStats(ctx context.Context, conn db.Conn, table string) error
+	// RefreshNote says, in one line, what the refresh after the run does
+	// and costs, for the run's notes.
+	RefreshNote() string
 }
 
 // PhysicalItem is one table (Index nil) or index, as measured once.

@@ -199,6 +199,7 @@ func Analyze(sw *results.Sweep, runs map[string]*results.Run) {
 	sw.Points = []results.SweepPoint{}
 	sw.Fits = []results.SweepFit{}
 	sw.USL, sw.USLError = nil, ""
+	sw.HeadlineMetric = headlineMetric(groups)
 	for _, s := range seriesOrder {
 		var clients []int
 		for k := range groups {
@@ -235,6 +236,7 @@ func Analyze(sw *results.Sweep, runs map[string]*results.Run) {
 				}
 			}
 			pt.Physical = physicalMedians(rs)
+			pt.Metrics = metricMedians(rs)
 			for _, name := range opNames {
 				var tps, p50, p99 []float64
 				st := results.SweepOpStat{Name: name}
@@ -341,6 +343,41 @@ func compareSeries(vary []results.VaryFlag, order []string, varyOf map[string]ma
 				out = append(out, results.SeriesComparison{Clients: n, Flag: f.Flag, A: varyOf[a], B: vb, Method: method, Ops: ops, Note: note})
 			}
 		}
+	}
+	return out
+}
+
+// headlineMetric is the workload's result figure named by every run of
+// groups, or "" when they do not all name the same one.
+func headlineMetric[K comparable](groups map[K][]*results.Run) string {
+	h, first := "", true
+	for _, rs := range groups {
+		for _, r := range rs {
+			if first {
+				h, first = r.Summary.HeadlineMetric, false
+			} else if r.Summary.HeadlineMetric != h {
+				return ""
+			}
+		}
+	}
+	return h
+}
+
+// metricMedians are the medians of the workload's figures over runs, each
+// over the runs that have it; nil when none has any.
+func metricMedians(runs []*results.Run) map[string]float64 {
+	vals := map[string][]float64{}
+	for _, r := range runs {
+		for k, v := range r.Summary.Metrics {
+			vals[k] = append(vals[k], v)
+		}
+	}
+	if len(vals) == 0 {
+		return nil
+	}
+	out := make(map[string]float64, len(vals))
+	for k, vs := range vals {
+		out[k] = round(medianOf(vs), 2)
 	}
 	return out
 }

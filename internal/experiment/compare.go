@@ -347,10 +347,13 @@ func deltaPct(a, b float64) *float64 {
 // items are the same when their Eq strings are (Eq defaults to Show), or,
 // where both have Num, when they are within Tol of each other relatively,
 // or with Cut, when they are on the same side of Cut and within Cut of
-// each other.
+// each other. Hi, when set, makes the item a range from Num to Hi (a
+// sweep's table sizes over its runs): two ranges are the same when they
+// overlap, within Tol.
 type cfgVal struct {
 	Show, Eq string
 	Num      *float64
+	Hi       *float64
 	Tol      float64
 	Cut      float64
 }
@@ -363,6 +366,16 @@ func (v cfgVal) eq() string {
 }
 
 func (v cfgVal) same(o cfgVal) bool {
+	if v.Num != nil && o.Num != nil && (v.Hi != nil || o.Hi != nil) {
+		hi := func(x cfgVal) float64 {
+			if x.Hi != nil {
+				return *x.Hi
+			}
+			return *x.Num
+		}
+		near := func(a, b float64) bool { return a <= b || math.Abs(a-b) <= v.Tol*math.Max(math.Abs(a), math.Abs(b)) }
+		return near(*v.Num, hi(o)) && near(*o.Num, hi(v))
+	}
 	if v.Num != nil && o.Num != nil && v.Cut > 0 {
 		a, b := *v.Num, *o.Num
 		return math.Abs(a-b) <= v.Cut && (a > v.Cut) == (b > v.Cut)
@@ -403,6 +416,11 @@ func flattenRun(r *results.Run) map[string]cfgVal {
 		"config.max_tries":               strconv.Itoa(r.Config.MaxTries),
 		"config.interval_s":              num(r.Config.IntervalSeconds),
 		"config.seed":                    strconv.FormatUint(r.Config.Seed, 10),
+	}
+	// The transport is part of what a figure measures: TLS costs CPU on
+	// both sides (recorded since issue 38; absent from older runs).
+	if r.Engine.TLS != "" {
+		plain["engine.tls"] = r.Engine.TLS
 	}
 	if r.Config.Terminals > 0 {
 		plain["config.terminals"] = strconv.Itoa(r.Config.Terminals)
@@ -476,7 +494,10 @@ func othersText(h *results.HostCPU) string {
 
 // flattenSweep lists a sweep's plan and the configuration its runs share:
 // keys on which its completed runs disagree (clients, swept flags, seeds)
-// are left out, the plan says them.
+// are left out, the plan says them; but a size of the data its runs
+// disagree on (a table that grows run to run) is kept as the range of
+// its runs' sizes, so that compare lists the data differences of two
+// sweeps as it lists those of two runs.
 func flattenSweep(sw *results.Sweep, runs map[string]*results.Run) map[string]cfgVal {
 	m := map[string]cfgVal{
 		"workload":      {Show: sw.Workload},
@@ -488,12 +509,24 @@ func flattenSweep(sw *results.Sweep, runs map[string]*results.Run) map[string]cf
 		m["sweep.vary."+v.Flag] = cfgVal{Show: strings.Join(v.Values, ",")}
 	}
 	var common map[string]cfgVal
+	lo, hi := map[string]cfgVal{}, map[string]cfgVal{}
 	for _, pr := range sw.Plan {
 		r := runs[pr.RunID]
 		if r == nil || r.Status != results.StatusCompleted {
 			continue
 		}
 		f := flattenRun(r)
+		for k, v := range f {
+			if !strings.HasPrefix(k, "dataset.tables.") || v.Num == nil {
+				continue
+			}
+			if l, ok := lo[k]; !ok || *v.Num < *l.Num {
+				lo[k] = v
+			}
+			if h, ok := hi[k]; !ok || *v.Num > *h.Num {
+				hi[k] = v
+			}
+		}
 		if common == nil {
 			common = f
 			continue
@@ -503,6 +536,13 @@ func flattenSweep(sw *results.Sweep, runs map[string]*results.Run) map[string]cf
 				delete(common, k)
 			}
 		}
+	}
+	for k, l := range lo {
+		if _, ok := common[k]; ok || len(common) == 0 {
+			continue
+		}
+		h := hi[k]
+		m[k] = cfgVal{Show: l.Show + " to " + h.Show, Num: l.Num, Hi: h.Num, Tol: l.Tol}
 	}
 	for k, v := range common {
 		if _, ok := m[k]; !ok {

@@ -15,8 +15,12 @@ import (
 // Evidence prints the short evidence block of a run: the CPU split of the
 // client host, the top waits, the server's log bytes per transaction and
 // the plan flags, or why the plans were not checked. It prints nothing for
-// a run without evidence, never a header alone.
-func Evidence(w io.Writer, r *results.Run) {
+// a run without evidence, never a header alone. Its physical block has
+// only what changed notably (TextOptions.Verbose prints it whole).
+func Evidence(w io.Writer, r *results.Run) { evidenceText(w, r, TextOptions{}) }
+
+// evidenceText is Evidence as opt says.
+func evidenceText(w io.Writer, r *results.Run, opt TextOptions) {
 	var b strings.Builder
 	// Hosts first, then the waits, then the counters of the server and
 	// of any other collector.
@@ -43,7 +47,7 @@ func Evidence(w io.Writer, r *results.Run) {
 		}
 		fmt.Fprintf(&b, "  plans: not checked (%s)\n", why)
 	}
-	physicalLines(&b, r.Physical)
+	physicalLines(&b, r.Physical, opt.Verbose)
 	serverCPULines(&b, r.ServerCPU)
 	if b.Len() > 0 {
 		if g := r.Group; g != nil && g.EvidenceNote != "" {
@@ -256,7 +260,7 @@ func planLines(w io.Writer, plans []results.StatementPlans) {
 		if len(p.Flags) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "    %s: %s, %d plans\n", p.Statement, strings.ToUpper(strings.Join(p.Flags, ", ")), len(p.Plans))
+		fmt.Fprintf(w, "    %s: %s, %s\n", p.Statement, strings.ToUpper(strings.Join(p.Flags, ", ")), plural(len(p.Plans), "plan"))
 		for i, v := range p.Plans {
 			if i == 3 {
 				fmt.Fprintf(w, "      ... %d more\n", len(p.Plans)-3)

@@ -635,7 +635,7 @@ func evidenceSummary(r *results.Run) []string {
 	if len(flagged) > 0 {
 		out = append(out, "Plan flags: "+strings.Join(flagged, "; "))
 	} else if len(r.Plans) > 0 && results.PlansAfterFailed(r.Plans) == "" {
-		out = append(out, fmt.Sprintf("Plans: %d statements checked, none flagged", len(r.Plans)))
+		out = append(out, fmt.Sprintf("Plans: %s checked, none flagged", plural(len(r.Plans), "statement")))
 	}
 	if l := serverCPUSummary(r.ServerCPU); l != "" {
 		out = append(out, l)

@@ -329,7 +329,7 @@ func summarySection(r *results.Run) section {
 	sec := section{ID: "summary", Title: "Summary"}
 	sec.Intro = fmt.Sprintf("Measured %s: %s transactions at %s tps. Latencies in milliseconds, from the run's HdrHistograms.",
 		fmtSeconds(s.Seconds), fmtCount(s.Transactions), fmtNum(s.TPS))
-	if line, warnings := harnessCost(r); line != "" {
+	if line, warnings := harnessCost(r, true); line != "" {
 		sec.Intro += " The harness: " + line + "."
 		sec.Warnings = warnings
 	}
@@ -367,7 +367,7 @@ func summarySection(r *results.Run) section {
 		sec.Facts = append(sec.Facts, kv{"fixed work", fmt.Sprintf("%d clients finished between %.3f s and %.3f s (spread %.3f s)", n, lo, hi, hi-lo)})
 	}
 	for _, k := range sortedMetricKeys(s.Metrics) {
-		sec.Facts = append(sec.Facts, kv{k, fmtNum(s.Metrics[k])})
+		sec.Facts = append(sec.Facts, kv{k, fmtNum(s.Metrics[k]) + metricLabel(s, k)})
 	}
 	return sec
 }
@@ -401,6 +401,9 @@ func configSection(r *results.Run) section {
 		{"clients", strconv.Itoa(c.Clients)},
 	}
 	add := func(k, v string) { sec.Facts = append(sec.Facts, kv{k, v}) }
+	if r.Engine.TLS != "" {
+		add("TLS", r.Engine.TLS)
+	}
 	if c.Terminals > 0 {
 		add("terminals", strconv.Itoa(c.Terminals))
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,10 +18,14 @@ var physicalHead = []string{"item", "kind", "when", "size", "pages", "leaves", "
 // physicalNum marks the numeric columns of physicalHead.
 var physicalNum = []bool{false, false, false, true, true, true, true, true, true, true, true, true, true, false}
 
-// physicalRows is a row per item and measurement (before, then after).
-func physicalRows(p *results.Physical) [][]string {
+// physicalRows is a row per item and measurement (before, then after), of
+// the items whose keys are in only (all of them when only is nil).
+func physicalRows(p *results.Physical, only []string) [][]string {
 	var rows [][]string
 	add := func(when string, it *evidence.PhysicalItem) {
+		if only != nil && !slices.Contains(only, it.Key()) {
+			return
+		}
 		if it.Error != "" {
 			rows = append(rows, []string{it.Name(), it.Kind(), when, "error: " + it.Error, "", "", "", "", "", "", "", "", "", it.Method})
 			return
@@ -45,10 +50,11 @@ func physicalRows(p *results.Physical) [][]string {
 }
 
 // physicalTable is the head, numeric columns and rows of the physical
-// measurement, without the columns no item has a figure in (a dash or
-// nothing in every row), and with the method only when withMethod.
-func physicalTable(p *results.Physical, withMethod bool) (head []string, num []bool, rows [][]string) {
-	all := physicalRows(p)
+// measurement of the items in only (all when nil), without the columns no
+// item has a figure in (a dash or nothing in every row), and with the
+// method only when withMethod.
+func physicalTable(p *results.Physical, only []string, withMethod bool) (head []string, num []bool, rows [][]string) {
+	all := physicalRows(p, only)
 	n := len(physicalHead)
 	if !withMethod {
 		n--
@@ -104,8 +110,10 @@ func physicalTitle(p *results.Physical) string {
 
 // physicalLines writes the physical block of the text summary and `show`:
 // why nothing was measured, or a table of the items before and after the
-// run, then the engine's notes.
-func physicalLines(w io.Writer, p *results.Physical) {
+// run, then the engine's notes and what the run created. Unless verbose,
+// the table has only the items that changed notably
+// (results.PhysicalNotable), and is one line when none did.
+func physicalLines(w io.Writer, p *results.Physical, verbose bool) {
 	if p == nil {
 		return
 	}
@@ -113,8 +121,59 @@ func physicalLines(w io.Writer, p *results.Physical) {
 		fmt.Fprintf(w, "  physical: not measured (%s)\n", p.Unavailable)
 		return
 	}
-	fmt.Fprintf(w, "  %s:\n", physicalTitle(p))
-	head, num, body := physicalTable(p, true)
+	var only []string
+	hidden := 0
+	if !verbose {
+		only = p.Notable()
+		if only == nil {
+			only = []string{} // nothing after the run to compare with
+		}
+		hidden = p.Items() - len(only)
+	}
+	switch {
+	case only != nil && len(only) == 0 && len(p.After) == 0:
+		fmt.Fprintf(w, "  %s: %s measured before the run only (--verbose shows them)\n", physicalTitle(p), tablesAndIndexes(hidden, ""))
+	case only != nil && len(only) == 0:
+		fmt.Fprintf(w, "  %s: none of the %s measured changed notably over the run (--verbose shows them)\n", physicalTitle(p), tablesAndIndexes(hidden, ""))
+	default:
+		fmt.Fprintf(w, "  %s:\n", physicalTitle(p))
+		physicalTableText(w, p, only)
+		if hidden > 0 {
+			fmt.Fprintf(w, "    %s did not change notably (--verbose shows %s)\n", tablesAndIndexes(hidden, "other "), pluralThem(hidden))
+		}
+	}
+	if p.AfterError != "" {
+		fmt.Fprintf(w, "    after the run: not measured (%s)\n", p.AfterError)
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(w, "    note: %s\n", n)
+	}
+	if l := p.CreatedLine(); l != "" {
+		fmt.Fprintf(w, "    %s\n", l)
+	}
+}
+
+// tablesAndIndexes counts n tables and indexes ("1 other table or index",
+// "7 tables and indexes").
+func tablesAndIndexes(n int, other string) string {
+	if n == 1 {
+		return "1 " + other + "table or index"
+	}
+	return fmt.Sprintf("%d %stables and indexes", n, other)
+}
+
+// pluralThem is "it" or "them".
+func pluralThem(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// physicalTableText writes the text table of the items in only (all when
+// nil), the method last and unpadded.
+func physicalTableText(w io.Writer, p *results.Physical, only []string) {
+	head, num, body := physicalTable(p, only, true)
 	rows := append([][]string{head}, body...)
 	// The method is long and last: it is not padded.
 	width := make([]int, len(head)-1)
@@ -136,12 +195,6 @@ func physicalLines(w io.Writer, p *results.Physical) {
 		}
 		b.WriteString(r[len(r)-1])
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
-	if p.AfterError != "" {
-		fmt.Fprintf(w, "    after the run: not measured (%s)\n", p.AfterError)
-	}
-	for _, n := range p.Notes {
-		fmt.Fprintf(w, "    note: %s\n", n)
 	}
 }
 
@@ -195,10 +248,13 @@ func physicalSection(p *results.Physical) section {
 	for _, n := range p.Notes {
 		sec.Facts = append(sec.Facts, kv{"note", n})
 	}
+	if l := p.CreatedLine(); l != "" {
+		sec.Facts = append(sec.Facts, kv{"extensions", l})
+	}
 	if m := physicalMethods(p); m != "" {
 		sec.Facts = append(sec.Facts, kv{"read with", m})
 	}
-	head, num, rows := physicalTable(p, false)
+	head, num, rows := physicalTable(p, nil, false)
 	sec.Tables = append(sec.Tables, table{Head: head, Num: num, Rows: rows})
 	return sec
 }

@@ -30,11 +30,20 @@ func TestThePhysicalMeasurementIsInTheSummaryTheReportAndMarkdown(t *testing.T) 
 	var b bytes.Buffer
 	Evidence(&b, r)
 	text := b.String()
-	for _, want := range []string{"physical (detailed; auto: small):", "inserts_pkey  primary key  after    920 KiB", "64.9%", "2.1 ms",
-		"note: leaf order unknown here"} {
+	for _, want := range []string{"physical (detailed; auto: small):", "inserts_pkey  primary key  after   920 KiB", "64.9%", "2.1 ms",
+		"note: leaf order unknown here", "1 other table or index did not change notably (--verbose shows it)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, text)
 		}
+	}
+	// The table did not change: only --verbose shows it.
+	if strings.Contains(text, "inserts       table") {
+		t.Errorf("the summary shows a table that did not change:\n%s", text)
+	}
+	b.Reset()
+	evidenceText(&b, r, TextOptions{Verbose: true})
+	if v := b.String(); !strings.Contains(v, "inserts       table        after") || strings.Contains(v, "did not change notably") {
+		t.Errorf("--verbose does not show every row:\n%s", v)
 	}
 	// No item has a fragmentation or dead rows: the columns are left out.
 	if strings.Contains(text, "frag.") || strings.Contains(text, "dead") {
@@ -61,6 +70,30 @@ func TestThePhysicalMeasurementIsInTheSummaryTheReportAndMarkdown(t *testing.T) 
 	Evidence(&b, none)
 	if b.String() != "evidence:\n  physical: not measured (workload null names no tables)\n" {
 		t.Errorf("got %q", b.String())
+	}
+}
+
+func TestAPhysicalMeasurementWithNoNotableChangeIsOneLine(t *testing.T) {
+	r := physicalRun(89, 1<<19) // a point of density, the same size
+	var b bytes.Buffer
+	Evidence(&b, r)
+	want := "evidence:\n  physical (detailed; auto: small): none of the 2 tables and indexes measured changed notably over the run (--verbose shows them)\n    note: leaf order unknown here\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	// Without a measurement after the run there is no change to show.
+	r.Physical.After, r.Physical.AfterError = nil, "could not connect"
+	b.Reset()
+	Evidence(&b, r)
+	if !strings.Contains(b.String(), "2 tables and indexes measured before the run only (--verbose shows them)\n    after the run: not measured (could not connect)") {
+		t.Errorf("got\n%s", b.String())
+	}
+	// What the run created is said, whatever changed.
+	r.Physical.CreatedExtensions = []string{"pgstattuple"}
+	b.Reset()
+	Evidence(&b, r)
+	if !strings.Contains(b.String(), "    created the extension pgstattuple in the target database to measure its tables, as --create-extensions allows (DROP EXTENSION removes it)\n") {
+		t.Errorf("got\n%s", b.String())
 	}
 }
 

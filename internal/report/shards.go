@@ -158,7 +158,7 @@ func shardHostCost(sh results.ShardResult) (string, []string) {
 		return "", nil
 	}
 	n := shardName(sh)
-	return hostCost(*sh.Evidence, n+"'s host", n+"'s event loop", saturatedBy(nil))
+	return hostCost(*sh.Evidence, n+"'s host", n+"'s event loop", saturatedBy(nil), true)
 }
 
 // shardHostSeries is a shard's series of its own host, or nil.

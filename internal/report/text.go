@@ -77,9 +77,20 @@ func fmtMs(v float64) string {
 	}
 }
 
+// TextOptions say how much of a run the text summary prints.
+type TextOptions struct {
+	// Verbose prints it whole: every row of the physical table, not only
+	// those that changed notably, and the harness's driver in full (its
+	// loops' CPUs, connection moves, CPU seconds, the host's idle share).
+	Verbose bool
+}
+
 // Summary prints the end-of-run summary: the run line and a table per
-// transaction type.
-func Summary(w io.Writer, r *results.Run) {
+// transaction type, without what only --verbose prints.
+func Summary(w io.Writer, r *results.Run) { SummaryWith(w, r, TextOptions{}) }
+
+// SummaryWith prints the end-of-run summary as opt says.
+func SummaryWith(w io.Writer, r *results.Run, opt TextOptions) {
 	s := r.Summary
 	fmt.Fprintf(w, "\nrun %s%s  %s  workload %s  engine %s %s  clients %d  status %s\n", r.RunID, results.Quoted(r.Label),
 		r.StartTime.Local().Format("2006-01-02 15:04:05"), r.Name(), r.Engine.Engine, r.Engine.Version, r.Config.Clients, r.Status)
@@ -88,6 +99,9 @@ func Summary(w io.Writer, r *results.Run) {
 	}
 	if r.Dataset != nil {
 		fmt.Fprintf(w, "dataset: %s\n", r.Dataset.Summary())
+	}
+	if l := r.Engine.TLSLine(); l != "" {
+		fmt.Fprintln(w, l)
 	}
 	fmt.Fprintf(w, "measured %.1fs: %d transactions, %.1f tps, %d errors, %d retries", s.Seconds, s.Transactions, s.TPS, s.Errors, s.Retries)
 	if s.Reconnects > 0 {
@@ -106,7 +120,7 @@ func Summary(w io.Writer, r *results.Run) {
 	if s.AbandonedClients > 0 {
 		fmt.Fprintf(w, "%d clients were still waiting for the server when the run ended: their statements could not be cancelled\n", s.AbandonedClients)
 	}
-	costLine(w, r)
+	costLine(w, r, opt.Verbose)
 	if sh := r.Shard; sh != nil {
 		if x := lateStartWarning("this shard", sh.FirstTxLateMs, r.Config.IntervalSeconds); x != "" {
 			fmt.Fprintln(w, "warning: "+x)
@@ -143,7 +157,7 @@ func Summary(w io.Writer, r *results.Run) {
 		fmt.Fprintf(w, "open loop: target %.1f tps, achieved %.1f tps (%.0f%%)\n", rate, s.TPS, 100*s.TPS/rate)
 	}
 	for _, k := range sortedMetricKeys(s.Metrics) {
-		fmt.Fprintf(w, "%s: %s\n", k, fmtMetric(s.Metrics[k]))
+		fmt.Fprintf(w, "%s: %s%s\n", k, fmtMetric(s.Metrics[k]), metricLabel(s, k))
 	}
 	cols := []string{}
 	for _, p := range r.Config.Percentiles {
@@ -186,7 +200,16 @@ func Summary(w io.Writer, r *results.Run) {
 		}
 	}
 	IOText(w, r)
-	Evidence(w, r)
+	evidenceText(w, r, opt)
+}
+
+// metricLabel is a workload figure's label, in brackets after two
+// spaces, or "" when the run has none.
+func metricLabel(s results.Summary, k string) string {
+	if l := s.MetricLabels[k]; l != "" {
+		return "  (" + l + ")"
+	}
+	return ""
 }
 
 // maxClientTimes is the most clients whose times the summary lists one by
@@ -222,9 +245,10 @@ func WriteJSON(path string, v any) error {
 
 // costLine prints what the harness itself cost (principle 6: it is never the
 // bottleneck, and every run shows that it was not) and warns when its host
-// was saturated.
-func costLine(w io.Writer, r *results.Run) {
-	line, warnings := harnessCost(r)
+// was saturated: in one short line (the driver and its CPU per
+// transaction), or in full when verbose.
+func costLine(w io.Writer, r *results.Run, verbose bool) {
+	line, warnings := harnessCost(r, verbose)
 	if line == "" {
 		return
 	}
@@ -247,11 +271,11 @@ func hostCPULine(w io.Writer, h *results.HostCPU) {
 	}
 }
 
-// harnessCost describes the harness's driver and its own CPU, and returns
-// warnings when its host was saturated or its event loop nearly so; ""
-// for a run saved before the driver was recorded.
-func harnessCost(r *results.Run) (string, []string) {
-	line, warnings := hostCost(r.HostCost(), "the client host", "the event loop", saturatedBy(r.Summary.HostCPU))
+// harnessCost describes the harness's driver and its own CPU, in full or
+// in short, and returns warnings when its host was saturated or its event
+// loop nearly so; "" for a run saved before the driver was recorded.
+func harnessCost(r *results.Run, full bool) (string, []string) {
+	line, warnings := hostCost(r.HostCost(), "the client host", "the event loop", saturatedBy(r.Summary.HostCPU), full)
 	if r.Group != nil && line != "" {
 		line += fmt.Sprintf(", its %d shard hosts together (each host's own under the shards)", len(r.Shards))
 	}
@@ -270,13 +294,35 @@ func saturatedBy(h *results.HostCPU) string {
 
 // hostCost is harnessCost of one host's figures, the warnings naming the
 // host and its loop as given ("the client host", "the event loop"), and
-// the saturation's likely cause as cause.
-func hostCost(e results.HostEvidence, host, loop, cause string) (string, []string) {
+// the saturation's likely cause as cause. The short line is the driver,
+// its CPU per transaction and its busiest loop's share; full adds the
+// loops' CPUs and connection moves, the CPU seconds, and the host's idle
+// share and run queue (which the host CPU line also gives).
+func hostCost(e results.HostEvidence, host, loop, cause string, full bool) (string, []string) {
 	if e.Driver == "" {
 		return "", nil
 	}
 	drv := e.Driver + " driver"
 	var warnings []string
+	if e.Driver == "loop" && e.LoopBusyPct != nil && *e.LoopBusyPct >= loopBusyWarn {
+		n := max(1, e.Loops)
+		warnings = append(warnings, fmt.Sprintf("%s was %.0f%% busy: one loop nearly saturated a core, so the harness may have held the throughput back; %s",
+			loop, *e.LoopBusyPct, moreLoops(n, e.Cores)))
+	}
+	if e.HostSaturated {
+		warnings = append(warnings, saturatedWarning(e, host, cause))
+	}
+	if !full {
+		line := fmt.Sprintf("%s, %.1f µs CPU per transaction", drv, e.ClientCPUUsPerTx)
+		if e.Driver == "loop" && e.LoopBusyPct != nil {
+			which := "its loop"
+			if e.Loops > 1 {
+				which = fmt.Sprintf("the busiest of %d loops", e.Loops)
+			}
+			line += fmt.Sprintf(", %s %.0f%% busy", which, *e.LoopBusyPct)
+		}
+		return line, warnings
+	}
 	if e.Driver == "loop" {
 		n := max(1, e.Loops)
 		drv = fmt.Sprintf("loop driver (%s", plural(n, "loop"))
@@ -292,9 +338,6 @@ func hostCost(e results.HostEvidence, host, loop, cause string) (string, []strin
 				busiest = "the busiest "
 			}
 			drv += fmt.Sprintf(", %s%.0f%% busy", busiest, *e.LoopBusyPct)
-			if *e.LoopBusyPct >= loopBusyWarn {
-				warnings = append(warnings, fmt.Sprintf("%s was %.0f%% busy: one loop nearly saturated a core, so the harness may have held the throughput back; give it another with --loops %d", loop, *e.LoopBusyPct, n+1))
-			}
 		}
 		drv += ")"
 	}
@@ -305,10 +348,22 @@ func hostCost(e results.HostEvidence, host, loop, cause string) (string, []strin
 	if e.HostRunQueue != nil {
 		line += fmt.Sprintf(", run queue %.1f", *e.HostRunQueue)
 	}
-	if e.HostSaturated {
-		warnings = append(warnings, fmt.Sprintf("%s was saturated during the run (idle under 5%% or a run queue above twice its %d cores): %s", host, e.Cores, cause))
-	}
 	return line, warnings
+}
+
+// saturatedWarning says that host was saturated, and its likely cause.
+func saturatedWarning(e results.HostEvidence, host, cause string) string {
+	return fmt.Sprintf("%s was saturated during the run (idle under 5%% or a run queue above twice its %d cores): %s", host, e.Cores, cause)
+}
+
+// moreLoops is the advice to a run of n loops, one of which nearly
+// saturated a core, on a host of cores CPUs (0: unknown): another loop
+// while the host has a CPU without one, else another host.
+func moreLoops(n, cores int) string {
+	if cores > 0 && n >= cores {
+		return fmt.Sprintf("each of the host's %s has a loop already, so another loop would not help: run the clients from a host with more CPUs, or from several hosts (--shard)", plural(cores, "CPU"))
+	}
+	return fmt.Sprintf("give it another with --loops %d", n+1)
 }
 
 // loopBusyWarn is the busy share of an event loop, in %, from which a run

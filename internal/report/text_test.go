@@ -77,9 +77,17 @@ func TestSummaryShowsTheHarnessCostAndWarnsWhenItMayBeTheBottleneck(t *testing.T
 			HostIdlePct: pct(40), HostRunQueue: pct(1.5), LoopBusyPct: pct(55)}}
 	var b bytes.Buffer
 	Summary(&b, r)
-	if want := "harness: loop driver (1 loop, 55% busy), 5.0 µs CPU per transaction (2.50 s in all); client host 40% idle, run queue 1.5"; !strings.Contains(b.String(), want) {
+	// One short line by default; the driver's internals with --verbose.
+	if want := "\nharness: loop driver, 5.0 µs CPU per transaction, its loop 55% busy\n"; !strings.Contains(b.String(), want) {
 		t.Errorf("summary lacks %q:\n%s", want, b.String())
 	}
+	b.Reset()
+	SummaryWith(&b, r, TextOptions{Verbose: true})
+	if want := "harness: loop driver (1 loop, 55% busy), 5.0 µs CPU per transaction (2.50 s in all); client host 40% idle, run queue 1.5"; !strings.Contains(b.String(), want) {
+		t.Errorf("the verbose summary lacks %q:\n%s", want, b.String())
+	}
+	b.Reset()
+	Summary(&b, r)
 	if strings.Contains(b.String(), "warning") {
 		t.Errorf("a run with an idle host and a half-busy loop warns:\n%s", b.String())
 	}
@@ -91,6 +99,14 @@ func TestSummaryShowsTheHarnessCostAndWarnsWhenItMayBeTheBottleneck(t *testing.T
 			t.Errorf("summary lacks %q:\n%s", want, b.String())
 		}
 	}
+	// On a host whose every CPU has a loop, another loop is no advice.
+	r.Config.Loops = 2
+	b.Reset()
+	Summary(&b, r)
+	if s := b.String(); strings.Contains(s, "--loops 3") || !strings.Contains(s, "each of the host's 2 CPUs has a loop already") {
+		t.Errorf("the advice to 2 loops on 2 CPUs:\n%s", s)
+	}
+	r.Config.Loops = 1
 	page, err := runPage(r, HTMLOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +130,19 @@ func TestSummaryShowsTheHarnessCostAndWarnsWhenItMayBeTheBottleneck(t *testing.T
 		blamed := strings.Contains(b.String(), "the harness may have been the bottleneck")
 		if theirs != c.theirs || blamed == c.theirs {
 			t.Errorf("others %v%%, harness %v%%: laid to others %v, to the harness %v:\n%s", c.others, c.harness, theirs, blamed, b.String())
+		}
+	}
+}
+
+func TestTheWorkloadsFiguresAreLabelled(t *testing.T) {
+	r := &results.Run{RunID: "r", Workload: "tpcc", Status: results.StatusCompleted, Config: results.Config{Percentiles: []float64{50}},
+		Summary: results.Summary{Transactions: 10, Seconds: 1, Metrics: map[string]float64{"nopm": 1608.5, "hammerdb_nopm": 1608.5, "x": 2},
+			MetricLabels: map[string]string{"nopm": "counted by the harness", "hammerdb_nopm": "HammerDB's"}}}
+	var b bytes.Buffer
+	Summary(&b, r)
+	for _, want := range []string{"\nhammerdb_nopm: 1608.5  (HammerDB's)\n", "\nnopm: 1608.5  (counted by the harness)\n", "\nx: 2.000\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the summary lacks %q:\n%s", want, b.String())
 		}
 	}
 }

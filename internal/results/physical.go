@@ -2,6 +2,8 @@ package results
 
 import (
 	"fmt"
+	"math"
+	"strings"
 
 	"github.com/dbharness/dbharness/internal/evidence"
 )
@@ -19,6 +21,10 @@ type Physical struct {
 	// Notes say what the engine could not give and why, one line each
 	// (an extension that could not be created, say).
 	Notes []string `json:"notes,omitempty"`
+	// CreatedExtensions are the extensions the run created in the target
+	// database to measure with (PostgreSQL's pgstattuple, pageinspect).
+	// Only --create-extensions lets a run create any.
+	CreatedExtensions []string `json:"created_extensions,omitempty"`
 	// Unavailable says why nothing was measured; Before and After are then
 	// empty.
 	Unavailable string                  `json:"unavailable,omitempty"`
@@ -26,6 +32,20 @@ type Physical struct {
 	After       []evidence.PhysicalItem `json:"after"`
 	// AfterError says why the measurement after the run is missing.
 	AfterError string `json:"after_error,omitempty"`
+}
+
+// CreatedLine says which extensions the run created, for the run's note
+// and its summary; "" when none.
+func (p *Physical) CreatedLine() string {
+	if p == nil || len(p.CreatedExtensions) == 0 {
+		return ""
+	}
+	what, it := "the extension ", "it"
+	if len(p.CreatedExtensions) > 1 {
+		what, it = "the extensions ", "them"
+	}
+	return fmt.Sprintf("created %s%s in the target database to measure its tables, as --create-extensions allows (DROP EXTENSION removes %s)",
+		what, strings.Join(p.CreatedExtensions, " and "), it)
 }
 
 // PhysicalFind returns the item with key k of list l, or nil.
@@ -124,4 +144,87 @@ type SweepPhysical struct {
 	SizeBytes            *int64   `json:"size_bytes"`
 	LeafDensityPct       *float64 `json:"leaf_density_pct"`
 	LeafFragmentationPct *float64 `json:"leaf_fragmentation_pct"`
+}
+
+// What makes a table's or index's change over a run notable, for the text
+// summary, which shows only those (all of them with --verbose, and in the
+// HTML report): its size moved by PhysicalNotablePct of the smaller size
+// and by at least PhysicalNotableBytes (a page or two of a small table is
+// not), its free space by as much of its size, its b-tree depth changed,
+// or its leaf density or leaf fragmentation moved by PhysicalNotablePoints
+// percentage points. Dead rows alone are not: what they cost shows in the
+// size and free space. An item measured once only, or with an error, is
+// notable too.
+const (
+	PhysicalNotablePct    = 10
+	PhysicalNotableBytes  = 64 << 10
+	PhysicalNotablePoints = 5
+)
+
+// PhysicalNotable says whether an item changed notably between its
+// measurement before the run (b) and after it (a); either may be nil.
+func PhysicalNotable(b, a *evidence.PhysicalItem) bool {
+	if b == nil || a == nil || b.Error != "" || a.Error != "" {
+		return true
+	}
+	bytes := func(x, y *int64, of int64) bool {
+		if x == nil || y == nil {
+			return x != y
+		}
+		d := *y - *x
+		if d < 0 {
+			d = -d
+		}
+		return d >= PhysicalNotableBytes && float64(d)*100 >= PhysicalNotablePct*float64(of)
+	}
+	points := func(x, y *float64) bool {
+		if x == nil || y == nil {
+			return (x == nil) != (y == nil)
+		}
+		return math.Abs(*y-*x) >= PhysicalNotablePoints
+	}
+	size := int64(-1)
+	for _, s := range []*int64{b.SizeBytes, a.SizeBytes} {
+		if s != nil && (size < 0 || *s < size) {
+			size = *s
+		}
+	}
+	size = max(size, 0)
+	depth := (b.Depth == nil) != (a.Depth == nil) || b.Depth != nil && a.Depth != nil && *b.Depth != *a.Depth
+	return bytes(b.SizeBytes, a.SizeBytes, size) || bytes(b.FreeBytes, a.FreeBytes, size) || depth ||
+		points(b.LeafDensityPct, a.LeafDensityPct) || points(b.LeafFragmentationPct, a.LeafFragmentationPct)
+}
+
+// Notable lists the keys of the items that changed notably over the run
+// (PhysicalNotable), in the order of the measurement before it, then
+// those measured after it only. It is nil when there is no measurement
+// after the run to compare with.
+func (p *Physical) Notable() []string {
+	if p == nil || len(p.After) == 0 {
+		return nil
+	}
+	var out []string
+	for i := range p.Before {
+		k := p.Before[i].Key()
+		if PhysicalNotable(&p.Before[i], PhysicalFind(p.After, k)) {
+			out = append(out, k)
+		}
+	}
+	for i := range p.After {
+		if k := p.After[i].Key(); PhysicalFind(p.Before, k) == nil {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Items counts the tables and indexes measured, before or after the run.
+func (p *Physical) Items() int {
+	n := len(p.Before)
+	for i := range p.After {
+		if PhysicalFind(p.Before, p.After[i].Key()) == nil {
+			n++
+		}
+	}
+	return n
 }

@@ -158,6 +158,23 @@ type EngineInfo struct {
 	// Normalized are the numeric settings in bytes, ms or plain numbers;
 	// compare compares these.
 	Normalized map[string]Setting `json:"settings_normalized,omitempty"`
+	// TLS is whether the harness's sessions used TLS, as the server saw
+	// the session that read this: "off", or the protocol and cipher
+	// ("TLSv1.3 TLS_AES_256_GCM_SHA384"); empty for an engine without a
+	// network (SQLite) and for runs saved before it was recorded.
+	TLS string `json:"tls,omitempty"`
+}
+
+// TLSLine says how the harness's sessions reached the server, for the
+// summary; "" when unknown.
+func (e EngineInfo) TLSLine() string {
+	switch e.TLS {
+	case "":
+		return ""
+	case "off":
+		return "connection: without TLS"
+	}
+	return "connection: TLS (" + e.TLS + ")"
 }
 
 // Setting is a numeric setting normalised: Value in Unit ("bytes", "ms",
@@ -287,6 +304,12 @@ type Summary struct {
 	// Metrics are workload-specific figures (e.g. nopm), written as keys of
 	// the summary object itself.
 	Metrics map[string]float64 `json:"-"`
+	// MetricLabels say what each of Metrics is, where the workload says
+	// (workload.MetricLabeler), by the same keys.
+	MetricLabels map[string]string `json:"metric_labels,omitempty"`
+	// HeadlineMetric names the one of Metrics that is the workload's
+	// result ("nopm"), which a sweep tabulates beside tps.
+	HeadlineMetric string `json:"headline_metric,omitempty"`
 }
 
 // Outage is a span of the run during which clients had no connection to

@@ -116,6 +116,10 @@ type Sweep struct {
 	// series that differs from it in one swept flag only, which there
 	// takes its first value.
 	SeriesComparisons []SeriesComparison `json:"series_comparisons,omitempty"`
+	// HeadlineMetric is the workload's result figure ("nopm" for TPC-C)
+	// when every completed run names the same one: the sweep's table
+	// shows its median (SweepPoint.Metrics) beside the tps.
+	HeadlineMetric string `json:"headline_metric,omitempty"`
 }
 
 // SeriesComparison is series B of a sweep against series A at one client
@@ -222,6 +226,9 @@ type SweepPoint struct {
 	// Physical is each index (and b-tree table) of the point's runs after
 	// each run (--collect physical), as medians over the runs.
 	Physical []SweepPhysical `json:"physical,omitempty"`
+	// Metrics are the medians over the point's runs of the workload's own
+	// figures (nopm, tpm, ...), each over the runs that have it.
+	Metrics map[string]float64 `json:"metrics,omitempty"`
 }
 
 // SweepOpStat is one transaction type at one sweep point. Latencies are

@@ -29,8 +29,11 @@ type evidence struct {
 // onPoint (may be nil) is given each evidence interval as it is computed.
 //
 // options are the collectors' own options, by name, checked by the caller.
-func startEvidence(ctx context.Context, warnf func(format string, args ...any), kinds map[string]bool, options map[string]string, d db.DB, runner workload.Runner,
+// base gives the collectors around the measured phase their Warnf, Notef
+// and CreateExtensions; the rest of their environment is set here.
+func startEvidence(ctx context.Context, base collect.PhaseEnv, kinds map[string]bool, options map[string]string, d db.DB, runner workload.Runner,
 	run *results.Run, onPoint func(kind string, seq int, v any)) *evidence {
+	warnf := base.Warnf
 	if len(kinds) == 0 {
 		return nil
 	}
@@ -41,8 +44,9 @@ func startEvidence(ctx context.Context, warnf func(format string, args ...any), 
 	if tg, ok := d.(db.Tagger); ok {
 		appName = tg.Tag("dbharness-" + run.RunID)
 	}
-	env := &collect.PhaseEnv{DB: d, Run: run, Workload: runner, Warnf: warnf,
-		Connect: func(ctx context.Context) (db.Conn, error) { return connect(ctx, d) }}
+	env := &base
+	env.DB, env.Run, env.Workload = d, run, runner
+	env.Connect = func(ctx context.Context) (db.Conn, error) { return connect(ctx, d) }
 	ev.phases = collect.PhaseStart(ctx, env, kinds, options)
 	if onIntervals(kinds) {
 		ev.col = collect.For(d, kinds, appName)

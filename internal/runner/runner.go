@@ -68,6 +68,13 @@ type Config struct {
 	// (collect.PhaseEnv.Option; --physical is physical's), checked by the
 	// caller.
 	CollectOptions map[string]string
+	// CreateExtensions lets the collectors create what they measure with
+	// in the target database (--create-extensions); without it the run
+	// changes no schema, and says what it would need.
+	CreateExtensions bool
+	// Verbose prints the whole of the summary: every row of the physical
+	// table and the harness's driver in full (--verbose).
+	Verbose bool
 	// Results is the results store file ("" is store.DefaultPath());
 	// NoSave keeps the run out of it.
 	Results string
@@ -452,7 +459,9 @@ func (r *oneRun) evidence(ctx context.Context) {
 	}
 	// Every run accounts for the host's CPU, --collect none included.
 	r.host = collect.StartHostAccount(ctx, r.d, r.cfg.Interval, r.cfg.Warmup)
-	r.ev = startEvidence(ctx, r.warnf, r.c.Collect, r.c.CollectOptions, r.d, r.runner, run, onPoint)
+	base := collect.PhaseEnv{Warnf: r.warnf, CreateExtensions: r.c.CreateExtensions,
+		Notef: func(format string, args ...any) { fmt.Fprintf(r.warn, "dbharness: note: "+format+"\n", args...) }}
+	r.ev = startEvidence(ctx, base, r.c.Collect, r.c.CollectOptions, r.d, r.runner, run, onPoint)
 	if store != nil && r.ev != nil {
 		store.save(run) // the evidence headers and plans, before the clients start
 	}
@@ -542,12 +551,18 @@ func (r *oneRun) save(res *loadgen.Result, err error) (*results.Run, error) {
 		if err != nil {
 			fmt.Fprintf(r.warn, "dbharness: warning: %s: %v\n", r.wl.Name(), err)
 		}
+		if ml, ok := r.wl.(workload.MetricLabeler); ok {
+			run.Summary.MetricLabels = metricLabels(run.Summary.Metrics, ml.MetricLabels())
+			if _, ok := run.Summary.Metrics[ml.HeadlineMetric()]; ok {
+				run.Summary.HeadlineMetric = ml.HeadlineMetric()
+			}
+		}
 	}
 	var saveErr error
 	if store != nil {
 		saveErr = store.save(run)
 	}
-	report.Summary(r.out, run)
+	report.SummaryWith(r.out, run, report.TextOptions{Verbose: r.c.Verbose})
 	if err := r.hl.close(); err != nil && failed == nil {
 		failed = err
 	}
@@ -621,6 +636,20 @@ func afterRun(ctx context.Context, h workload.RunHooks, env *workload.Env, run *
 	defer conn.Close()
 	return h.AfterRun(ctx, env, conn, workload.Totals{Commits: run.Commits(), Errors: run.OpErrors(),
 		Seconds: res.Seconds(), MeasureStart: res.MeasureStart, End: res.End, ClientSeconds: res.ClientSeconds})
+}
+
+// metricLabels keeps the labels of the figures in m; nil when none.
+func metricLabels(m map[string]float64, labels map[string]string) map[string]string {
+	var out map[string]string
+	for k := range m {
+		if l := labels[k]; l != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = l
+		}
+	}
+	return out
 }
 
 // DescribeEnd says when a run ends, for its first line.
@@ -805,7 +834,7 @@ func (s *runStore) addEvidence(id, kind string, seq int, v any) {
 
 // EngineInfo is the server's description as a run records it.
 func EngineInfo(info db.Info) results.EngineInfo {
-	e := results.EngineInfo{Engine: info.Engine, Version: info.Version, Settings: info.Settings, DataDir: info.DataDir}
+	e := results.EngineInfo{Engine: info.Engine, Version: info.Version, Settings: info.Settings, DataDir: info.DataDir, TLS: info.TLS}
 	if len(info.Normalized) > 0 {
 		e.Normalized = make(map[string]results.Setting, len(info.Normalized))
 		for k, v := range info.Normalized {

@@ -204,7 +204,7 @@ func Run(ctx context.Context, sw *results.Sweep, points []Point, o Options) (*Ou
 			cfg := pt.Run
 			cfg.Results, cfg.Out, cfg.Warn = st.Location(), io.Discard, &runWarn
 			if o.Verbose {
-				cfg.Out = out
+				cfg.Out, cfg.Verbose = out, true
 			}
 			run, err = runner.Run(ctx, cfg, o.Stop)
 			_, _ = warn.Write(runWarn.Bytes())

@@ -273,6 +273,18 @@ type RunHooks interface {
 	AfterRun(ctx context.Context, env *Env, conn db.Conn, t Totals) (map[string]float64, error)
 }
 
+// MetricLabeler is a RunHooks that says what each of the figures its
+// AfterRun returns is, in a few words: the run keeps them beside the
+// figures, so that two figures of one kind (the harness's NOPM and
+// HammerDB's) are never shown as an unlabelled pair.
+type MetricLabeler interface {
+	MetricLabels() map[string]string
+	// HeadlineMetric names the figure that is the workload's result
+	// ("nopm" for TPC-C), which a sweep tabulates beside tps; "" for
+	// none.
+	HeadlineMetric() string
+}
+
 // PhaseReader is a RunHooks that reads the database at the bounds of the
 // measured phase: counters whose change over the phase makes a figure, as
 // HammerDB's TPM and NOPM are made. The harness calls MeasureStart as the

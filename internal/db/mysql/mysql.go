@@ -158,6 +158,7 @@ func (d *myDB) Caps() db.Caps {
 		Analyze:          "ANALYZE TABLE %s",
 		Vacuum:           "",
 		Truncate:         "TRUNCATE TABLE %s",
+		AnalyzeName:      "analyze",
 		BeginWrite:       "START TRANSACTION",
 		BeginRead:        "START TRANSACTION READ ONLY",
 		TimestampType:    "datetime(6)",
@@ -280,7 +281,12 @@ func (d *myDB) Info(ctx context.Context) (db.Info, error) {
 		}
 		info.Normalized[k] = db.Setting{Value: n}
 	}
-	info.DataDir, err = db.QueryString(ctx, c, "SELECT coalesce(@@datadir, '')")
+	if info.DataDir, err = db.QueryString(ctx, c, "SELECT coalesce(@@datadir, '')"); err != nil {
+		return info, err
+	}
+	ssl := map[string]string{}
+	err = db.ScanSettings(ctx, c, ssl, "SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_version', 'Ssl_cipher')")
+	info.TLS = db.TLSText(ssl["Ssl_version"], ssl["Ssl_cipher"])
 	return info, err
 }
 

@@ -13,16 +13,45 @@ import (
 // PreparePhysical implements evidence.PhysicalReader. InnoDB has no
 // function that reads an index's pages for their order: leaf
 // fragmentation and depth are null on this engine.
-func (d *myDB) PreparePhysical(ctx context.Context, conn db.Conn) (string, []string) {
+func (d *myDB) PreparePhysical(ctx context.Context, conn db.Conn, _ bool) (string, []string, []string) {
 	return "information_schema.tables, mysql.innodb_index_stats, information_schema.innodb_buffer_page", []string{
 		"InnoDB cannot say how far its leaf pages are out of order or how deep its b-trees are: leaf_fragmentation_pct and depth are null",
 		"InnoDB's leaf density (detailed mode only) is over the index's pages in the buffer pool, all levels, from information_schema.innodb_buffer_page; pages not cached are not counted",
-	}
+	}, nil
 }
 
 // PhysicalChangesStats implements evidence.PhysicalStatsChanger: sampled
 // and detailed modes analyze the table.
 func (d *myDB) PhysicalChangesStats() string { return "ANALYZE TABLE" }
+
+// RefreshPhysicalStats implements evidence.PhysicalStatsChanger: ANALYZE
+// TABLE recounts the pages of the table's indexes in
+// mysql.innodb_index_stats (and the sizes of information_schema.tables).
+func (d *myDB) RefreshPhysicalStats(ctx context.Context, conn db.Conn, table string) error {
+	// ANALYZE TABLE answers with rows; an error comes as a row too.
+	rs, err := conn.Query(ctx, "ANALYZE TABLE "+table)
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var tbl, op, typ, msg string
+		if err := rs.Scan(&tbl, &op, &typ, &msg); err != nil {
+			return err
+		}
+		if strings.EqualFold(typ, "error") {
+			return fmt.Errorf("ANALYZE TABLE %s: %s", table, msg)
+		}
+	}
+	return rs.Err()
+}
+
+// RefreshNote implements evidence.PhysicalStatsChanger.
+func (d *myDB) RefreshNote() string {
+	return "InnoDB's figures are its persistent statistics: the ones before the run are as InnoDB last computed them (the method says when), " +
+		"since refreshing them then would change the statistics the run's plans are made from; after the run each table is refreshed first with ANALYZE TABLE, " +
+		"which reads innodb_stats_persistent_sample_pages leaf pages of each index (20 by default) and leaves the new statistics to the next run"
+}
 
 // Physical implements evidence.PhysicalReader. The table: its data
 // (InnoDB's clustered index, which holds the rows) and free bytes from
@@ -41,24 +70,7 @@ func (d *myDB) Physical(ctx context.Context, conn db.Conn, table, mode string) (
 	}
 	method := "information_schema.tables"
 	if mode != evidence.PhysicalLimited {
-		// ANALYZE TABLE answers with rows; an error comes as a row too.
-		rs, err := conn.Query(ctx, "ANALYZE TABLE "+table)
-		if err != nil {
-			return nil, err
-		}
-		for rs.Next() {
-			var tbl, op, typ, msg string
-			if err := rs.Scan(&tbl, &op, &typ, &msg); err != nil {
-				rs.Close()
-				return nil, err
-			}
-			if strings.EqualFold(typ, "error") {
-				rs.Close()
-				return nil, fmt.Errorf("ANALYZE TABLE %s: %s", table, msg)
-			}
-		}
-		rs.Close()
-		if err := rs.Err(); err != nil {
+		if err := d.RefreshPhysicalStats(ctx, conn, table); err != nil {
 			return nil, err
 		}
 		method = "ANALYZE TABLE, " + method

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,36 +12,64 @@ import (
 	"github.com/dbharness/dbharness/internal/evidence"
 )
 
-// PreparePhysical implements evidence.PhysicalReader: it creates the
-// pgstattuple extension (pgstatindex, pgstattuple, pgstattuple_approx) and
-// pageinspect (bt_metap, bt_page_stats: the depth without reading a leaf,
-// and the sample of sampled mode) where the user may, and says in one line
-// each what is missing where it may not.
-func (d *pgDB) PreparePhysical(ctx context.Context, conn db.Conn) (string, []string) {
-	var notes []string
-	var have []string
-	for _, ext := range []struct{ name, without string }{
-		{"pgstattuple", "leaf pages, leaf density, fragmentation and dead rows are null"},
-		{"pageinspect", "the depth in limited mode and the leaf sample of sampled mode are not read (sampled reads every leaf)"},
-	} {
-		if err := createExtension(ctx, conn, ext.name); err != nil {
-			notes = append(notes, fmt.Sprintf("the %s extension could not be created (%s): %s; a superuser can run CREATE EXTENSION %s in this database",
-				ext.name, oneLine(err.Error()), ext.without, ext.name))
-			continue
-		}
-		have = append(have, ext.name)
-	}
-	return strings.Join(append([]string{"pg_class"}, have...), ", "), notes
+// physicalExtensions are the extensions the physical measurement reads
+// with, and what is missing without each.
+var physicalExtensions = []struct{ name, without string }{
+	{"pgstattuple", "the indexes' leaf pages, leaf density and fragmentation and the tables' free space are null, and dead rows are pg_stat_user_tables' estimate"},
+	{"pageinspect", "limited mode cannot read the b-trees' depth, and sampled reads every leaf page rather than a sample"},
 }
 
-// createExtension creates ext unless it exists; a second session creating
-// it at the same moment is not an error.
-func createExtension(ctx context.Context, conn db.Conn, ext string) error {
-	n, err := db.QueryInt64(ctx, conn, "SELECT count(*) FROM pg_extension WHERE extname = $1", ext)
-	if err != nil || n > 0 {
-		return err
+// PreparePhysical implements evidence.PhysicalReader. It reads with the
+// pgstattuple extension (pgstatindex, pgstattuple, pgstattuple_approx) and
+// pageinspect (bt_metap, bt_page_stats: the depth without reading a leaf,
+// and the sample of sampled mode) where the database has them. It creates
+// those it lacks only when create is true (--create-extensions), where
+// the user may, and returns them; without it, one line says what is
+// missing and what would create it.
+func (d *pgDB) PreparePhysical(ctx context.Context, conn db.Conn, create bool) (string, []string, []string) {
+	var notes, have, created, missing, without []string
+	installed, err := db.QueryStrings(ctx, conn, "SELECT extname::text FROM pg_extension")
+	if err != nil {
+		return "pg_class", []string{"the database's extensions could not be read: " + oneLine(err.Error())}, nil
 	}
-	err = conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS "+ext)
+	for _, ext := range physicalExtensions {
+		switch {
+		case slices.Contains(installed, ext.name):
+			have = append(have, ext.name)
+		case !create:
+			missing, without = append(missing, ext.name), append(without, ext.without)
+		default:
+			if err := createExtension(ctx, conn, ext.name); err != nil {
+				notes = append(notes, fmt.Sprintf("the %s extension could not be created (%s): %s; a superuser can run CREATE EXTENSION %s in this database",
+					ext.name, oneLine(err.Error()), ext.without, ext.name))
+				continue
+			}
+			have, created = append(have, ext.name), append(created, ext.name)
+		}
+	}
+	if len(missing) > 0 {
+		stmts := make([]string, len(missing))
+		for i, m := range missing {
+			stmts[i] = "CREATE EXTENSION " + m
+		}
+		notes = append(notes, fmt.Sprintf("this database has no %s, so %s; --create-extensions creates %s, or run %s",
+			strings.Join(missing, " or "), strings.Join(without, ", and "), pluralIt(len(missing)), strings.Join(stmts, "; ")))
+	}
+	return strings.Join(append([]string{"pg_class"}, have...), ", "), notes, created
+}
+
+// pluralIt is "it" or "them".
+func pluralIt(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// createExtension creates ext; a second session creating it at the same
+// moment is not an error.
+func createExtension(ctx context.Context, conn db.Conn, ext string) error {
+	err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS "+ext)
 	if err != nil && strings.Contains(err.Error(), "duplicate key") {
 		return nil
 	}

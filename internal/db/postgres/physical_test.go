@@ -38,7 +38,7 @@ func TestThePhysicalModesAgreeOnOneIndexAndLimitedReadsFewerPages(t *testing.T) 
 	testdb.Exec(t, c, "CREATE TABLE t (id uuid PRIMARY KEY, pad text)")
 	testdb.Exec(t, c, "INSERT INTO t SELECT gen_random_uuid(), 'x' FROM generate_series(1, 40000)")
 	pr := d.(evidence.PhysicalReader)
-	if _, notes := pr.PreparePhysical(ctx, c); len(notes) > 0 {
+	if _, notes, _ := pr.PreparePhysical(ctx, c, true); len(notes) > 0 {
 		t.Fatalf("the test user may create the extensions: %v", notes)
 	}
 	// Sampled reads a sample of an index above the threshold: lower it so
@@ -132,7 +132,10 @@ func TestAUserWhoMayNotCreateTheExtensionsGetsSizesAndOneLineEach(t *testing.T) 
 	d, c := testdb.Connect(t, u.String())
 	ctx := context.Background()
 	pr := d.(evidence.PhysicalReader)
-	source, notes := pr.PreparePhysical(ctx, c)
+	source, notes, created := pr.PreparePhysical(ctx, c, true)
+	if len(created) > 0 {
+		t.Errorf("a user who may not create them reports %v created", created)
+	}
 	if source != "pg_class" || len(notes) != 2 {
 		t.Fatalf("source %q, notes %q", source, notes)
 	}
@@ -152,5 +155,51 @@ func TestAUserWhoMayNotCreateTheExtensionsGetsSizesAndOneLineEach(t *testing.T) 
 		if it.Error != "" || it.SizeBytes == nil || *it.SizeBytes == 0 || it.LeafPages != nil || it.LeafDensityPct != nil || it.Depth != nil {
 			t.Errorf("without the extensions, %s should have its size and no leaf figure: %+v", it.Name(), it)
 		}
+	}
+}
+
+// extensions lists the database's extensions of the physical measurement.
+func extensions(t *testing.T, c db.Conn) []string {
+	t.Helper()
+	got, err := db.QueryStrings(context.Background(), c, "SELECT extname::text FROM pg_extension WHERE extname IN ('pgstattuple', 'pageinspect') ORDER BY extname DESC")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func TestTheExtensionsAreCreatedOnlyWithConsentAndSaidOnce(t *testing.T) {
+	url := testdb.Postgres(t, "dbh_phys_consent")
+	d, c := testdb.Connect(t, url)
+	ctx := context.Background()
+	testdb.Exec(t, c, "CREATE TABLE t (id bigint PRIMARY KEY)", "INSERT INTO t SELECT generate_series(1, 1000)")
+	pr := d.(evidence.PhysicalReader)
+
+	// Without consent: nothing created, one line saying what would be
+	// needed, and the sizes measured all the same.
+	source, notes, created := pr.PreparePhysical(ctx, c, false)
+	if got := extensions(t, c); len(got) > 0 || len(created) > 0 {
+		t.Fatalf("without consent the database has %v, and %v reported created", got, created)
+	}
+	if source != "pg_class" || len(notes) != 1 || !strings.Contains(notes[0], "--create-extensions") ||
+		!strings.Contains(notes[0], "CREATE EXTENSION pgstattuple; CREATE EXTENSION pageinspect") || strings.Contains(notes[0], "\n") {
+		t.Fatalf("source %q, notes %q", source, notes)
+	}
+	items, err := pr.Physical(ctx, c, "t", evidence.PhysicalDetailed)
+	if err != nil || len(items) != 2 || items[1].SizeBytes == nil || *items[1].SizeBytes == 0 || items[1].Error != "" {
+		t.Fatalf("without the extensions: %+v, %v", items, err)
+	}
+
+	// With consent: created, and said.
+	source, notes, created = pr.PreparePhysical(ctx, c, true)
+	if got := extensions(t, c); len(got) != 2 || strings.Join(created, ",") != "pgstattuple,pageinspect" || len(notes) > 0 {
+		t.Fatalf("with consent: the database has %v, %v reported created, notes %q", got, created, notes)
+	}
+	if source != "pg_class, pgstattuple, pageinspect" {
+		t.Errorf("source %q", source)
+	}
+	// Once there, they are used and not created again.
+	if _, notes, created = pr.PreparePhysical(ctx, c, false); len(created) > 0 || len(notes) > 0 {
+		t.Errorf("with the extensions there: created %v, notes %q", created, notes)
 	}
 }

@@ -93,6 +93,7 @@ func (d *pgDB) Caps() db.Caps {
 		Analyze:               "VACUUM ANALYZE %s",
 		Vacuum:                "VACUUM %s",
 		Truncate:              "TRUNCATE %s",
+		AnalyzeName:           "vacuum, analyze",
 		BeginWrite:            "BEGIN",
 		BeginRead:             "BEGIN READ ONLY",
 		IntraQueryParallelism: true,
@@ -254,7 +255,12 @@ func (d *pgDB) Info(ctx context.Context) (db.Info, error) {
 	}
 	rows.Close()
 	// data_directory is shown to superusers and pg_read_all_settings only.
-	info.DataDir, err = db.QueryString(ctx, c, "SELECT coalesce((SELECT setting FROM pg_settings WHERE name = 'data_directory'), '')")
+	if info.DataDir, err = db.QueryString(ctx, c, "SELECT coalesce((SELECT setting FROM pg_settings WHERE name = 'data_directory'), '')"); err != nil {
+		return info, err
+	}
+	var version, cipher string
+	_, err = db.QueryRow(ctx, c, "SELECT coalesce(version, ''), coalesce(cipher, '') FROM pg_stat_ssl WHERE pid = pg_backend_pid() AND ssl", nil, &version, &cipher)
+	info.TLS = db.TLSText(version, cipher)
 	return info, err
 }
 

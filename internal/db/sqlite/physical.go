@@ -13,8 +13,8 @@ import (
 // PreparePhysical implements evidence.PhysicalReader: dbstat is built into
 // the driver; it cannot read a sample of a b-tree, so sampled reads every
 // page as detailed does.
-func (d *liteDB) PreparePhysical(context.Context, db.Conn) (string, []string) {
-	return "dbstat", []string{"SQLite's dbstat walks a b-tree from its root and cannot read a sample: sampled reads every page, as detailed does; limited reads only the pages from the root to the first leaf (the depth)"}
+func (d *liteDB) PreparePhysical(context.Context, db.Conn, bool) (string, []string, []string) {
+	return "dbstat", []string{"SQLite's dbstat walks a b-tree from its root and cannot read a sample: sampled reads every page, as detailed does; limited reads only the pages from the root to the first leaf (the depth)"}, nil
 }
 
 // Physical implements evidence.PhysicalReader from dbstat, one row per

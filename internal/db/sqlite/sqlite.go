@@ -117,6 +117,7 @@ func (d *liteDB) Caps() db.Caps {
 		Analyze:          "ANALYZE %s",
 		Vacuum:           "",
 		Truncate:         "DELETE FROM %s",
+		AnalyzeName:      "analyze",
 		BeginWrite:       "BEGIN IMMEDIATE",
 		BeginRead:        "BEGIN",
 		TimestampType:    "timestamp",

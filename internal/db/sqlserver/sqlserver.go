@@ -116,6 +116,7 @@ func (d *msDB) Caps() db.Caps {
 		// parses the batch, hence EXEC of a string): there, sp_updatestats
 		// refreshes the whole database, once per table loaded.
 		Analyze:               "IF CHARINDEX('Babelfish', @@VERSION) > 0 EXEC sp_updatestats ELSE EXEC('UPDATE STATISTICS %s')",
+		AnalyzeName:           "update statistics",
 		Truncate:              "TRUNCATE TABLE %s",
 		BeginWrite:            "BEGIN TRANSACTION",
 		BeginRead:             "BEGIN TRANSACTION",

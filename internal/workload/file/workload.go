@@ -166,7 +166,7 @@ func (w *Workload) Init(ctx context.Context, env *workload.Env) error {
 		}
 	}
 	if caps.Analyze != "" {
-		env.Progress.Phase("analyze")
+		env.Progress.Phase(caps.AnalyzeName)
 		for _, t := range spec.Tables {
 			if err := conn.Exec(ctx, fmt.Sprintf(caps.Analyze, t.Name)); err != nil {
 				return fmt.Errorf("analyze %s: %w", t.Name, err)

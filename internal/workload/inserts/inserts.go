@@ -130,7 +130,7 @@ func (w *Inserts) Init(ctx context.Context, env *workload.Env) error {
 			return err
 		}
 		if caps.Analyze != "" {
-			env.Progress.Phase("analyze")
+			env.Progress.Phase(caps.AnalyzeName)
 			if err := conn.Exec(ctx, fmt.Sprintf(caps.Analyze, Table)); err != nil {
 				return fmt.Errorf("analyze %s: %w", Table, err)
 			}

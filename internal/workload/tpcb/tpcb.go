@@ -217,7 +217,18 @@ func (w *TPCB) Init(ctx context.Context, env *workload.Env) error {
 			groups = append(groups, g)
 		}
 	}
-	env.Progress.Phase("vacuum, analyze and keys")
+	// The step's name says what this engine runs: "vacuum, analyze and
+	// keys" on PostgreSQL, "analyze" on MySQL/MariaDB and SQLite.
+	var steps []string
+	if caps.Analyze != "" {
+		steps = append(steps, caps.AnalyzeName)
+	}
+	if caps.KeysAfterLoad {
+		steps = append(steps, "keys")
+	}
+	if len(groups) > 0 {
+		env.Progress.Phase(strings.Join(steps, " and "))
+	}
 	return workload.ExecParallel(ctx, env, groups)
 }
 

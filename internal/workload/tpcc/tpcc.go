@@ -243,7 +243,7 @@ func (w *TPCC) Init(ctx context.Context, env *workload.Env) error {
 		return err
 	}
 	if caps.Analyze != "" {
-		env.Progress.Phase("analyze")
+		env.Progress.Phase(caps.AnalyzeName)
 		var an []string
 		for _, t := range Tables {
 			an = append(an, fmt.Sprintf(caps.Analyze, t))
@@ -505,6 +505,27 @@ func (w *TPCC) readPhase(ctx context.Context, conn db.Conn, i int) error {
 		return nextOID()
 	}
 	return nil
+}
+
+// MetricLabels implements workload.MetricLabeler.
+func (w *TPCC) MetricLabels() map[string]string {
+	return map[string]string{
+		"tpm":           "every transaction committed per minute, counted by the harness",
+		"nopm":          "New-Order transactions committed per minute, counted by the harness",
+		"tpmc":          "New-Order transactions completed per minute, the 1% rolled back by design included (go-tpc's tpmC)",
+		"hammerdb_nopm": "HammerDB's NOPM: the growth of sum(D_NEXT_O_ID) per minute, read from the database",
+		"hammerdb_tpm":  "HammerDB's TPM: the server's commits and rollbacks per minute, every database and session included",
+		"server_tpm":    "the target database's commits and rollbacks per minute, from the server's counters",
+	}
+}
+
+// HeadlineMetric implements workload.MetricLabeler: NOPM is TPC-C's
+// result (tpcc-ro, which makes no new order, has none).
+func (w *TPCC) HeadlineMetric() string {
+	if w.RO {
+		return ""
+	}
+	return "nopm"
 }
 
 // AfterRun implements workload.RunHooks: NOPM (New-Orders committed per

@@ -147,7 +147,7 @@ func (w *TransStats) Init(ctx context.Context, env *workload.Env) error {
 		}
 	}
 	if caps.Analyze != "" {
-		env.Progress.Phase("analyze")
+		env.Progress.Phase(caps.AnalyzeName)
 		for _, t := range Tables() {
 			if err := conn.Exec(ctx, fmt.Sprintf(caps.Analyze, t)); err != nil {
 				return fmt.Errorf("analyze %s: %w", t, err)
