@@ -47,6 +47,8 @@ type Loop struct {
 	// last found, which asks again when rawLeft is down to 0.
 	raw     bool
 	rawLeft int
+	// wakeEv: epoll said the eventfd is readable (see drain).
+	wakeEv bool
 
 	// pin is the CPU Pin asked for (-1: none); cpu the CPU the loop's
 	// thread was pinned to when Run started (-1: none).
@@ -267,10 +269,18 @@ func (l *Loop) pending() bool {
 }
 
 // drain runs posted functions and starts added tasks.
+//
+// It empties the eventfd whenever epoll said it was readable (wakeEv), not
+// only when wakeSet is: a wake's write may come after a drain that found
+// wakeSet set but read the eventfd before the write, and the eventfd
+// (level-triggered) would then keep every later epoll wait from blocking,
+// the loop spinning until the next wake (seen as runs of 60,000 epoll
+// calls where 15,000 do, after a client moved between loops).
 func (l *Loop) drain() {
-	if !l.wakeSet.Load() {
+	if !l.wakeSet.Load() && !l.wakeEv {
 		return
 	}
+	l.wakeEv = false
 	var buf [8]byte
 	_, _ = unix.Read(l.wakefd, buf[:])
 	l.wakeSet.Store(false)
@@ -354,7 +364,8 @@ func (l *Loop) poll(timeout time.Duration) {
 	}
 	for _, ev := range l.events[:n] {
 		if ev.Fd == int32(l.wakefd) {
-			continue // drained at the top of the loop
+			l.wakeEv = true // drained at the top of the loop
+			continue
 		}
 		s := l.socks[ev.Fd]
 		if s == nil {
