@@ -35,9 +35,9 @@ type Stats struct {
 	// Busy is the time the loop's thread spent running tasks rather than
 	// waiting in epoll; Elapsed the time since the loop started.
 	Busy, Elapsed time.Duration
-	// Waits is the number of epoll waits that blocked and ended with an
-	// event or the timer (not a signal); Resumes the number of times a
-	// task was resumed.
+	// Waits is the number of epoll waits that could block (nothing was
+	// ready to run) and ended with an event or the timer (not a signal);
+	// Resumes the number of times a task was resumed.
 	Waits, Resumes int64
 	// CPU is the CPU the loop's thread was pinned to (Pin), or -1 when it
 	// was not.

@@ -44,15 +44,17 @@ func processesIn(root string) (map[int]Proc, error) {
 		return nil, err
 	}
 	ps := make(map[int]Proc, len(names))
+	buf := make([]byte, 0, 1024)
 	for _, n := range names {
 		pid, err := strconv.Atoi(n)
 		if err != nil || pid <= 0 {
 			continue
 		}
-		b, err := os.ReadFile(root + "/" + n + "/stat")
+		b, err := readProc(root+"/"+n+"/stat", buf)
 		if err != nil {
 			continue // it ended meanwhile
 		}
+		buf = b
 		if p, ok := parseProc(pid, b); ok {
 			ps[pid] = p
 		}
@@ -64,25 +66,27 @@ func processesIn(root string) (map[int]Proc, error) {
 // system time (14 and 15) and the start time (22), counted from 1 as
 // proc(5) counts them.
 func parseProc(pid int, b []byte) (Proc, bool) {
-	comm, f, ok := parseProcStat(b)
-	if !ok || len(f) < 20 {
+	comm, rest, ok := splitProcStat(b)
+	var f [20][2]int
+	if !ok || statFields(rest, f[:]) < len(f) {
 		return Proc{}, false
 	}
-	ppid, err1 := strconv.Atoi(f[1])
-	utime, err2 := strconv.ParseUint(f[11], 10, 64)
-	stime, err3 := strconv.ParseUint(f[12], 10, 64)
-	start, err4 := strconv.ParseUint(f[19], 10, 64)
+	field := func(i int) string { return string(rest[f[i][0]:f[i][1]]) }
+	ppid, err1 := strconv.Atoi(field(1))
+	utime, err2 := strconv.ParseUint(field(11), 10, 64)
+	stime, err3 := strconv.ParseUint(field(12), 10, 64)
+	start, err4 := strconv.ParseUint(field(19), 10, 64)
 	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 		return Proc{}, false
 	}
-	return Proc{PID: pid, PPID: ppid, Comm: comm, Ticks: utime + stime, Start: start}, true
+	return Proc{PID: pid, PPID: ppid, Comm: string(comm), Ticks: utime + stime, Start: start}, true
 }
 
 // HostTicks reads the host's CPU time from /proc/stat's "cpu" line, in
 // clock ticks summed over its CPUs: busy is every state but idle and
 // iowait (guest time is already counted in user); total includes them.
 func HostTicks() (busy, total uint64, err error) {
-	b, err := os.ReadFile("/proc/stat")
+	b, err := readProc("/proc/stat", make([]byte, 0, 4096))
 	if err != nil {
 		return 0, 0, err
 	}

@@ -9,3 +9,6 @@ var (
 	ParseProc      = parseProc
 	ParseHostTicks = parseHostTicks
 )
+
+// ReadProc is readProc, for the tests.
+var ReadProc = readProc

@@ -75,3 +75,29 @@ func TestProcessCPUReadsWhereAThreadRanWhenItsNameMatches(t *testing.T) {
 		t.Errorf("ProcessCPU(0) = %d, want -1", got)
 	}
 }
+
+// readProc reads a file larger than the room it is given whole, growing
+// the room, and one that fits in one read.
+func TestReadProcReadsAFileWhole(t *testing.T) {
+	big := []byte(strings.Repeat("0123456789abcdef", 300)) // 4,800 bytes
+	path := t.TempDir() + "/big"
+	if err := os.WriteFile(path, big, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, room := range []int{0, 16, 4800, 8192} {
+		got, err := procfs.ReadProc(path, make([]byte, 0, room))
+		if err != nil || string(got) != string(big) {
+			t.Errorf("with room for %d bytes: read %d bytes, %v; want the file's %d", room, len(got), err, len(big))
+		}
+	}
+	want, err := os.ReadFile("/proc/self/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := procfs.ReadProc("/proc/self/cmdline", nil); err != nil || string(got) != string(want) {
+		t.Errorf("/proc/self/cmdline read as %q, %v; want %q", got, err, want)
+	}
+	if _, err := procfs.ReadProc(path+".missing", nil); !os.IsNotExist(err) {
+		t.Errorf("a missing file: %v, want a not-exist error", err)
+	}
+}

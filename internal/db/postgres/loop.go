@@ -113,6 +113,7 @@ type pgLoopConn struct {
 	// transaction, 'E' in a failed one.
 	txStatus byte
 	msgs     struct {
+		query   pgproto3.Query
 		bind    pgproto3.Bind
 		execute pgproto3.Execute
 		sync    pgproto3.Sync
@@ -269,8 +270,18 @@ func fieldDescriptions(fs []pgproto3.FieldDescription) []pgconn.FieldDescription
 // statement without arguments.
 func (c *pgLoopConn) Exec(ctx context.Context, sql string) error {
 	c.bound(ctx)
-	c.fe.Send(&pgproto3.Query{String: sql})
+	c.sendQuery(sql)
 	return c.roundTrip()
+}
+
+// sendQuery queues sql as a simple query, in the connection's own message:
+// Send encodes it at once, and a message made for each statement would be
+// garbage (one allocation a statement under -M simple).
+func (c *pgLoopConn) sendQuery(sql string) {
+	q := &c.msgs.query
+	q.String = sql
+	c.fe.Send(q)
+	q.String = ""
 }
 
 // roundTrip sends what was queued and reads the reply, whose rows it
@@ -417,7 +428,7 @@ func (c *pgLoopConn) QueryOnce(ctx context.Context, how db.OneShot, sql string, 
 		if len(args) > 0 {
 			return nil, errors.New("a simple query takes no parameters")
 		}
-		c.fe.Send(&pgproto3.Query{String: sql})
+		c.sendQuery(sql)
 	} else {
 		params := make([][]byte, len(args))
 		for i, a := range args {
@@ -451,7 +462,7 @@ func (res *pgResult) textRows() *textRows {
 // QueryEach implements db.Multi for the loop connection.
 func (c *pgLoopConn) QueryEach(ctx context.Context, sql string) ([]db.Rows, error) {
 	c.bound(ctx)
-	c.fe.Send(&pgproto3.Query{String: sql})
+	c.sendQuery(sql)
 	if err := c.flush(); err != nil {
 		return nil, err
 	}
