@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -48,7 +47,12 @@ type Gen struct {
 	intd     datagen.IntDist
 	seqStart int64
 	seqStep  int64
-	seqCtr   *atomic.Int64 // run time: one counter shared by all clients
+	seq      *seqState // run time: one counter shared by all clients
+	seqAfter bool      // after: was given
+	// After, on a sequence parameter, is the column whose largest value
+	// the sequence continues after when a run starts (ContinueAfter).
+	After    *After
+	latest   *latestState
 	floatd   datagen.FloatDist
 	choices  []any
 	weighted *datagen.Weighted
@@ -77,7 +81,7 @@ type Gen struct {
 // genFields are the keys a generator specification may use.
 var genFields = []string{"gen", "null", "distinct", "shape", "start", "step", "value", "min", "max", "n", "exponent",
 	"mean", "stddev", "param", "hot_fraction", "hot_share", "values", "weights", "length", "prefix", "suffix",
-	"width", "number", "from", "to", "resolution", "version"}
+	"width", "number", "from", "to", "resolution", "version", "sequence", "after"}
 
 // parseGen reads a generator from a mapping (the column itself, or a
 // nested spec such as a string's length) for values of class cl.
@@ -411,6 +415,30 @@ func NewDrawer(seed uint64) *Drawer { return &Drawer{c: newGenCtx(seed)} }
 // Draw draws one run-time value from r: sequences count on from a counter
 // shared by all drawers, time-ordered UUIDs use the clock.
 func (d *Drawer) Draw(g *Gen, r *rand.Rand) any { return g.value(d.c, r, -1) }
+
+// After is a column of the loaded data, TABLE.COLUMN.
+type After struct{ Table, Column string }
+
+// ContinueAfter makes a sequence parameter with after: start after the
+// largest value its column holds, when the run starts and before any
+// value is drawn: at the larger of its start and largest + step.
+func (g *Gen) ContinueAfter(largest int64) {
+	if next := largest + g.seqStep; next > g.seqStart && next > largest {
+		g.seqStart = next
+	}
+}
+
+// Done says that the transaction that drew v from g has ended (committed
+// or not): a latest parameter that follows g's sequence may then draw v.
+// It does nothing for other generators, and is harmless twice.
+func (d *Drawer) Done(g *Gen, v any) {
+	if g.seq == nil || !g.seq.tracked {
+		return
+	}
+	if x, ok := v.(int64); ok {
+		g.seq.done((x - g.seqStart) / g.seqStep)
+	}
+}
 
 // constEnv evaluates scale expressions.
 type constEnv struct{ scale int64 }

@@ -7,7 +7,6 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -50,6 +49,9 @@ type genKind struct {
 	nest func(g *Gen) datagen.IntDist
 	// unnested refuses the kind as a nested generator.
 	unnested bool
+	// runOnly marks a kind that draws only while transactions run, from
+	// their state: a column cannot take it.
+	runOnly bool
 	// extremes lists what the kind makes at most, for fits; nil if no
 	// column type can be too small for it.
 	extremes func(p *parser, g *Gen, o *object, what string, scale, rows int64) ([]extreme, error)
@@ -66,7 +68,7 @@ var genKindByName = map[string]*genKind{}
 
 func init() {
 	genKindTable = []*genKind{
-		{name: "sequence", fields: []string{"start", "step"}, parse: parseSequence, draw: drawSequence, unnested: true, extremes: sequenceExtremes},
+		{name: "sequence", fields: []string{"start", "step", "after"}, parse: parseSequence, draw: drawSequence, unnested: true, extremes: sequenceExtremes},
 		{name: "constant", fields: []string{"value"}, parse: parseConstant},
 		{name: "fixed", alias: true, fields: []string{"value"}, parse: parseConstant},
 		{name: "uniform", fields: []string{"min", "max"}, parse: parseNumber, numeric: true, extremes: numberExtremes,
@@ -94,6 +96,7 @@ func init() {
 			param: func(*object) class { return cTime }},
 		{name: "uuid", fields: []string{"version"}, parse: parseUUID, draw: drawUUID, extremes: uuidExtremes,
 			param: func(*object) class { return cUUID }},
+		{name: "latest", fields: []string{"sequence", "min", "exponent"}, parse: parseLatest, draw: drawLatest, unnested: true, runOnly: true},
 	}
 	for _, k := range genKindTable {
 		genKindByName[k.name] = k
@@ -259,7 +262,8 @@ func parseSequence(a *genArgs) error {
 	if g.seqStep, err = a.integer("step", 1); err != nil {
 		return err
 	}
-	g.seqCtr = &atomic.Int64{}
+	g.seq = &seqState{}
+	g.seqAfter = a.o.has("after")
 	g.Desc = fmt.Sprintf("sequence from %d step %d", g.seqStart, g.seqStep)
 	if a.o.has("distinct") {
 		return a.p.errf(a.o.keys["distinct"], "%s: a sequence is already distinct; remove distinct", a.what)
@@ -269,7 +273,7 @@ func parseSequence(a *genArgs) error {
 
 func drawSequence(g *Gen, _ *genCtx, _ *rand.Rand, row int64) any {
 	if row < 0 {
-		row = g.seqCtr.Add(1) - 1
+		row = g.seq.next.Add(1) - 1
 	}
 	return g.seqStart + g.seqStep*row
 }

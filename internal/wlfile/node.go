@@ -29,6 +29,9 @@ func (e *posError) Error() string {
 type parser struct {
 	file   string
 	tables map[string]*Table
+	// latests are the latest parameters, resolved once every transaction
+	// has been read.
+	latests []*latestState
 }
 
 func (p *parser) errf(n *yaml.Node, format string, args ...any) error {

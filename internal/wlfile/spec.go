@@ -171,6 +171,9 @@ func Parse(name string, data []byte, scale int64) (*Spec, error) {
 			return nil, p.errf(xn, "every transaction has weight 0; expected at least one above 0")
 		}
 	}
+	if err := p.resolveLatest(s); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -437,6 +440,12 @@ func (p *parser) column(n *yaml.Node, what string, t *Table, ci int, scale int64
 	if c.Gen, err = p.parseGen(o, cw, cl, scale, key); err != nil {
 		return nil, err
 	}
+	if c.Gen.seqAfter {
+		return nil, p.errf(o.keys["after"], "%s: after goes with a sequence parameter, which counts on at run time; a column's sequence numbers its rows", cw)
+	}
+	if c.Gen.kind.runOnly {
+		return nil, p.errf(o.fields["gen"], "%s: gen %s draws while the transactions run; a column cannot take it, a parameter can", cw, c.Gen.Kind)
+	}
 	c.Gen.setDecimals(c.Type)
 	rows := t.Rows
 	if t.Parent != nil {
@@ -492,6 +501,19 @@ func (p *parser) params(n *yaml.Node, what string, scale int64, keyBase uint64) 
 			return nil, err
 		}
 		g.setDecimals(ty)
+		if an, ok := o.fields["after"]; ok {
+			t, c, err := p.tableColumn(an, pw, "after")
+			if err != nil {
+				return nil, err
+			}
+			if c.class != cInt {
+				return nil, p.errf(an, "%s: after: %s.%s holds %s; a sequence continues after an integer column", pw, t.Name, c.Name, c.class)
+			}
+			if g.seqStep <= 0 {
+				return nil, p.errf(an, "%s: after: the sequence continues after the largest value, so its step must be above 0, not %d", pw, g.seqStep)
+			}
+			g.After = &After{Table: t.Name, Column: c.Name}
+		}
 		out = append(out, &Param{Name: k.Value, Gen: g})
 	}
 	return out, nil
@@ -500,23 +522,33 @@ func (p *parser) params(n *yaml.Node, what string, scale int64, keyBase uint64) 
 // likeColumn finds the generator of TABLE.COLUMN, for a parameter that
 // draws like a column (with distinct: N, from the same N values).
 func (p *parser) likeColumn(n *yaml.Node, what string) (*Gen, error) {
+	t, c, err := p.tableColumn(n, what, "like")
+	if err != nil {
+		return nil, err
+	}
+	if c.Gen == nil {
+		return nil, p.errf(n, "%s: like: %s.%s takes its values from its parent; use like: on the parent's column", what, t.Name, c.Name)
+	}
+	return c.Gen, nil
+}
+
+// tableColumn finds the column TABLE.COLUMN written at n, the value of
+// field.
+func (p *parser) tableColumn(n *yaml.Node, what, field string) (*Table, *Column, error) {
 	tn, cn, ok := strings.Cut(n.Value, ".")
 	if n.Kind != yaml.ScalarNode || !ok {
-		return nil, p.errf(n, "%s: like must be TABLE.COLUMN", what)
+		return nil, nil, p.errf(n, "%s: %s must be TABLE.COLUMN", what, field)
 	}
 	t := p.tables[strings.ToLower(tn)]
 	if t == nil {
-		return nil, p.errf(n, "%s: like: no table %q", what, tn)
+		return nil, nil, p.errf(n, "%s: %s: no table %q", what, field, tn)
 	}
 	for _, c := range t.Columns {
 		if strings.EqualFold(c.Name, cn) {
-			if c.Gen == nil {
-				return nil, p.errf(n, "%s: like: %s.%s takes its values from its parent; use like: on the parent's column", what, tn, cn)
-			}
-			return c.Gen, nil
+			return t, c, nil
 		}
 	}
-	return nil, p.errf(n, "%s: like: table %s has no column %q", what, tn, cn)
+	return nil, nil, p.errf(n, "%s: %s: table %s has no column %q", what, field, tn, cn)
 }
 
 func (p *parser) txn(n *yaml.Node, idx int, shared []*Param, scale int64) (*Txn, error) {

@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -386,7 +387,11 @@ func TestMistakesNameTheFileLineAndColumn(t *testing.T) {
 }
 
 func TestTheExamplesParse(t *testing.T) {
-	for _, f := range []string{"../../examples/orders.yaml", "../../examples/kv.yaml"} {
+	files, err := filepath.Glob("../../examples/*.yaml")
+	if err != nil || len(files) < 8 {
+		t.Fatalf("examples: %v %v", files, err)
+	}
+	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

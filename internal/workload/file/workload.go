@@ -286,6 +286,9 @@ func (w *Workload) Setup(ctx context.Context, env *workload.Env, conn db.Conn) e
 		return err
 	}
 	w.spec, w.seed, w.caps = spec, env.Seed, env.DB.Caps()
+	if err := w.continueSequences(ctx, conn); err != nil {
+		return err
+	}
 	weights := make([]float64, len(spec.Transactions))
 	for i, x := range spec.Transactions {
 		weights[i] = x.Weight
@@ -294,6 +297,35 @@ func (w *Workload) Setup(ctx context.Context, env *workload.Env, conn db.Conn) e
 		return fmt.Errorf("workload file %s: transaction weights: %w", w.Path, err)
 	}
 	w.mix = spec.Transactions
+	return nil
+}
+
+// continueSequences starts each sequence parameter with after:
+// TABLE.COLUMN after the largest value the column holds, so that a run
+// inserts after the keys an earlier run inserted.
+func (w *Workload) continueSequences(ctx context.Context, conn db.Conn) error {
+	params := w.spec.Params
+	for _, x := range w.spec.Transactions {
+		params = append(params[:len(params):len(params)], x.Params...)
+	}
+	for _, p := range params {
+		a := p.Gen.After
+		if a == nil {
+			continue
+		}
+		q := fmt.Sprintf("SELECT count(*), coalesce(max(%s), 0) FROM %s", a.Column, a.Table)
+		st, err := conn.Prepare(ctx, q)
+		if err != nil {
+			return fmt.Errorf("parameter %s: %s: %w", p.Name, q, err)
+		}
+		var n, largest int64
+		if err := st.QueryRow(ctx, []any{&n, &largest}); err != nil {
+			return fmt.Errorf("parameter %s: %s: %w", p.Name, q, err)
+		}
+		if n > 0 {
+			p.Gen.ContinueAfter(largest)
+		}
+	}
 	return nil
 }
 
@@ -356,6 +388,7 @@ func (k *worker) Next() int {
 
 func (k *worker) Do(ctx context.Context, op int) error {
 	x := k.w.mix[op]
+	defer k.done(x)
 	clear(k.vars)
 	for n, v := range k.params {
 		k.vars[n] = v
@@ -374,6 +407,24 @@ func (k *worker) Do(ctx context.Context, op int) error {
 		return err
 	}
 	return k.conn.Exec(ctx, "COMMIT")
+}
+
+// done tells the generators that the transaction that drew the
+// parameters has ended, so that a latest parameter may draw the values of
+// a sequence it follows.
+func (k *worker) done(x *wlfile.Txn) {
+	for _, p := range x.Params {
+		k.gc.Done(p.Gen, k.params[p.Name])
+	}
+shared:
+	for _, p := range k.w.spec.Params {
+		for _, q := range x.Params {
+			if q.Name == p.Name { // the transaction's own drew the value
+				continue shared
+			}
+		}
+		k.gc.Done(p.Gen, k.params[p.Name])
+	}
 }
 
 func (k *worker) body(ctx context.Context, op int, x *wlfile.Txn) error {
