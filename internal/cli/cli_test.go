@@ -178,7 +178,7 @@ func TestTheReadmeQuickStartWorksOnTheEmbeddedDatabase(t *testing.T) {
 	if ds == nil || ds["scale"] != 1.0 || len(ds["tables"].([]any)) != 4 {
 		t.Errorf("run JSON dataset: %v", run["dataset"])
 	}
-	if !strings.Contains(r.stdout, "dataset: scale=1; pgbench_accounts 100000 rows") {
+	if !strings.Contains(r.stdout, `dataset: pre_run="truncate pgbench_history" scale=1; pgbench_accounts 100000 rows`) {
 		t.Errorf("the summary does not show the dataset:\n%s", r.stdout)
 	}
 	id := run["run_id"].(string)

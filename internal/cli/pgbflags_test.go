@@ -179,9 +179,13 @@ func TestTpcbTruncatesHistoryBeforeTheRunUnlessNoVacuum(t *testing.T) {
 	for _, engine := range []string{"postgres", "mysql"} {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
-			url := testdb.Postgres(t, "dbh_cli_pgb_n")
+			// One database per engine: the other engine's subtest runs
+			// at the same time.
+			var url string
 			if engine == "mysql" {
 				url = testdb.MySQL(t, "dbh_cli_pgb_n")
+			} else {
+				url = testdb.Postgres(t, "dbh_cli_pgb_n")
 			}
 			home := t.TempDir()
 			if r := dbh(t, home, "init", "tpcb", "--db", url); r.code != 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Dataset is the data a run ran on, read as the run started: the
@@ -118,7 +119,11 @@ func (d *Dataset) Summary() string {
 		if s != "" {
 			s += " "
 		}
-		s += k + "=" + d.ParamText(k)
+		v := d.ParamText(k)
+		if strings.ContainsAny(v, " ;,") {
+			v = strconv.Quote(v) // a value of several words stays one
+		}
+		s += k + "=" + v
 	}
 	for i, t := range d.Tables {
 		if i == 0 {
