@@ -134,6 +134,7 @@ func (d *msDB) Caps() db.Caps {
 		// Babelfish accepts and ignores table hints
 		// (escape_hatch_table_hints); its reads do not lock.
 		LockHint: " WITH (UPDLOCK, ROWLOCK)",
+		Routines: db.RoutinesTSQL,
 		// KILL from another connection, then the socket (see msConn.Cancel):
 		// the statements run under a context that is never cancelled, so
 		// the driver never sends an attention (which Babelfish does not
