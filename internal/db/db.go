@@ -277,6 +277,11 @@ type Caps struct {
 	// query may use, sets the session's intra-query parallelism; empty
 	// where IntraQueryParallelism is false.
 	SetParallelWorkers string
+	// ParallelHint, with %d the processes a query may use (the leader
+	// included), is the hint appended to a query to cap its parallelism
+	// (SQL Server's OPTION (MAXDOP n)), where the engine has it per query
+	// rather than per session (SetParallelWorkers).
+	ParallelHint string
 	// FloatType is the column type for a double-precision float.
 	FloatType string
 	// Limit, with %d the number of rows, is the clause that follows an

@@ -135,6 +135,9 @@ func (d *msDB) Caps() db.Caps {
 		// (escape_hatch_table_hints); its reads do not lock.
 		LockHint: " WITH (UPDLOCK, ROWLOCK)",
 		Routines: db.RoutinesTSQL,
+		// Babelfish accepts the hint and ignores it
+		// (escape_hatch_query_hints; it has no pg_hint_plan).
+		ParallelHint: " OPTION (MAXDOP %d)",
 		// KILL from another connection, then the socket (see msConn.Cancel):
 		// the statements run under a context that is never cancelled, so
 		// the driver never sends an attention (which Babelfish does not
@@ -348,8 +351,10 @@ func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []st
 		return 0, mc.Note(err)
 	}
 	defer st.Close()
+	var row []any
 	for src.Next() {
-		if _, err = st.ExecContext(ctx, src.Values()...); err != nil {
+		row = bulkValues(row[:0], src.Values())
+		if _, err = st.ExecContext(ctx, row...); err != nil {
 			return 0, mc.Note(err)
 		}
 	}
@@ -365,6 +370,28 @@ func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []st
 		return 0, mc.Note(err)
 	}
 	return n, nil
+}
+
+// bulkValues appends vals to dst with the integer types go-mssqldb's bulk
+// copy does not take for an integer column (int8, int16, the unsigned
+// ones) widened to int64.
+func bulkValues(dst, vals []any) []any {
+	for _, v := range vals {
+		switch x := v.(type) {
+		case int8:
+			v = int64(x)
+		case int16:
+			v = int64(x)
+		case uint8:
+			v = int64(x)
+		case uint16:
+			v = int64(x)
+		case uint32:
+			v = int64(x)
+		}
+		dst = append(dst, v)
+	}
+	return dst
 }
 
 // babelfish reports whether the server is Babelfish, read once.

@@ -49,6 +49,33 @@ var tsqlRoutines = &routineSet{
 	lines: myLines,
 }
 
+// tsqlCatch ends a procedure's TRY block: on any error, the transaction
+// is rolled back and the error thrown on as it came.
+const tsqlCatch = `
+	END TRY
+	BEGIN CATCH
+		IF @@TRANCOUNT > 0 ROLLBACK;
+		THROW;
+	END CATCH
+END`
+
+// tsqlCustomerByName sets @c_id, when @c is 0, to the customer at
+// position ceil(n/2) of the n customers of warehouse w and district d
+// with the last name @last, sorted by first name (clauses 2.5.2.2,
+// 2.6.2.2); @n is declared by the procedure.
+func tsqlCustomerByName(w, d string) string {
+	where := "c_w_id = " + w + " AND c_d_id = " + d + " AND c_last = @last"
+	return `		IF @c = 0
+		BEGIN
+			SELECT @n = count(*) FROM customer WHERE ` + where + `;
+			IF @n = 0
+				THROW 50002, 'no customer with the last name', 1;
+			SELECT @c_id = c_id FROM customer WHERE ` + where + `
+			  ORDER BY c_first OFFSET (@n + 1) / 2 - 1 ROWS FETCH NEXT 1 ROWS ONLY;
+		END
+`
+}
+
 // New-Order (clause 2.4.2.2). The lines are read into a table variable
 // with their number (OPENJSON's key is the array index). An unused item
 // number (clause 2.4.1.4) shows as a line without its item; the procedure
@@ -56,7 +83,7 @@ var tsqlRoutines = &routineSet{
 // written, and its CATCH block rolls them back. The stock rows are updated
 // in one statement, the quantities of an item ordered on several lines
 // added up, as in the PL/pgSQL function.
-const tsqlNewOrder = `CREATE PROCEDURE tpcc_new_order @w int, @d int, @c int, @lines nvarchar(max),
+var tsqlNewOrder = `CREATE PROCEDURE tpcc_new_order @w int, @d int, @c int, @lines nvarchar(max),
 	@o_id int OUTPUT, @total decimal(12,2) OUTPUT
 AS
 BEGIN
@@ -93,18 +120,13 @@ BEGIN
 		  FROM @l AS l JOIN item ON i_id = l.i JOIN stock ON s_w_id = l.s AND s_i_id = l.i;
 		COMMIT;
 		SET @total = @sum * (1 - @discount) * (1 + @wtax + @dtax);
-	END TRY
-	BEGIN CATCH
-		IF @@TRANCOUNT > 0 ROLLBACK;
-		THROW;
-	END CATCH
-END`
+` + tsqlCatch
 
 // Payment (clause 2.5.2.2): @c = 0 selects the customer by last name, the
 // one at position ceil(n/2) of those with the name sorted by first name.
 // A customer with bad credit gets the payment's details in front of C_DATA,
 // which keeps its first 500 characters.
-const tsqlPayment = `CREATE PROCEDURE tpcc_payment @w int, @d int, @cw int, @cd int, @c int, @last varchar(16), @amount decimal(6,2),
+var tsqlPayment = `CREATE PROCEDURE tpcc_payment @w int, @d int, @cw int, @cd int, @c int, @last varchar(16), @amount decimal(6,2),
 	@c_id int OUTPUT, @balance decimal(12,2) OUTPUT
 AS
 BEGIN
@@ -124,15 +146,7 @@ BEGIN
 		SELECT @d1 = d_street_1, @d2 = d_street_2, @dcity = d_city, @dstate = d_state, @dzip = d_zip, @dname = d_name
 		  FROM district WHERE d_w_id = @w AND d_id = @d;
 		SET @c_id = @c;
-		IF @c = 0
-		BEGIN
-			SELECT @n = count(*) FROM customer WHERE c_w_id = @cw AND c_d_id = @cd AND c_last = @last;
-			IF @n = 0
-				THROW 50002, 'no customer with the last name', 1;
-			SELECT @c_id = c_id FROM customer WHERE c_w_id = @cw AND c_d_id = @cd AND c_last = @last
-			  ORDER BY c_first OFFSET (@n + 1) / 2 - 1 ROWS FETCH NEXT 1 ROWS ONLY;
-		END
-		UPDATE customer SET c_balance = c_balance - @amount, c_ytd_payment = c_ytd_payment + @amount,
+` + tsqlCustomerByName("@cw", "@cd") + `		UPDATE customer SET c_balance = c_balance - @amount, c_ytd_payment = c_ytd_payment + @amount,
 		    c_payment_cnt = c_payment_cnt + 1,
 		    c_data = CASE WHEN c_credit = 'BC'
 		      THEN LEFT(CONCAT(c_id, ' ', @cd, ' ', @cw, ' ', @d, ' ', @w, ' ', @amount, ' ', c_data), 500) ELSE c_data END
@@ -144,18 +158,13 @@ BEGIN
 		INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
 		  VALUES (@c_id, @cd, @cw, @d, @w, CURRENT_TIMESTAMP, @amount, CONCAT(@wname, '    ', @dname));
 		COMMIT;
-	END TRY
-	BEGIN CATCH
-		IF @@TRANCOUNT > 0 ROLLBACK;
-		THROW;
-	END CATCH
-END`
+` + tsqlCatch
 
 // Order-Status (clause 2.6.2.2): the customer (by number, or by last name
 // as in Payment), the customer's last order and its lines, in one
 // transaction. @avg_below > 0 adds tpcc-ro --augmented's read of the
 // average item price.
-const tsqlOrderStatus = `CREATE PROCEDURE tpcc_order_status @w int, @d int, @c int, @last varchar(16), @avg_below int,
+var tsqlOrderStatus = `CREATE PROCEDURE tpcc_order_status @w int, @d int, @c int, @last varchar(16), @avg_below int,
 	@c_id int OUTPUT, @o_id int OUTPUT, @lines int OUTPUT
 AS
 BEGIN
@@ -165,15 +174,7 @@ BEGIN
 	BEGIN TRY
 		BEGIN TRANSACTION;
 		SET @c_id = @c;
-		IF @c = 0
-		BEGIN
-			SELECT @n = count(*) FROM customer WHERE c_w_id = @w AND c_d_id = @d AND c_last = @last;
-			IF @n = 0
-				THROW 50002, 'no customer with the last name', 1;
-			SELECT @c_id = c_id FROM customer WHERE c_w_id = @w AND c_d_id = @d AND c_last = @last
-			  ORDER BY c_first OFFSET (@n + 1) / 2 - 1 ROWS FETCH NEXT 1 ROWS ONLY;
-		END
-		SELECT @balance = c_balance, @first = c_first, @middle = c_middle, @clast = c_last
+` + tsqlCustomerByName("@w", "@d") + `		SELECT @balance = c_balance, @first = c_first, @middle = c_middle, @clast = c_last
 		  FROM customer WHERE c_w_id = @w AND c_d_id = @d AND c_id = @c_id;
 		SET @o_id = 0;
 		SET @lines = 0;
@@ -186,19 +187,14 @@ BEGIN
 		IF @avg_below > 0
 			SELECT @avg = avg(i_price) FROM item WHERE i_id < @avg_below;
 		COMMIT;
-	END TRY
-	BEGIN CATCH
-		IF @@TRANCOUNT > 0 ROLLBACK;
-		THROW;
-	END CATCH
-END`
+` + tsqlCatch
 
 // Delivery (clause 2.7.4.2): for each of the ten districts in turn, its
 // oldest undelivered order (none: the district is skipped), delivered by
 // the carrier; the customer's balance grows by the sum of the order's
 // lines. A new order that another Delivery deleted meanwhile (the DELETE
 // finds no row) skips the district, as in client mode.
-const tsqlDelivery = `CREATE PROCEDURE tpcc_delivery @w int, @carrier int, @delivered int OUTPUT
+var tsqlDelivery = `CREATE PROCEDURE tpcc_delivery @w int, @carrier int, @delivered int OUTPUT
 AS
 BEGIN
 	SET NOCOUNT ON;
@@ -229,16 +225,11 @@ BEGIN
 			SET @d = @d + 1;
 		END
 		COMMIT;
-	END TRY
-	BEGIN CATCH
-		IF @@TRANCOUNT > 0 ROLLBACK;
-		THROW;
-	END CATCH
-END`
+` + tsqlCatch
 
 // Stock-Level (clause 2.8.2.2): the district's next order number, then the
 // distinct items of its last 20 orders whose stock is below the threshold.
-const tsqlStockLevel = `CREATE PROCEDURE tpcc_stock_level @w int, @d int, @threshold int, @avg_below int, @low int OUTPUT
+var tsqlStockLevel = `CREATE PROCEDURE tpcc_stock_level @w int, @d int, @threshold int, @avg_below int, @low int OUTPUT
 AS
 BEGIN
 	SET NOCOUNT ON;
@@ -252,9 +243,4 @@ BEGIN
 		IF @avg_below > 0
 			SELECT @avg = avg(i_price) FROM item WHERE i_id < @avg_below;
 		COMMIT;
-	END TRY
-	BEGIN CATCH
-		IF @@TRANCOUNT > 0 ROLLBACK;
-		THROW;
-	END CATCH
-END`
+` + tsqlCatch
