@@ -254,6 +254,12 @@ type Caps struct {
 	// than 16 bytes of binary (passed as []byte). See UUIDArg.
 	UUIDType   string
 	NativeUUID bool
+	// UUIDDefaultRandom and UUIDDefaultSequential are the default
+	// expressions with which the server itself makes a UUIDType key, a
+	// random one and one greater than any it made before on the machine
+	// (SQL Server's NEWID() and NEWSEQUENTIALID()); empty where the engine
+	// has none.
+	UUIDDefaultRandom, UUIDDefaultSequential string
 	// ClusterOnKey is appended to CREATE TABLE to store a table in the
 	// order of its primary key where that is not the default (SQLite's
 	// WITHOUT ROWID); InnoDB always clusters, PostgreSQL never does.

@@ -127,6 +127,8 @@ func (d *msDB) Caps() db.Caps {
 		TimestampType:         "datetime2(6)",
 		IdentityKey:           "bigint IDENTITY(1,1) PRIMARY KEY",
 		UUIDType:              "uniqueidentifier",
+		UUIDDefaultRandom:     "NEWID()",
+		UUIDDefaultSequential: "NEWSEQUENTIALID()",
 		CurrentTimestamp:      "SYSDATETIME()",
 		MaxCharLength:         8000,
 		FloatType:             "float",
@@ -310,23 +312,27 @@ func IsDuplicateKey(err error) bool {
 }
 
 // CopyIn loads rows with go-mssqldb's bulk copy (the TDS bulk load that
-// bcp and SqlBulkCopy use), in one transaction. Babelfish misreads a bulk
-// loaded decimal sent in fewer than 17 bytes (the driver sends 5 to 13
-// by the column's precision, as TDS says), storing another number without
-// an error: there a table with such a column is loaded with multi-row
-// INSERT statements instead (insertRows).
+// bcp and SqlBulkCopy use), in one transaction. Babelfish gets two things
+// wrong in a bulk load, silently: it misreads a decimal sent in fewer than
+// 17 bytes (the driver sends 5 to 13 by the column's precision, as TDS
+// says), storing another number; and it leaves NULL in the columns the
+// load does not name instead of their defaults, even in a NOT NULL key.
+// There a table with such a decimal column, or loaded without some of its
+// columns, is loaded with multi-row INSERT statements instead
+// (insertRows).
 func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []string, src db.RowSource) (n int64, err error) {
 	mc := c.(*msConn)
 	bulk := true
 	if bf, err := d.babelfish(ctx, mc); err != nil {
 		return 0, err
 	} else if bf {
-		narrow, err := db.QueryInt64(ctx, mc, `SELECT count(*) FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = $1
-			AND TABLE_SCHEMA = SCHEMA_NAME() AND DATA_TYPE IN ('decimal', 'numeric') AND NUMERIC_PRECISION < 29`, table)
-		if err != nil {
+		var narrow, all int64
+		if _, err := db.QueryRow(ctx, mc, `SELECT count(CASE WHEN DATA_TYPE IN ('decimal', 'numeric') AND NUMERIC_PRECISION < 29 THEN 1 END),
+			count(*) FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = $1 AND TABLE_SCHEMA = SCHEMA_NAME()`,
+			[]any{table}, &narrow, &all); err != nil {
 			return 0, err
 		}
-		bulk = narrow == 0
+		bulk = narrow == 0 && all == int64(len(columns))
 	}
 	tx, err := mc.C.BeginTx(ctx, nil)
 	if err != nil {
