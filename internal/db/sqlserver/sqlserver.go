@@ -71,6 +71,10 @@ type msDB struct {
 	// bf says whether the server is Babelfish, once read (babelfish).
 	bfOnce sync.Mutex
 	bf     *bool
+	// session are the --set settings and sessionSQL their SET statements,
+	// run on every connection as it connects (SetSession).
+	session    []db.Assignment
+	sessionSQL []string
 }
 
 func openSQLServer(t *db.Target) (db.DB, error) {
@@ -162,7 +166,11 @@ func (d *msDB) Connect(ctx context.Context) (db.Conn, error) {
 	// checks that the connection works.
 	var id int64
 	if err == nil {
-		if err = c.QueryRowContext(ctx, "SELECT @@SPID").Scan(&id); err != nil {
+		err = c.QueryRowContext(ctx, "SELECT @@SPID").Scan(&id)
+		if err == nil && len(d.sessionSQL) > 0 {
+			_, err = c.ExecContext(ctx, strings.Join(d.sessionSQL, "; "))
+		}
+		if err != nil {
 			c.Close()
 		}
 	}
@@ -256,6 +264,9 @@ func (d *msDB) Info(ctx context.Context) (db.Info, error) {
 	err = db.ScanSettings(ctx, c, info.Settings, `SELECT CAST(name AS nvarchar(128)), CAST(value_in_use AS nvarchar(64)) FROM sys.configurations
 		WHERE name IN ('max degree of parallelism', 'cost threshold for parallelism', 'max server memory (MB)', 'max worker threads')`)
 	if err != nil {
+		return info, err
+	}
+	if err := d.sessionValues(ctx, c, info.Settings); err != nil {
 		return info, err
 	}
 	info.Normalized = map[string]db.Setting{}
