@@ -257,6 +257,12 @@ type Caps struct {
 	// than 16 bytes of binary (passed as []byte). See UUIDArg.
 	UUIDType   string
 	NativeUUID bool
+	// UUIDDefaultRandom and UUIDDefaultSequential are the default
+	// expressions with which the server itself makes a UUIDType key, a
+	// random one and one greater than any it made before on the machine
+	// (SQL Server's NEWID() and NEWSEQUENTIALID()); empty where the engine
+	// has none.
+	UUIDDefaultRandom, UUIDDefaultSequential string
 	// ClusterOnKey is appended to CREATE TABLE to store a table in the
 	// order of its primary key where that is not the default (SQLite's
 	// WITHOUT ROWID); InnoDB always clusters, PostgreSQL never does.
@@ -280,6 +286,11 @@ type Caps struct {
 	// query may use, sets the session's intra-query parallelism; empty
 	// where IntraQueryParallelism is false.
 	SetParallelWorkers string
+	// ParallelHint, with %d the processes a query may use (the leader
+	// included), is the hint appended to a query to cap its parallelism
+	// (SQL Server's OPTION (MAXDOP n)), where the engine has it per query
+	// rather than per session (SetParallelWorkers).
+	ParallelHint string
 	// FloatType is the column type for a double-precision float.
 	FloatType string
 	// Limit, with %d the number of rows, is the clause that follows an
@@ -288,8 +299,15 @@ type Caps struct {
 	Limit string
 	// ForUpdate is the clause appended to a SELECT to lock the rows it
 	// reads (" FOR UPDATE"); empty where the engine has no row locks and
-	// BeginWrite already takes the write lock (SQLite's BEGIN IMMEDIATE).
+	// BeginWrite already takes the write lock (SQLite's BEGIN IMMEDIATE),
+	// or where it locks with a table hint instead (LockHint). Write such a
+	// SELECT with SelectForUpdate, which places either.
 	ForUpdate string
+	// LockHint is the table hint written after the table's name in a
+	// SELECT that locks the rows it reads (SQL Server's
+	// " WITH (UPDLOCK, ROWLOCK)"), where the engine has no ForUpdate
+	// clause.
+	LockHint string
 	// Routines names the language of the server-side routines (functions,
 	// stored procedures) a workload may create and call instead of sending
 	// its statements one by one: RoutinesPLpgSQL, RoutinesMySQL, or empty
@@ -317,7 +335,18 @@ type Caps struct {
 const (
 	RoutinesPLpgSQL = "plpgsql"
 	RoutinesMySQL   = "mysql"
+	// RoutinesTSQL is T-SQL's stored procedures (SQL Server, Babelfish).
+	RoutinesTSQL = "tsql"
 )
+
+// SelectForUpdate is a SELECT that locks the rows it reads: from is the
+// statement up to and including the name of the one table it reads
+// ("SELECT a FROM t"), rest what follows the table (" WHERE ... ORDER
+// BY ..." and any LimitClause). The engine's table hint goes between them
+// (LockHint), its locking clause at the end (ForUpdate).
+func (c Caps) SelectForUpdate(from, rest string) string {
+	return from + c.LockHint + rest + c.ForUpdate
+}
 
 // LimitClause is the clause that keeps the first n rows of an ordered
 // query: " LIMIT n", or the engine's own (Caps.Limit).

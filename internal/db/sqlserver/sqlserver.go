@@ -17,6 +17,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	mssql "github.com/microsoft/go-mssqldb"
@@ -67,6 +68,13 @@ func config(t *db.Target) (msdsn.Config, error) {
 type msDB struct {
 	t  *db.Target
 	db *sql.DB
+	// bf says whether the server is Babelfish, once read (babelfish).
+	bfOnce sync.Mutex
+	bf     *bool
+	// session are the --set settings and sessionSQL their SET statements,
+	// run on every connection as it connects (SetSession).
+	session    []db.Assignment
+	sessionSQL []string
 }
 
 func openSQLServer(t *db.Target) (db.DB, error) {
@@ -124,10 +132,19 @@ func (d *msDB) Caps() db.Caps {
 		TimestampType:         "datetime2(6)",
 		IdentityKey:           "bigint IDENTITY(1,1) PRIMARY KEY",
 		UUIDType:              "uniqueidentifier",
+		UUIDDefaultRandom:     "NEWID()",
+		UUIDDefaultSequential: "NEWSEQUENTIALID()",
 		CurrentTimestamp:      "SYSDATETIME()",
 		MaxCharLength:         8000,
 		FloatType:             "float",
 		Limit:                 " OFFSET 0 ROWS FETCH NEXT %d ROWS ONLY",
+		// Babelfish accepts and ignores table hints
+		// (escape_hatch_table_hints); its reads do not lock.
+		LockHint: " WITH (UPDLOCK, ROWLOCK)",
+		Routines: db.RoutinesTSQL,
+		// Babelfish accepts the hint and ignores it
+		// (escape_hatch_query_hints; it has no pg_hint_plan).
+		ParallelHint: " OPTION (MAXDOP %d)",
 		// KILL from another connection, then the socket (see msConn.Cancel):
 		// the statements run under a context that is never cancelled, so
 		// the driver never sends an attention (which Babelfish does not
@@ -150,7 +167,11 @@ func (d *msDB) Connect(ctx context.Context) (db.Conn, error) {
 	// checks that the connection works.
 	var id int64
 	if err == nil {
-		if err = c.QueryRowContext(ctx, "SELECT @@SPID").Scan(&id); err != nil {
+		err = c.QueryRowContext(ctx, "SELECT @@SPID").Scan(&id)
+		if err == nil && len(d.sessionSQL) > 0 {
+			_, err = c.ExecContext(ctx, strings.Join(d.sessionSQL, "; "))
+		}
+		if err != nil {
 			c.Close()
 		}
 	}
@@ -246,6 +267,9 @@ func (d *msDB) Info(ctx context.Context) (db.Info, error) {
 	if err != nil {
 		return info, err
 	}
+	if err := d.sessionValues(ctx, c, info.Settings); err != nil {
+		return info, err
+	}
 	info.Normalized = map[string]db.Setting{}
 	for k, v := range info.Settings {
 		n, err := strconv.ParseFloat(v, 64)
@@ -300,9 +324,28 @@ func IsDuplicateKey(err error) bool {
 }
 
 // CopyIn loads rows with go-mssqldb's bulk copy (the TDS bulk load that
-// bcp and SqlBulkCopy use), in one transaction.
+// bcp and SqlBulkCopy use), in one transaction. Babelfish gets two things
+// wrong in a bulk load, silently: it misreads a decimal sent in fewer than
+// 17 bytes (the driver sends 5 to 13 by the column's precision, as TDS
+// says), storing another number; and it leaves NULL in the columns the
+// load does not name instead of their defaults, even in a NOT NULL key.
+// There a table with such a decimal column, or loaded without some of its
+// columns, is loaded with multi-row INSERT statements instead
+// (insertRows).
 func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []string, src db.RowSource) (n int64, err error) {
 	mc := c.(*msConn)
+	bulk := true
+	if bf, err := d.babelfish(ctx, mc); err != nil {
+		return 0, err
+	} else if bf {
+		var narrow, all int64
+		if _, err := db.QueryRow(ctx, mc, `SELECT count(CASE WHEN DATA_TYPE IN ('decimal', 'numeric') AND NUMERIC_PRECISION < 29 THEN 1 END),
+			count(*) FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = $1 AND TABLE_SCHEMA = SCHEMA_NAME()`,
+			[]any{table}, &narrow, &all); err != nil {
+			return 0, err
+		}
+		bulk = narrow == 0 && all == int64(len(columns))
+	}
 	tx, err := mc.C.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, mc.Note(err)
@@ -312,13 +355,24 @@ func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []st
 			_ = tx.Rollback()
 		}
 	}()
+	if !bulk {
+		if n, err = insertRows(ctx, tx, table, columns, src); err != nil {
+			return 0, mc.Note(err)
+		}
+		if err = tx.Commit(); err != nil {
+			return 0, mc.Note(err)
+		}
+		return n, nil
+	}
 	st, err := tx.PrepareContext(ctx, mssql.CopyIn(table, mssql.BulkOptions{KeepNulls: true}, columns...))
 	if err != nil {
 		return 0, mc.Note(err)
 	}
 	defer st.Close()
+	var row []any
 	for src.Next() {
-		if _, err = st.ExecContext(ctx, src.Values()...); err != nil {
+		row = bulkValues(row[:0], src.Values())
+		if _, err = st.ExecContext(ctx, row...); err != nil {
 			return 0, mc.Note(err)
 		}
 	}
@@ -334,6 +388,124 @@ func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []st
 		return 0, mc.Note(err)
 	}
 	return n, nil
+}
+
+// bulkValues appends vals to dst with the integer types go-mssqldb's bulk
+// copy does not take for an integer column (int8, int16, the unsigned
+// ones) widened to int64.
+func bulkValues(dst, vals []any) []any {
+	for _, v := range vals {
+		switch x := v.(type) {
+		case int8:
+			v = int64(x)
+		case int16:
+			v = int64(x)
+		case uint8:
+			v = int64(x)
+		case uint16:
+			v = int64(x)
+		case uint32:
+			v = int64(x)
+		}
+		dst = append(dst, v)
+	}
+	return dst
+}
+
+// babelfish reports whether the server is Babelfish, read once.
+func (d *msDB) babelfish(ctx context.Context, c db.Conn) (bool, error) {
+	d.bfOnce.Lock()
+	defer d.bfOnce.Unlock()
+	if d.bf == nil {
+		v, err := db.QueryString(ctx, c, "SELECT @@VERSION")
+		if err != nil {
+			return false, err
+		}
+		bf := isBabelfish(v)
+		d.bf = &bf
+	}
+	return *d.bf, nil
+}
+
+// maxParams is below SQL Server's 2,100 parameters per request.
+const maxParams = 2000
+
+// insertRows loads the rows of src into table with multi-row INSERT
+// statements of as many rows as maxParams allows (at most 1,000, T-SQL's
+// limit for a VALUES list). A NULL is written as such in the statement:
+// go-mssqldb sends a nil parameter with the TDS type NULL (0x1F), which
+// Babelfish refuses; so the statements are kept by their NULLs.
+func insertRows(ctx context.Context, tx *sql.Tx, table string, columns []string, src db.RowSource) (int64, error) {
+	per := min(1000, maxParams/len(columns))
+	stmts := map[string]*sql.Stmt{}
+	defer func() {
+		for _, st := range stmts {
+			st.Close()
+		}
+	}()
+	var n int64
+	var nulls []byte // per value: 'n' for NULL, '.' for a parameter
+	args := make([]any, 0, per*len(columns))
+	rows := 0
+	flush := func() error {
+		if rows == 0 {
+			return nil
+		}
+		st := stmts[string(nulls)]
+		if st == nil {
+			var b strings.Builder
+			b.WriteString("INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES ")
+			p := 0
+			for r := 0; r < rows; r++ {
+				if r > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteByte('(')
+				for c := range columns {
+					if c > 0 {
+						b.WriteString(", ")
+					}
+					if nulls[r*len(columns)+c] == 'n' {
+						b.WriteString("NULL")
+						continue
+					}
+					p++
+					b.WriteString("@p" + strconv.Itoa(p))
+				}
+				b.WriteByte(')')
+			}
+			var err error
+			if st, err = tx.PrepareContext(ctx, b.String()); err != nil {
+				return err
+			}
+			stmts[string(nulls)] = st
+		}
+		if _, err := st.ExecContext(ctx, args...); err != nil {
+			return err
+		}
+		n += int64(rows)
+		args, nulls, rows = args[:0], nulls[:0], 0
+		return nil
+	}
+	for src.Next() {
+		for _, v := range src.Values() {
+			if v == nil {
+				nulls = append(nulls, 'n')
+				continue
+			}
+			nulls = append(nulls, '.')
+			args = append(args, v)
+		}
+		if rows++; rows == per {
+			if err := flush(); err != nil {
+				return n, err
+			}
+		}
+	}
+	if err := src.Err(); err != nil {
+		return n, err
+	}
+	return n, flush()
 }
 
 // newConn wraps a database/sql connection to the server: statements are

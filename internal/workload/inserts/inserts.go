@@ -35,10 +35,46 @@ const (
 	KeyUUIDOrdered  = "uuid-ordered"
 	KeyPartitioned  = "partitioned"
 	KeyRandomBigint = "random-bigint"
+	// Keys the server makes as the column's default, where the engine has
+	// them (Caps.UUIDDefaultRandom, UUIDDefaultSequential): SQL Server's
+	// NEWID() and NEWSEQUENTIALID().
+	KeyNewID           = "newid"
+	KeyNewSequentialID = "newsequentialid"
 )
 
 // Keys lists the key strategies in the order the matrix prints them.
-var Keys = []string{KeySerial, KeyUUIDRandom, KeyUUIDOrdered, KeyPartitioned, KeyRandomBigint}
+var Keys = []string{KeySerial, KeyUUIDRandom, KeyUUIDOrdered, KeyPartitioned, KeyRandomBigint, KeyNewID, KeyNewSequentialID}
+
+// serverDefault is the default expression that makes the keys of a
+// server-made key strategy on an engine, "" where the engine has none, and
+// whether the strategy is one (the server, not the client, makes the key).
+func serverDefault(caps db.Caps, key string) (expr string, server bool) {
+	switch key {
+	case KeyNewID:
+		return caps.UUIDDefaultRandom, true
+	case KeyNewSequentialID:
+		return caps.UUIDDefaultSequential, true
+	}
+	return "", false
+}
+
+// serverMade reports whether the server makes the keys of strategy key
+// (serial's identity, NEWID(), NEWSEQUENTIALID()): the client then
+// inserts c4's default value, 1, and no key.
+func serverMade(key string) bool {
+	_, server := serverDefault(db.Caps{}, key)
+	return server || key == KeySerial
+}
+
+// CheckKey refuses a server-made key strategy on an engine that cannot
+// make such keys, in one sentence.
+func CheckKey(caps db.Caps, kind db.Kind, key string) error {
+	if expr, server := serverDefault(caps, key); server && expr == "" {
+		return fmt.Errorf("--key %s needs a server that makes the key itself (SQL Server's %s); %s has no such default", key,
+			map[string]string{KeyNewID: "NEWID()", KeyNewSequentialID: "NEWSEQUENTIALID()"}[key], kind)
+	}
+	return nil
+}
 
 // Table names.
 const (
@@ -117,6 +153,9 @@ func validKey(k string) bool {
 
 // Init implements workload.Initer.
 func (w *Inserts) Init(ctx context.Context, env *workload.Env) error {
+	if err := CheckKey(env.DB.Caps(), env.DB.Target().Kind, w.Key); err != nil {
+		return err
+	}
 	caps, conn, err := workload.BeginInit(ctx, env, w)
 	if err != nil {
 		return err
@@ -155,6 +194,9 @@ func CreateStatements(caps db.Caps, key string, pad int) []string {
 		c1, cluster = caps.IdentityKey, ""
 	case KeyUUIDRandom, KeyUUIDOrdered:
 		c1 = caps.UUIDType + " NOT NULL PRIMARY KEY"
+	case KeyNewID, KeyNewSequentialID:
+		expr, _ := serverDefault(caps, key)
+		c1 = caps.UUIDType + " NOT NULL DEFAULT " + expr + " PRIMARY KEY"
 	default:
 		c1 = "bigint NOT NULL PRIMARY KEY"
 	}
@@ -181,7 +223,7 @@ func CreateStatements(caps db.Caps, key string, pad int) []string {
 func (w *Inserts) prefillTable(caps db.Caps, seed uint64, now time.Time) workload.Table {
 	total, key := w.Prefill, w.Key
 	cols := []string{"c1"}
-	if key == KeySerial {
+	if serverMade(key) {
 		cols = []string{"c4"}
 	}
 	// v7 prefill: v7KeysPerMs keys per millisecond, ending a second before
@@ -206,17 +248,17 @@ func (w *Inserts) prefillTable(caps db.Caps, seed uint64, now time.Time) workloa
 			}
 			for ; j < hi; j++ {
 				var v any
-				switch key {
-				case KeySerial:
+				switch {
+				case serverMade(key):
 					v = int32(1)
-				case KeyUUIDRandom:
+				case key == KeyUUIDRandom:
 					v = caps.UUIDArg(v4.Next())
-				case KeyUUIDOrdered:
+				case key == KeyUUIDOrdered:
 					v = caps.UUIDArg(v7.Next())
-				case KeyPartitioned:
+				case key == KeyPartitioned:
 					slot := rng.Int64N(datagen.MaxPartitionClient + 1)
 					v = slot*datagen.PartitionStride + PrefillOffset + rng.Int64N(datagen.PartitionStride-PrefillOffset)
-				case KeyRandomBigint:
+				case key == KeyRandomBigint:
 					v = rb.Next()
 				}
 				dst = append(dst, []any{v})
@@ -313,6 +355,9 @@ func (w *Inserts) Setup(ctx context.Context, env *workload.Env, conn db.Conn) er
 	if w.Key != "" && w.Key != key {
 		return fmt.Errorf("the inserts table was created with --key %s, not %s; run without --key, or `dbharness init inserts --key %s` first", key, w.Key, w.Key)
 	}
+	if err := CheckKey(env.DB.Caps(), env.DB.Target().Kind, key); err != nil {
+		return err
+	}
 	w.key, w.caps = key, env.DB.Caps()
 	w.rows.Store(0)
 	w.commits.Store(0)
@@ -334,10 +379,10 @@ func (w *Inserts) MixName() string {
 }
 
 // insertSQL is the INSERT of n rows, one parameter per row: the key, or c4
-// (its default value, 1) for serial keys.
+// (its default value, 1) for keys the server makes.
 func insertSQL(key string, n int) string {
 	col := "c1"
-	if key == KeySerial {
+	if serverMade(key) {
 		col = "c4"
 	}
 	var b strings.Builder

@@ -17,12 +17,12 @@ func (wk *worker) drawDelivery(p *params, w, d int) {
 }
 
 // prepareDelivery prepares the Delivery's statements (clause 2.7.4).
-func (s *stmts) prepareDelivery(p func(*db.Stmt, string), fu string) {
-	p(&s.dlNewOrder, sqlOldestNewOrder+fu)
+func (s *stmts) prepareDelivery(p func(*db.Stmt, string), c db.Caps) {
+	p(&s.dlNewOrder, oldestNewOrderSQL(c))
 	p(&s.dlDelNewOrder, "DELETE FROM new_order WHERE no_w_id = $1 AND no_d_id = $2 AND no_o_id = $3")
-	p(&s.dlOrder, "SELECT o_c_id FROM orders WHERE o_w_id = $1 AND o_d_id = $2 AND o_id = $3"+fu)
+	p(&s.dlOrder, c.SelectForUpdate("SELECT o_c_id FROM orders", " WHERE o_w_id = $1 AND o_d_id = $2 AND o_id = $3"))
 	p(&s.dlUpdOrder, "UPDATE orders SET o_carrier_id = $1 WHERE o_w_id = $2 AND o_d_id = $3 AND o_id = $4")
-	p(&s.dlLines, sqlDeliveryLines+fu)
+	p(&s.dlLines, deliveryLinesSQL(c))
 	p(&s.dlUpdLines, "UPDATE order_line SET ol_delivery_d = CURRENT_TIMESTAMP WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3")
 	p(&s.dlUpdCust, "UPDATE customer SET c_balance = c_balance + $1, c_delivery_cnt = c_delivery_cnt + 1 WHERE c_w_id = $2 AND c_d_id = $3 AND c_id = $4")
 }

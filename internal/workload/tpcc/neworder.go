@@ -44,14 +44,22 @@ func (wk *worker) drawNewOrder(p *params, w, d int) {
 }
 
 // prepareNewOrder prepares the New-Order's statements (clause 2.4.2).
-func (s *stmts) prepareNewOrder(p func(*db.Stmt, string), fu string) {
+// The district's row is updated before it is read, and the stock rows are
+// updated from their own values, so that neither depends on a locking
+// read: Babelfish ignores SQL Server's table hints (Caps.LockHint), and
+// there the update's row lock is the only one.
+func (s *stmts) prepareNewOrder(p func(*db.Stmt, string)) {
 	p(&s.newOrdCustWh, "SELECT c_discount, c_last, c_credit, w_tax FROM customer, warehouse WHERE w_id = $1 AND c_w_id = w_id AND c_d_id = $2 AND c_id = $3")
-	p(&s.newOrdDistrict, "SELECT d_next_o_id, d_tax FROM district WHERE d_w_id = $1 AND d_id = $2"+fu)
 	p(&s.newOrdUpdDistrict, "UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = $1 AND d_id = $2")
+	p(&s.newOrdDistrict, "SELECT d_next_o_id - 1, d_tax FROM district WHERE d_w_id = $1 AND d_id = $2")
 	p(&s.newOrdInsOrder, "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP, $5, $6)")
 	p(&s.newOrdInsNewOrder, "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES ($1, $2, $3)")
 	s.newOrdItems, s.newOrdStocks, s.newOrdLines = map[int]db.Stmt{}, map[[2]int]db.Stmt{}, map[int]db.Stmt{}
-	p(&s.newOrdUpdStock, "UPDATE stock SET s_quantity = $1, s_ytd = s_ytd + $2, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $3 WHERE s_i_id = $4 AND s_w_id = $5")
+	// S_QUANTITY goes down by the quantity ($2, $3), or up by 91 less it
+	// when fewer than 10 would remain ($1 is the quantity plus 10) (clause
+	// 2.4.2.2).
+	p(&s.newOrdUpdStock, "UPDATE stock SET s_quantity = CASE WHEN s_quantity < $1 THEN s_quantity - $2 + 91 ELSE s_quantity - $3 END, "+
+		"s_ytd = s_ytd + $4, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $5 WHERE s_i_id = $6 AND s_w_id = $7")
 }
 
 // newOrder runs a New-Order (clause 2.4.2).
@@ -65,10 +73,10 @@ func (wk *worker) newOrder(ctx context.Context) error {
 	if err := s.newOrdCustWh.QueryRow(ctx, []any{&discount, &cLast, &cCredit, &wTax}, p.w, p.d, p.cid); err != nil {
 		return err
 	}
-	if err := s.newOrdDistrict.QueryRow(ctx, []any{&nextOID, &dTax}, p.w, p.d); err != nil {
+	if _, err := s.newOrdUpdDistrict.Exec(ctx, p.w, p.d); err != nil {
 		return err
 	}
-	if _, err := s.newOrdUpdDistrict.Exec(ctx, p.w, p.d); err != nil {
+	if err := s.newOrdDistrict.QueryRow(ctx, []any{&nextOID, &dTax}, p.w, p.d); err != nil {
 		return err
 	}
 	if _, err := s.newOrdInsOrder.Exec(ctx, nextOID, p.d, p.w, p.cid, len(p.lines), p.allLocal); err != nil {
@@ -114,18 +122,11 @@ func (wk *worker) newOrder(ctx context.Context) error {
 		if st == nil {
 			return fmt.Errorf("stock row of item %d in warehouse %d is missing", l.item, l.supply)
 		}
-		// S_QUANTITY goes down by the quantity, or up by 91 less it when
-		// fewer than 10 would remain (clause 2.4.2.2).
-		q := st.qty - l.qty
-		if st.qty < l.qty+10 {
-			q += 91
-		}
-		st.qty = q
 		remote := 0
 		if l.supply != p.w {
 			remote = 1
 		}
-		if _, err := s.newOrdUpdStock.Exec(ctx, q, l.qty, remote, l.item, l.supply); err != nil {
+		if _, err := s.newOrdUpdStock.Exec(ctx, l.qty+10, l.qty, l.qty, l.qty, remote, l.item, l.supply); err != nil {
 			return err
 		}
 		amount := math.Round(float64(l.qty)*wk.items[l.item].price*100) / 100
@@ -235,8 +236,8 @@ func (wk *worker) readStock(ctx context.Context, w, d int) error {
 	st, ok := wk.stmts.newOrdStocks[key]
 	if !ok {
 		var err error
-		st, err = wk.conn.Prepare(ctx, fmt.Sprintf("SELECT s_i_id, s_quantity, s_data, s_dist_%02d FROM stock WHERE s_w_id = $1 AND s_i_id IN (%s) ORDER BY s_i_id",
-			d, placeholders(2, n))+wk.tpcc.caps.ForUpdate)
+		st, err = wk.conn.Prepare(ctx, wk.tpcc.caps.SelectForUpdate(fmt.Sprintf("SELECT s_i_id, s_quantity, s_data, s_dist_%02d FROM stock", d),
+			" WHERE s_w_id = $1 AND s_i_id IN ("+placeholders(2, n)+") ORDER BY s_i_id"))
 		if err != nil {
 			return err
 		}

@@ -17,10 +17,10 @@ func (wk *worker) drawOrderStatus(p *params, w, d int) {
 }
 
 // prepareOrderStatus prepares the Order-Status's statements (clause 2.6.2).
-func (s *stmts) prepareOrderStatus(p func(*db.Stmt, string), fu string) {
+func (s *stmts) prepareOrderStatus(p func(*db.Stmt, string), c db.Caps) {
 	p(&s.osByName, sqlCustomerByLast)
 	p(&s.osCust, sqlCustomerBalance)
-	p(&s.osOrder, sqlLastOrder)
+	p(&s.osOrder, lastOrderSQL(c))
 	p(&s.osLines, sqlOrderLines)
 }
 

@@ -22,13 +22,14 @@ func (wk *worker) drawPayment(p *params, w, d int) {
 }
 
 // preparePayment prepares the Payment's statements (clause 2.5.2).
-func (s *stmts) preparePayment(p func(*db.Stmt, string), fu string) {
+func (s *stmts) preparePayment(p func(*db.Stmt, string), c db.Caps) {
 	p(&s.payUpdWh, "UPDATE warehouse SET w_ytd = w_ytd + $1 WHERE w_id = $2")
 	p(&s.paySelWh, "SELECT w_street_1, w_street_2, w_city, w_state, w_zip, w_name FROM warehouse WHERE w_id = $1")
 	p(&s.payUpdDist, "UPDATE district SET d_ytd = d_ytd + $1 WHERE d_w_id = $2 AND d_id = $3")
 	p(&s.paySelDist, "SELECT d_street_1, d_street_2, d_city, d_state, d_zip, d_name FROM district WHERE d_w_id = $1 AND d_id = $2")
 	p(&s.payByName, sqlCustomerByLast)
-	p(&s.payCust, "SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_credit, c_credit_lim, c_discount, c_balance, c_since FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3"+fu)
+	p(&s.payCust, c.SelectForUpdate("SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_credit, c_credit_lim, c_discount, c_balance, c_since FROM customer",
+		" WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3"))
 	p(&s.payCData, "SELECT c_data FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3")
 	p(&s.payUpdCust, "UPDATE customer SET c_balance = c_balance - $1, c_ytd_payment = c_ytd_payment + $2, c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = $3 AND c_d_id = $4 AND c_id = $5")
 	p(&s.payUpdCustBC, "UPDATE customer SET c_balance = c_balance - $1, c_ytd_payment = c_ytd_payment + $2, c_payment_cnt = c_payment_cnt + 1, c_data = $3 WHERE c_w_id = $4 AND c_d_id = $5 AND c_id = $6")

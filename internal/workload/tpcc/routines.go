@@ -9,7 +9,8 @@ import (
 
 // Server mode runs each transaction as one call of a routine that init
 // creates on the server: a PL/pgSQL function on PostgreSQL, a stored
-// procedure on MySQL and MariaDB. The routines follow the transaction
+// procedure on MySQL and MariaDB, a T-SQL stored procedure on SQL Server
+// (routines_tsql.go). The routines follow the transaction
 // profiles of clause 2 exactly as the client mode's statements do (tx.go),
 // with the same input data drawn by the client: the New-Order's lines, the
 // Payment's customer (by number, or by last name when the number is 0),
@@ -103,6 +104,7 @@ var routineSets = map[string]*routineSet{
 		},
 		lines: myLines,
 	},
+	db.RoutinesTSQL: tsqlRoutines,
 }
 
 // pgLines passes the lines as three int[] literals: items, supplying

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/dbharness/dbharness/internal/datagen"
+	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/workload"
 )
 
@@ -14,17 +15,29 @@ const (
 	sqlCustomerByLast = "SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first"
 	// Order-Status (clause 2.6.2.2).
 	sqlCustomerBalance = "SELECT c_balance, c_first, c_middle, c_last FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3"
-	sqlLastOrder       = "SELECT o_id, o_carrier_id, o_entry_d FROM orders WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = $3 ORDER BY o_id DESC LIMIT 1"
-	sqlOrderLines      = "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3"
-	// Delivery (clause 2.7.4.2); the engine's locking clause is appended.
-	sqlOldestNewOrder = "SELECT no_o_id FROM new_order WHERE no_w_id = $1 AND no_d_id = $2 ORDER BY no_o_id LIMIT 1"
-	sqlDeliveryLines  = "SELECT ol_amount FROM order_line WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3"
+	// Order-Status's last order, before the engine's LimitClause(1)
+	// (lastOrderSQL).
+	sqlLastOrder  = "SELECT o_id, o_carrier_id, o_entry_d FROM orders WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = $3 ORDER BY o_id DESC"
+	sqlOrderLines = "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3"
 	// Stock-Level (clause 2.8.2.2): distinct items of the district's last
 	// 20 orders whose stock is below the threshold.
 	sqlStockLevelCount = "SELECT count(DISTINCT s_i_id) FROM order_line, stock WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id < $3 AND ol_o_id >= $4 AND s_w_id = $5 AND s_i_id = ol_i_id AND s_quantity < $6"
 	// tpcc-ro --augmented: the average price of the first items.
 	sqlAvgPrice = "SELECT avg(i_price) FROM item WHERE i_id < $1"
 )
+
+// lastOrderSQL is Order-Status's read of the customer's last order.
+func lastOrderSQL(c db.Caps) string { return sqlLastOrder + c.LimitClause(1) }
+
+// Delivery's locking reads (clause 2.7.4.2): the district's oldest new
+// order, and the order's lines.
+func oldestNewOrderSQL(c db.Caps) string {
+	return c.SelectForUpdate("SELECT no_o_id FROM new_order", " WHERE no_w_id = $1 AND no_d_id = $2 ORDER BY no_o_id"+c.LimitClause(1))
+}
+
+func deliveryLinesSQL(c db.Caps) string {
+	return c.SelectForUpdate("SELECT ol_amount FROM order_line", " WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3")
+}
 
 // Statements implements workload.Statementer: the reads of Order-Status,
 // Payment by last name, Delivery and Stock-Level (and the augmented price
@@ -58,14 +71,14 @@ func (w *TPCC) Statements() []workload.Statement {
 	out = append(out,
 		workload.Statement{Name: "customer_by_last_name", SQL: sqlCustomerByLast, Params: []workload.ParamDomain{wh, d, last}},
 		workload.Statement{Name: "customer_balance", SQL: sqlCustomerBalance, Params: []workload.ParamDomain{wh, d, cid}},
-		workload.Statement{Name: "last_order", SQL: sqlLastOrder, Params: []workload.ParamDomain{wh, d, cid}},
+		workload.Statement{Name: "last_order", SQL: lastOrderSQL(w.caps), Params: []workload.ParamDomain{wh, d, cid}},
 		workload.Statement{Name: "order_lines", SQL: sqlOrderLines, Params: []workload.ParamDomain{wh, d, oid}},
 		workload.Statement{Name: "stock_level_count", SQL: sqlStockLevelCount, Params: []workload.ParamDomain{wh, d, next, lowO, sw, threshold}},
 	)
 	if !w.RO {
 		out = append(out,
-			workload.Statement{Name: "oldest_new_order", SQL: sqlOldestNewOrder + w.caps.ForUpdate, Params: []workload.ParamDomain{wh, d}},
-			workload.Statement{Name: "delivery_lines", SQL: sqlDeliveryLines + w.caps.ForUpdate, Params: []workload.ParamDomain{wh, d, oid}})
+			workload.Statement{Name: "oldest_new_order", SQL: oldestNewOrderSQL(w.caps), Params: []workload.ParamDomain{wh, d}},
+			workload.Statement{Name: "delivery_lines", SQL: deliveryLinesSQL(w.caps), Params: []workload.ParamDomain{wh, d, oid}})
 	}
 	if w.Augmented {
 		out = append(out, workload.Statement{Name: "average_item_price", SQL: sqlAvgPrice,

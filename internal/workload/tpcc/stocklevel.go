@@ -15,7 +15,7 @@ func (wk *worker) drawStockLevel(p *params, w, d int) {
 }
 
 // prepareStockLevel prepares the Stock-Level's statements (clause 2.8.2).
-func (s *stmts) prepareStockLevel(p func(*db.Stmt, string), fu string) {
+func (s *stmts) prepareStockLevel(p func(*db.Stmt, string)) {
 	p(&s.slDistrict, "SELECT d_next_o_id FROM district WHERE d_w_id = $1 AND d_id = $2")
 	p(&s.slCount, sqlStockLevelCount)
 }

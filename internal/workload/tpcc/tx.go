@@ -134,7 +134,7 @@ func (wk *worker) prepare(ctx context.Context) error {
 		}
 		return nil
 	}
-	fu := wk.tpcc.caps.ForUpdate
+	c := wk.tpcc.caps
 	var err error
 	p := func(dst *db.Stmt, sql string) {
 		if err == nil {
@@ -144,12 +144,12 @@ func (wk *worker) prepare(ctx context.Context) error {
 	s := &wk.stmts
 	ro := wk.tpcc.RO
 	if !ro {
-		s.prepareNewOrder(p, fu)
-		s.preparePayment(p, fu)
-		s.prepareDelivery(p, fu)
+		s.prepareNewOrder(p)
+		s.preparePayment(p, c)
+		s.prepareDelivery(p, c)
 	}
-	s.prepareOrderStatus(p, fu)
-	s.prepareStockLevel(p, fu)
+	s.prepareOrderStatus(p, c)
+	s.prepareStockLevel(p)
 	if wk.tpcc.Augmented {
 		p(&s.avgPrice, sqlAvgPrice)
 	}

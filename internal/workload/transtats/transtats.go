@@ -75,7 +75,8 @@ func (w *TransStats) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 		fs.Int64Var(&w.Rows, "rows", DefaultRows, "rows of tran_stats")
 	case workload.CmdRun:
 		fs.StringVar(&w.Query, "query", QueryStar, "query: star, window, or mix (each transaction picks one at random)")
-		fs.IntVar(&w.Parallel, "parallel", 0, "processes per query, leader included (1 = serial; PostgreSQL: max_parallel_workers_per_gather = N-1); 0 keeps the server's setting")
+		fs.IntVar(&w.Parallel, "parallel", 0, "processes per query, leader included (1 = serial; PostgreSQL: max_parallel_workers_per_gather = N-1; SQL Server: OPTION (MAXDOP N)); 0 keeps the server's setting")
+		fs.IntVar(&w.Parallel, "dop", 0, "the degree of parallelism: another name for --parallel")
 	}
 }
 
@@ -273,7 +274,7 @@ func (w *TransStats) Setup(ctx context.Context, env *workload.Env, conn db.Conn)
 		return fmt.Errorf("%s is empty; run `dbharness init transtats` again", factTable)
 	}
 	w.n, w.avg, w.caps, w.seed = n, NewAverages(n), env.DB.Caps(), env.Seed
-	if w.Parallel > 1 && w.caps.SetParallelWorkers == "" {
+	if w.Parallel > 1 && !w.parallelism() {
 		env.Notef("%s has no intra-query parallelism; --parallel %d is ignored and every query runs serially", env.DB.Target().Kind, w.Parallel)
 	}
 	return nil
@@ -319,11 +320,7 @@ func (w *TransStats) NewWorker(ctx context.Context, conn db.Conn, id int) (workl
 	wk := &worker{w: w, rng: rand.New(rand.NewPCG(w.seed, uint64(id)))}
 	wk.dest = []any{&wk.got[0], &wk.got[1]}
 	for _, op := range w.Ops() {
-		q := StarSQL()
-		if op == QueryWindow {
-			q = WindowSQL()
-		}
-		st, err := conn.Prepare(ctx, q)
+		st, err := conn.Prepare(ctx, w.query(op))
 		if err != nil {
 			return nil, fmt.Errorf("prepare the %s query: %w", op, err)
 		}
@@ -331,6 +328,26 @@ func (w *TransStats) NewWorker(ctx context.Context, conn db.Conn, id int) (workl
 		wk.window = append(wk.window, op == QueryWindow)
 	}
 	return wk, nil
+}
+
+// parallelism reports whether the engine can be told the processes per
+// query: per session (Caps.SetParallelWorkers) or per query
+// (Caps.ParallelHint).
+func (w *TransStats) parallelism() bool {
+	return w.caps.SetParallelWorkers != "" || w.caps.ParallelHint != ""
+}
+
+// query is the SQL of query op (QueryStar or QueryWindow), with --parallel
+// as the engine's query hint, when it has one.
+func (w *TransStats) query(op string) string {
+	q := StarSQL()
+	if op == QueryWindow {
+		q = WindowSQL()
+	}
+	if w.Parallel > 0 && w.caps.ParallelHint != "" {
+		q += fmt.Sprintf(w.caps.ParallelHint, w.Parallel)
+	}
+	return q
 }
 
 // session is what each client runs on its session before querying:
@@ -355,10 +372,10 @@ func (w *TransStats) Statements() []workload.Statement {
 	var out []workload.Statement
 	for _, op := range w.Ops() {
 		if op == QueryWindow {
-			out = append(out, workload.Statement{Name: QueryWindow, SQL: WindowSQL(), Params: []workload.ParamDomain{from, to},
+			out = append(out, workload.Statement{Name: QueryWindow, SQL: w.query(op), Params: []workload.ParamDomain{from, to},
 				Session: w.session()})
 		} else {
-			out = append(out, workload.Statement{Name: QueryStar, SQL: StarSQL(), Session: w.session()})
+			out = append(out, workload.Statement{Name: QueryStar, SQL: w.query(op), Session: w.session()})
 		}
 	}
 	return out
@@ -428,7 +445,7 @@ func (w *TransStats) AfterRun(_ context.Context, _ *workload.Env, _ db.Conn, t w
 	}
 	if w.Parallel > 0 {
 		p := w.Parallel
-		if w.caps.SetParallelWorkers == "" {
+		if !w.parallelism() {
 			p = 1
 		}
 		m["parallel"] = float64(p)

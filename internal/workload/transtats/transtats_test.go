@@ -2,12 +2,16 @@ package transtats_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/dbharness/dbharness/internal/collect"
 	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/evidence"
 	"github.com/dbharness/dbharness/internal/loadgen"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
@@ -48,7 +52,7 @@ func run(t *testing.T, d db.DB, w *transtats.TransStats, notes *[]string) (*load
 }
 
 func TestTransStatsOnEveryEngine(t *testing.T) {
-	for _, e := range testdb.Engines(t, "dbh_classic_transtats") {
+	for _, e := range testdb.EnginesAndSQLServer(t, "dbh_classic_transtats") {
 		t.Run(e.Name, func(t *testing.T) {
 			d := testdb.Open(t, e.URL)
 			ctx := context.Background()
@@ -113,8 +117,16 @@ func TestTransStatsOnEveryEngine(t *testing.T) {
 				if len(stmts) != 2 || stmts[0].Name != "star" || stmts[1].Name != "window" || len(stmts[1].Params) != 2 {
 					t.Fatalf("statements %+v", stmts)
 				}
-				if intra := d.Caps().IntraQueryParallelism; intra != (len(stmts[0].Session) == 1) {
-					t.Errorf("intra-query parallelism %v, session settings %q", intra, stmts[0].Session)
+				// --parallel 1 as the session's setting, or as the query's
+				// hint (SQL Server's OPTION (MAXDOP 1)).
+				caps := d.Caps()
+				hinted := caps.ParallelHint != "" && strings.HasSuffix(stmts[0].SQL, fmt.Sprintf(caps.ParallelHint, 1)) &&
+					strings.HasSuffix(stmts[1].SQL, fmt.Sprintf(caps.ParallelHint, 1))
+				if intra := caps.IntraQueryParallelism; intra != (len(stmts[0].Session) == 1 || hinted) {
+					t.Errorf("intra-query parallelism %v, session settings %q, statements %q, %q", intra, stmts[0].Session, stmts[0].SQL, stmts[1].SQL)
+				}
+				if _, ok := d.(evidence.Explainer); !ok {
+					return // no plans to read (SQL Server)
 				}
 				pc := &collect.PlanCheck{DB: d, Stmts: stmts, Seed: 1}
 				for _, sp := range pc.Before(ctx, c) {
@@ -157,5 +169,38 @@ func TestTransStatsOnEveryEngine(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestDopIsParallel: --dop is another name for --parallel, and on SQL
+// Server each query carries it as OPTION (MAXDOP n), which the server
+// accepts.
+func TestDopIsParallel(t *testing.T) {
+	w := &transtats.TransStats{}
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	w.Flags(workload.CmdRun, fs)
+	if err := fs.Parse([]string{"--dop", "3"}); err != nil || w.Parallel != 3 {
+		t.Fatalf("--dop 3: parallel %d, %v", w.Parallel, err)
+	}
+	d := testdb.Open(t, testdb.SQLServer(t, "dbh_transtats_dop"))
+	ctx := context.Background()
+	if err := (&transtats.TransStats{Rows: 10}).Init(ctx, &workload.Env{DB: d, Seed: 1, Loaders: 2, Progress: workload.NopProgress{}}); err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	w = &transtats.TransStats{Query: transtats.QueryMix, Parallel: 3}
+	res, m := run(t, d, w, &notes)
+	for _, o := range res.Ops {
+		if o.Hist.TotalCount() == 0 || o.Errors != 0 {
+			t.Errorf("%s: %d queries, %d errors %v", o.Name, o.Hist.TotalCount(), o.Errors, res.ErrorSamples)
+		}
+	}
+	if m["parallel"] != 3 || len(notes) != 0 {
+		t.Errorf("parallel %g, notes %q; want 3 and none", m["parallel"], notes)
+	}
+	for _, st := range w.Statements() {
+		if !strings.HasSuffix(st.SQL, " OPTION (MAXDOP 3)") || len(st.Session) != 0 {
+			t.Errorf("%s: %q, session %q; want the query hint OPTION (MAXDOP 3)", st.Name, st.SQL, st.Session)
+		}
 	}
 }
