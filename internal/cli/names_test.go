@@ -87,6 +87,14 @@ func TestRunsAndSweepsAreNamedAndListedWithTheirMixAndDatabase(t *testing.T) {
 	if strings.Contains(c, "-100.0%") || strings.Contains(c, "WARNING") {
 		t.Errorf("compare of one workload:\n%s", c)
 	}
+	// The side that did not run a type shows no figure, not 0.
+	for _, line := range strings.Split(c, "\n") {
+		if strings.HasSuffix(line, "only in A") || strings.HasSuffix(line, "only in B") {
+			if f := strings.Fields(line); f[1] != "-" && f[2] != "-" || strings.Contains(line, " 0.0 ") {
+				t.Errorf("a type only one side ran shows a figure for both: %q", line)
+			}
+		}
+	}
 	html, csvDir := filepath.Join(dir, "c.html"), filepath.Join(dir, "csv")
 	md := ok("report", syncOff.ID, base.ID, "--markdown", "-", "--html", html, "--csv", csvDir).stdout
 	if !strings.Contains(md, "### dbharness comparison: B `"+base.ID+"` \"baseline\" against A `"+syncOff.ID+"` \"sync off\"") {

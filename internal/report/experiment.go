@@ -263,7 +263,15 @@ func ComparisonTable(w io.Writer, c *results.Comparison) {
 		if o.TPSCILowPct != nil && o.TPSCIHighPct != nil {
 			ci = fmt.Sprintf("[%+.1f%%, %+.1f%%]", *o.TPSCILowPct, *o.TPSCIHighPct)
 		}
-		fmt.Fprintf(w, "%s %10.1f %10.1f %8s %19s %8s %8s %8s %8s  %s\n", l, o.TPSA, o.TPSB, optCell(o.TPSDeltaPct, "%+.1f%%"), ci,
+		// A side that did not run the transaction type has no figure, not 0.
+		ta, tb := fmt.Sprintf("%.1f", o.TPSA), fmt.Sprintf("%.1f", o.TPSB)
+		switch o.OnlyIn {
+		case "A":
+			tb = "-"
+		case "B":
+			ta = "-"
+		}
+		fmt.Fprintf(w, "%s %10s %10s %8s %19s %8s %8s %8s %8s  %s\n", l, ta, tb, optCell(o.TPSDeltaPct, "%+.1f%%"), ci,
 			pctCell(o.LatencyDeltaPct, "p50"), pctCell(o.LatencyDeltaPct, "p95"), pctCell(o.LatencyDeltaPct, "p99"),
 			pctCell(o.LatencyDeltaPct, "max"), o.Verdict)
 	}
