@@ -22,6 +22,10 @@ type Proc struct {
 	// clock ticks (ClockTick), including its ended threads' but not its
 	// reaped children's.
 	Ticks uint64
+	// ChildTicks is the CPU time of its children that ended and that it
+	// has waited for (cutime and cstime, each child's own ChildTicks
+	// included), in clock ticks.
+	ChildTicks uint64
 	// Start is when it started, in clock ticks after boot: with PID it
 	// tells a process from a later one that reused its PID.
 	Start uint64
@@ -76,10 +80,12 @@ func parseProc(pid int, b []byte) (Proc, bool) {
 	utime, err2 := strconv.ParseUint(field(11), 10, 64)
 	stime, err3 := strconv.ParseUint(field(12), 10, 64)
 	start, err4 := strconv.ParseUint(field(19), 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+	cutime, err5 := strconv.ParseInt(field(13), 10, 64)
+	cstime, err6 := strconv.ParseInt(field(14), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || err6 != nil {
 		return Proc{}, false
 	}
-	return Proc{PID: pid, PPID: ppid, Comm: string(comm), Ticks: utime + stime, Start: start}, true
+	return Proc{PID: pid, PPID: ppid, Comm: string(comm), Ticks: utime + stime, ChildTicks: uint64(max(0, cutime) + max(0, cstime)), Start: start}, true
 }
 
 // HostTicks reads the host's CPU time from /proc/stat's "cpu" line, in
@@ -137,16 +143,38 @@ type Use struct {
 
 // Delta returns the CPU each process used between two readings of
 // Processes, by PID: a process that started after the first reading counts
-// from zero, and one that ended before the second is missing (its time is
-// in neither reading's view).
+// from zero. A process that ended between the readings is in neither's
+// view, but its parent, once it has waited for it, holds its time in
+// ChildTicks: the growth of a process's ChildTicks, less what its ended
+// children had used by the first reading, is counted as the process's
+// own. So a server's connection processes that end within an interval
+// (a run's last, or a connection per transaction) count to the server
+// that waits for them.
 func Delta(before, after map[int]Proc) map[int]uint64 {
+	// What the children that ended had used by the first reading, by the
+	// parent that had them then.
+	counted := map[int]uint64{}
+	for pid, b := range before {
+		if a, ok := after[pid]; !ok || a.Start != b.Start {
+			counted[b.PPID] += b.Ticks + b.ChildTicks
+		}
+	}
 	d := make(map[int]uint64, len(after))
 	for pid, a := range after {
-		var was uint64
-		if b, ok := before[pid]; ok && b.Start == a.Start && b.Ticks <= a.Ticks {
-			was = b.Ticks
+		t := a.Ticks + a.ChildTicks
+		if b, ok := before[pid]; ok && b.Start == a.Start {
+			was := b.Ticks + b.ChildTicks + counted[pid]
+			t = 0
+			if a.Ticks+a.ChildTicks > was {
+				t = a.Ticks + a.ChildTicks - was
+			}
+			// Its own time never goes back, whatever its children's
+			// accounting says.
+			if a.Ticks >= b.Ticks {
+				t = max(t, a.Ticks-b.Ticks)
+			}
 		}
-		if t := a.Ticks - was; t > 0 {
+		if t > 0 {
 			d[pid] = t
 		}
 	}

@@ -58,6 +58,57 @@ func TestDeltaCountsEachProcessFromItsOwnStart(t *testing.T) {
 	}
 }
 
+// A child that ends between two readings counts to its parent once the
+// parent has waited for it (its ChildTicks grow): the part it used after
+// the first reading, and all of one that started and ended in between.
+func TestDeltaCountsChildrenThatEndedToTheirParent(t *testing.T) {
+	before := map[int]procfs.Proc{
+		1:  {PID: 1, Comm: "postgres", Ticks: 100, ChildTicks: 40, Start: 5},
+		20: {PID: 20, PPID: 1, Comm: "postgres", Ticks: 50, ChildTicks: 0, Start: 6},
+		21: {PID: 21, PPID: 1, Comm: "postgres", Ticks: 30, Start: 7},
+	}
+	after := map[int]procfs.Proc{
+		// 20 ended with 80 ticks, and one never seen used 20: 40 + 80 + 20.
+		1:  {PID: 1, Comm: "postgres", Ticks: 105, ChildTicks: 140, Start: 5},
+		21: {PID: 21, PPID: 1, Comm: "postgres", Ticks: 45, Start: 7},
+	}
+	d := procfs.Delta(before, after)
+	// 5 of its own, 80 - 50 of 20's, 20 of the unseen one's.
+	if len(d) != 2 || d[1] != 55 || d[21] != 15 {
+		t.Errorf("delta %v, want 1: 55 and 21: 15", d)
+	}
+	// A parent whose ended child is not yet waited for counts only its
+	// own time, never less.
+	after[1] = procfs.Proc{PID: 1, Comm: "postgres", Ticks: 107, ChildTicks: 40, Start: 5}
+	if d := procfs.Delta(before, after); d[1] != 7 {
+		t.Errorf("delta of a parent that has not waited %v, want 7", d)
+	}
+}
+
+// The /proc reading carries cutime and cstime: a child that used CPU and
+// was waited for shows in this process's ChildTicks.
+func TestProcessesReadTheTimeOfChildrenWaitedFor(t *testing.T) {
+	before, err := procfs.Processes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// About 0.2 s of CPU in a child, many clock ticks, however busy the host.
+	if out, err := exec.Command("sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done").CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	after, err := procfs.Processes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := os.Getpid()
+	if a, b := after[pid].ChildTicks, before[pid].ChildTicks; a <= b {
+		t.Errorf("ChildTicks %d after a child's CPU, %d before", a, b)
+	}
+	if d := procfs.Delta(before, after); d[pid] < after[pid].ChildTicks-before[pid].ChildTicks {
+		t.Errorf("the child's time is not in this process's delta: %v", d[pid])
+	}
+}
+
 // Tree follows parents down from the root and nowhere else.
 func TestTreeHoldsTheRootAndItsDescendants(t *testing.T) {
 	procs := map[int]procfs.Proc{1: {PPID: 0}, 2: {PPID: 1}, 3: {PPID: 2}, 4: {PPID: 1}, 5: {PPID: 0}}
