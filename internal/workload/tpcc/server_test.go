@@ -178,6 +178,7 @@ func sequence(t *testing.T, d db.DB, mode string) (rollbacks, byName, delivered 
 }
 
 func TestServerModeMakesTheChangesOfClientMode(t *testing.T) {
+	t.Parallel() // each on databases of its own; SQL Server's (Babelfish) loads slowly
 	for _, e := range serverEngines(t, "dbh_tpcc_same_a") {
 		t.Run(e.Name, func(t *testing.T) {
 			url := map[string]func(testing.TB, string) string{"postgres": testdb.Postgres, "mysql": testdb.MySQL,
@@ -266,6 +267,7 @@ func withinSampling(k, n int64, p float64) bool {
 }
 
 func TestTheMixRunsInBothModes(t *testing.T) {
+	t.Parallel() // each on databases of its own; SQL Server's (Babelfish) loads slowly
 	ctx := context.Background()
 	for _, e := range serverEngines(t, "dbh_tpcc_mix") {
 		t.Run(e.Name, func(t *testing.T) {
@@ -444,6 +446,7 @@ var sessionID = map[string]string{"postgres": "SELECT pg_backend_pid()", "mysql"
 // a deadlock, and the retry succeeds once the other session has rolled
 // back.
 func TestDeadlocksAreRetriedInBothModes(t *testing.T) {
+	t.Parallel() // each on databases of its own; SQL Server's (Babelfish) loads slowly
 	ctx := context.Background()
 	for _, e := range lockEngines(t, "dbh_tpcc_deadlock") {
 		t.Run(e.Name, func(t *testing.T) {
@@ -516,6 +519,7 @@ func TestDeadlocksAreRetriedInBothModes(t *testing.T) {
 }
 
 func TestInitCreatesTheRoutinesAndServerModeNeedsThem(t *testing.T) {
+	t.Parallel() // each on databases of its own; SQL Server's (Babelfish) loads slowly
 	ctx := context.Background()
 	drop := map[string]string{"postgres": "DROP FUNCTION", "mysql": "DROP PROCEDURE", "sqlserver": "DROP PROCEDURE"}
 	for _, e := range serverEngines(t, "dbh_tpcc_routines") {
@@ -573,6 +577,7 @@ func oneOfEach(t *testing.T, d db.DB) {
 }
 
 func TestSQLiteHasNoRoutinesAndRunsClientMode(t *testing.T) {
+	t.Parallel() // each on databases of its own; SQL Server's (Babelfish) loads slowly
 	ctx := context.Background()
 	d := testdb.Open(t, testdb.SQLite(t))
 	initDB(t, d, smallPopulation)

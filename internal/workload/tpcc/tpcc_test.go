@@ -118,6 +118,7 @@ func TestSmallPopulationFingerprint(t *testing.T) {
 }
 
 func TestTPCCOnEveryEngine(t *testing.T) {
+	t.Parallel() // each on databases of its own; SQL Server's (Babelfish) loads slowly
 	for _, e := range testdb.EnginesAndSQLServer(t, "dbh_tpcc_it") {
 		t.Run(e.Name, func(t *testing.T) {
 			d := testdb.Open(t, e.URL)
