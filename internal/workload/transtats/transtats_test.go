@@ -52,6 +52,7 @@ func run(t *testing.T, d db.DB, w *transtats.TransStats, notes *[]string) (*load
 }
 
 func TestTransStatsOnEveryEngine(t *testing.T) {
+	t.Parallel() // on databases of its own: SQL Server's (Babelfish) loads slowly
 	for _, e := range testdb.EnginesAndSQLServer(t, "dbh_classic_transtats") {
 		t.Run(e.Name, func(t *testing.T) {
 			d := testdb.Open(t, e.URL)
@@ -176,6 +177,7 @@ func TestTransStatsOnEveryEngine(t *testing.T) {
 // Server each query carries it as OPTION (MAXDOP n), which the server
 // accepts.
 func TestDopIsParallel(t *testing.T) {
+	t.Parallel() // on databases of its own: SQL Server's (Babelfish) loads slowly
 	w := &transtats.TransStats{}
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	w.Flags(workload.CmdRun, fs)
