@@ -97,6 +97,13 @@ func TestRunsAndSweepsAreNamedAndListedWithTheirMixAndDatabase(t *testing.T) {
 	}
 	html, csvDir := filepath.Join(dir, "c.html"), filepath.Join(dir, "csv")
 	md := ok("report", syncOff.ID, base.ID, "--markdown", "-", "--html", html, "--csv", csvDir).stdout
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "|") && strings.Contains(line, "only in") {
+			if f := strings.Split(line, "|"); len(f) < 4 || strings.TrimSpace(f[2]) != "-" && strings.TrimSpace(f[3]) != "-" {
+				t.Errorf("the Markdown row of a type only one side ran shows a figure for both: %q", line)
+			}
+		}
+	}
 	if !strings.Contains(md, "### dbharness comparison: B `"+base.ID+"` \"baseline\" against A `"+syncOff.ID+"` \"sync off\"") {
 		t.Errorf("the Markdown comparison's title lacks the labels:\n%s", md)
 	}

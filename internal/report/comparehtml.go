@@ -93,7 +93,8 @@ func comparePage(c *results.Comparison, opt HTMLOptions) (*page, error) {
 		if o.TPSCILowPct != nil && o.TPSCIHighPct != nil {
 			ci = pctPtr(o.TPSCILowPct) + " … " + pctPtr(o.TPSCIHighPct)
 		}
-		t.Rows = append(t.Rows, []string{opLabel(o), o.Verdict, fmtNum(o.TPSA), fmtNum(o.TPSB), pctPtr(o.TPSDeltaPct), ci,
+		ta, tb := sidesTPS(o, fmtNum)
+		t.Rows = append(t.Rows, []string{opLabel(o), o.Verdict, ta, tb, pctPtr(o.TPSDeltaPct), ci,
 			msCell(o.LatencyA, "p50") + " → " + msCell(o.LatencyB, "p50"), pctPtr(o.P50DeltaPct),
 			msCell(o.LatencyA, "p99") + " → " + msCell(o.LatencyB, "p99"), pctPtr(o.P99DeltaPct)})
 		t.RowClass = append(t.RowClass, verdictClass(o.Verdict))

@@ -263,14 +263,7 @@ func ComparisonTable(w io.Writer, c *results.Comparison) {
 		if o.TPSCILowPct != nil && o.TPSCIHighPct != nil {
 			ci = fmt.Sprintf("[%+.1f%%, %+.1f%%]", *o.TPSCILowPct, *o.TPSCIHighPct)
 		}
-		// A side that did not run the transaction type has no figure, not 0.
-		ta, tb := fmt.Sprintf("%.1f", o.TPSA), fmt.Sprintf("%.1f", o.TPSB)
-		switch o.OnlyIn {
-		case "A":
-			tb = "-"
-		case "B":
-			ta = "-"
-		}
+		ta, tb := sidesTPS(o, func(v float64) string { return fmt.Sprintf("%.1f", v) })
 		fmt.Fprintf(w, "%s %10s %10s %8s %19s %8s %8s %8s %8s  %s\n", l, ta, tb, optCell(o.TPSDeltaPct, "%+.1f%%"), ci,
 			pctCell(o.LatencyDeltaPct, "p50"), pctCell(o.LatencyDeltaPct, "p95"), pctCell(o.LatencyDeltaPct, "p99"),
 			pctCell(o.LatencyDeltaPct, "max"), o.Verdict)
@@ -363,4 +356,18 @@ func pctCell(m map[string]float64, k string) string {
 		return "-"
 	}
 	return fmt.Sprintf("%+.1f%%", v)
+}
+
+// sidesTPS writes the throughput of A and B for a comparison's row with
+// f; a side that did not run the transaction type has no figure ("-"),
+// not 0.
+func sidesTPS(o results.CompareOp, f func(float64) string) (a, b string) {
+	a, b = f(o.TPSA), f(o.TPSB)
+	switch o.OnlyIn {
+	case "A":
+		b = "-"
+	case "B":
+		a = "-"
+	}
+	return a, b
 }

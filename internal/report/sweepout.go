@@ -207,7 +207,8 @@ func CompareMarkdown(w io.Writer, c *results.Comparison) error {
 		if o.Verdict == verdictFaster || o.Verdict == verdictSlower {
 			v = "**" + v + "**"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdText(opLabel(o)), fmtNum(o.TPSA), fmtNum(o.TPSB),
+		ta, tb := sidesTPS(o, fmtNum)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdText(opLabel(o)), ta, tb,
 			pctPtr(o.TPSDeltaPct), ci, pctPtr(o.P50DeltaPct), pctPtr(o.P99DeltaPct), v)
 	}
 	b.WriteString("\n")
