@@ -88,5 +88,7 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 # Tests share the two servers; -p 2 keeps two packages at a time on this
-# 2-core machine.
-go test -race -p 2 -timeout 40m -count=1 ./...
+# 2-core machine. Most tests wait on a server rather than compute, so each
+# package runs up to four of its parallel tests at once (go test's default
+# is one per CPU).
+go test -race -p 2 -parallel 4 -timeout 40m -count=1 ./...

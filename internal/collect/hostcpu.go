@@ -19,7 +19,7 @@ import (
 
 // HostTopOthers is how many of the other processes, by command name, a
 // run names with their shares.
-const HostTopOthers = 5
+const HostTopOthers = 10
 
 // HostAccount accounts for the client host's CPU over a run's measured
 // phase: the harness's (getrusage, and its child processes'), the database
