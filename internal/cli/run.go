@@ -316,6 +316,11 @@ func (a *app) parseRun(args []string, set ...flagSet) (*runSpec, error) {
 	if sp.fs, err = a.parseFlags("run", wl, args, sp.opts.flags, set...); err != nil {
 		return nil, err
 	}
+	if mr, ok := wl.(workload.MixedRunner); ok {
+		if err := mixedClients(sp.fs, &sp.opts.cfg, mr); err != nil {
+			return nil, err
+		}
+	}
 	if fw, ok := wl.(workload.FixedWorker); ok {
 		n, flag, err := fw.FixedWork()
 		if err != nil {
@@ -365,6 +370,35 @@ func (a *app) parseRun(args []string, set ...flagSet) (*runSpec, error) {
 		return nil, err
 	}
 	return sp, nil
+}
+
+// mixedClients sets the clients of a workload whose clients are of two
+// kinds (workload.MixedRunner: ch's TPC-C terminals and query streams):
+// --terminals, or else --clients, counts its terminals, each a client of
+// its own rather than an emulated terminal sharing the connections, and
+// the workload adds its streams.
+func mixedClients(fs *pflag.FlagSet, cfg *loadgen.Config, mr workload.MixedRunner) error {
+	name := mr.(workload.Generator).Name()
+	terminals, flag := cfg.Clients, "clients"
+	switch {
+	case fs.Changed("terminals") && fs.Changed("clients"):
+		return usagef("give --terminals or --clients, not both: both count %s's TPC-C terminals", name)
+	case fs.Changed("keying-think"):
+		return usagef("--keying-think is for emulated terminals that share connections (tpcc); %s's terminals each have a connection and run back to back", name)
+	case cfg.Rate > 0:
+		return usagef("--rate paces every client alike, and %s's query streams run their queries back to back; leave --rate out", name)
+	case fs.Changed("terminals"):
+		terminals, flag = cfg.Terminals, "terminals"
+	}
+	if terminals < 0 {
+		return usagef("--%s %d is negative; give 0 or more %s terminals", flag, terminals, name)
+	}
+	n, err := mr.Clients(terminals)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	cfg.Clients, cfg.Terminals = n, 0
+	return nil
 }
 
 // config is the parsed run for the runner; the run's text goes to out,
