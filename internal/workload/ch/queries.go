@@ -285,13 +285,18 @@ var marker = regexp.MustCompile(`\{\{(year|code) ([a-z_.0-9]+)\}\}`)
 func Queries(c db.Caps) []string {
 	out := make([]string, len(queryText))
 	for i, q := range queryText {
-		out[i] = marker.ReplaceAllStringFunc(q, func(m string) string {
-			p := marker.FindStringSubmatch(m)
-			if p[1] == "year" {
-				return c.Year(p[2])
-			}
-			return c.FirstCharCode(p[2])
-		})
+		out[i] = dialect(c, q)
 	}
 	return out
+}
+
+// dialect writes the markers of text in the engine's dialect.
+func dialect(c db.Caps, text string) string {
+	return marker.ReplaceAllStringFunc(text, func(m string) string {
+		p := marker.FindStringSubmatch(m)
+		if p[1] == "year" {
+			return c.Year(p[2])
+		}
+		return c.FirstCharCode(p[2])
+	})
 }
