@@ -76,7 +76,7 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	durationVarP(fs, &o.cfg.Warmup, "warmup", "", 0, "warm-up before measuring, reported apart and excluded from the summary")
 	floatVarP(fs, &o.cfg.Rate, "rate", "R", 0, 0, maxRate, "open loop: target total transactions per second (at most 10 million), Poisson arrivals; latency counts from the intended start")
 	millisVarP(fs, &o.cfg.LatencyLimit, "latency-limit", "L", 0, "count transactions slower than this as late (e.g. 10ms, 1.5s; a bare number is milliseconds, as pgbench's -L)")
-	fs.IntVar(&o.cfg.Terminals, "terminals", 0, "TPC-C-style terminal mode: this many emulated terminals (goroutines) share the --clients connections")
+	fs.IntVar(&o.cfg.Terminals, "terminals", 0, "TPC-C-style terminal mode: this many emulated terminals (goroutines) share the --clients connections; for ch, its TPC-C terminals, each a client with a connection of its own")
 	fs.BoolVar(&o.cfg.ThinkTimes, "keying-think", false, "with --terminals: wait the workload's keying and think times (TPC-C clause 5.2.5), so throughput is paced as the specification's")
 	fs.BoolVarP(&o.cfg.ReportStatements, "report-per-statement", "r", false, "time each statement of the transactions (pgbench scripts, tpcb): an HdrHistogram per statement, in the summary, the JSON and the HTML report, as pgbench's -r")
 	fs.BoolVarP(&o.cfg.ConnectPerTx, "connect", "C", false, "open a new connection for each transaction and close it after, as pgbench's -C (pgbench scripts, tpcb); the time to connect is in the tps, and in the latency only in an open loop (--rate), as in pgbench")
