@@ -254,7 +254,8 @@ func (c *CH) MeasureEnd(ctx context.Context, conn db.Conn) error { return c.TP.M
 
 // AfterRun implements workload.RunHooks: tpcc's figures from the
 // terminals' transactions alone (NOPM, TPM, tpmC, and HammerDB's from the
-// database), and qph, the queries the streams completed per hour.
+// database), and qph, the queries the streams completed per hour (none
+// without streams).
 func (c *CH) AfterRun(ctx context.Context, env *workload.Env, conn db.Conn, t workload.Totals) (map[string]float64, error) {
 	tp := t
 	tp.Commits, tp.Errors = map[string]int64{}, map[string]int64{}
@@ -267,7 +268,7 @@ func (c *CH) AfterRun(ctx context.Context, env *workload.Env, conn db.Conn, t wo
 		}
 	}
 	m, err := c.TP.AfterRun(ctx, env, conn, tp)
-	if t.Seconds > 0 {
+	if t.Seconds > 0 && c.QueryStreams > 0 {
 		if m == nil {
 			m = map[string]float64{}
 		}

@@ -246,6 +246,15 @@ func TestAfterRunReportsNOPMOfTheTerminalsBesideTheStreamsQueriesPerHour(t *test
 	if c.HeadlineMetric() != "nopm" {
 		t.Errorf("headline %q with terminals, want nopm", c.HeadlineMetric())
 	}
+	tpOnly := ch.New()
+	tpOnly.QueryStreams = 0
+	if _, err := tpOnly.Clients(2); err != nil {
+		t.Fatal(err)
+	}
+	m, err = tpOnly.AfterRun(context.Background(), nil, nil, workload.Totals{Seconds: 60, Commits: map[string]int64{"new_order": 10}})
+	if _, ok := m["qph"]; err != nil || ok || m["nopm"] != 10 {
+		t.Errorf("without query streams: %v (%v), want nopm 10 and no qph", m, err)
+	}
 	streams := ch.New()
 	if _, err := streams.Clients(0); err != nil {
 		t.Fatal(err)
