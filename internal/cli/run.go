@@ -76,7 +76,7 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	durationVarP(fs, &o.cfg.Warmup, "warmup", "", 0, "warm-up before measuring, reported apart and excluded from the summary")
 	floatVarP(fs, &o.cfg.Rate, "rate", "R", 0, 0, maxRate, "open loop: target total transactions per second (at most 10 million), Poisson arrivals; latency counts from the intended start")
 	millisVarP(fs, &o.cfg.LatencyLimit, "latency-limit", "L", 0, "count transactions slower than this as late (e.g. 10ms, 1.5s; a bare number is milliseconds, as pgbench's -L)")
-	fs.IntVar(&o.cfg.Terminals, "terminals", 0, "TPC-C-style terminal mode: this many emulated terminals (goroutines) share the --clients connections")
+	fs.IntVar(&o.cfg.Terminals, "terminals", 0, "TPC-C-style terminal mode: this many emulated terminals (goroutines) share the --clients connections; for ch, its TPC-C terminals, each a client with a connection of its own")
 	fs.BoolVar(&o.cfg.ThinkTimes, "keying-think", false, "with --terminals: wait the workload's keying and think times (TPC-C clause 5.2.5), so throughput is paced as the specification's")
 	fs.BoolVarP(&o.cfg.ReportStatements, "report-per-statement", "r", false, "time each statement of the transactions (pgbench scripts, tpcb): an HdrHistogram per statement, in the summary, the JSON and the HTML report, as pgbench's -r")
 	fs.BoolVarP(&o.cfg.ConnectPerTx, "connect", "C", false, "open a new connection for each transaction and close it after, as pgbench's -C (pgbench scripts, tpcb); the time to connect is in the tps, and in the latency only in an open loop (--rate), as in pgbench")
@@ -316,6 +316,11 @@ func (a *app) parseRun(args []string, set ...flagSet) (*runSpec, error) {
 	if sp.fs, err = a.parseFlags("run", wl, args, sp.opts.flags, set...); err != nil {
 		return nil, err
 	}
+	if mr, ok := wl.(workload.MixedRunner); ok {
+		if err := mixedClients(sp.fs, &sp.opts.cfg, mr); err != nil {
+			return nil, err
+		}
+	}
 	if fw, ok := wl.(workload.FixedWorker); ok {
 		n, flag, err := fw.FixedWork()
 		if err != nil {
@@ -365,6 +370,35 @@ func (a *app) parseRun(args []string, set ...flagSet) (*runSpec, error) {
 		return nil, err
 	}
 	return sp, nil
+}
+
+// mixedClients sets the clients of a workload whose clients are of two
+// kinds (workload.MixedRunner: ch's TPC-C terminals and query streams):
+// --terminals, or else --clients, counts its terminals, each a client of
+// its own rather than an emulated terminal sharing the connections, and
+// the workload adds its streams.
+func mixedClients(fs *pflag.FlagSet, cfg *loadgen.Config, mr workload.MixedRunner) error {
+	name := mr.(workload.Generator).Name()
+	terminals, flag := cfg.Clients, "clients"
+	switch {
+	case fs.Changed("terminals") && fs.Changed("clients"):
+		return usagef("give --terminals or --clients, not both: both count %s's TPC-C terminals", name)
+	case fs.Changed("keying-think"):
+		return usagef("--keying-think is for emulated terminals that share connections (tpcc); %s's terminals each have a connection and run back to back", name)
+	case cfg.Rate > 0:
+		return usagef("--rate paces every client alike, and %s's query streams run their queries back to back; leave --rate out", name)
+	case fs.Changed("terminals"):
+		terminals, flag = cfg.Terminals, "terminals"
+	}
+	if terminals < 0 {
+		return usagef("--%s %d is negative; give 0 or more %s terminals", flag, terminals, name)
+	}
+	n, err := mr.Clients(terminals)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	cfg.Clients, cfg.Terminals = n, 0
+	return nil
 }
 
 // config is the parsed run for the runner; the run's text goes to out,

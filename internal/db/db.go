@@ -293,6 +293,14 @@ type Caps struct {
 	ParallelHint string
 	// FloatType is the column type for a double-precision float.
 	FloatType string
+	// YearOf, with %s an expression of TimestampType, is the year of that
+	// timestamp as an integer; empty means "extract(year from %s)" (see
+	// Year). SQLite has strftime, SQL Server year().
+	YearOf string
+	// CharCode is the function that returns the numeric code of the first
+	// character of a string; empty means ascii (see FirstCharCode). SQLite
+	// has unicode.
+	CharCode string
 	// Limit, with %d the number of rows, is the clause that follows an
 	// ORDER BY to keep only the first rows; empty means " LIMIT %d" (see
 	// LimitClause). SQL Server has OFFSET ... FETCH instead.
@@ -355,6 +363,26 @@ func (c Caps) LimitClause(n int) string {
 		return " LIMIT " + strconv.Itoa(n)
 	}
 	return fmt.Sprintf(c.Limit, n)
+}
+
+// Year is the year of the timestamp expression expr as an integer: SQL's
+// extract, or the engine's own (Caps.YearOf).
+func (c Caps) Year(expr string) string {
+	if c.YearOf == "" {
+		return "extract(year from " + expr + ")"
+	}
+	return fmt.Sprintf(c.YearOf, expr)
+}
+
+// FirstCharCode is the numeric code of the first character of the string
+// expression expr: ascii(expr), or the engine's own function
+// (Caps.CharCode).
+func (c Caps) FirstCharCode(expr string) string {
+	f := c.CharCode
+	if f == "" {
+		f = "ascii"
+	}
+	return f + "(" + expr + ")"
 }
 
 // UUIDArg turns a UUID into the value the engine's UUIDType column takes.

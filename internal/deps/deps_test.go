@@ -86,6 +86,9 @@ var allowed = map[string][]string{
 	"internal/evidence":   {"internal/db", "internal/procfs"},
 	"internal/workload":   {"internal/db"},
 	"internal/workload/*": {"internal/datagen", "internal/db", "internal/evloop", "internal/pgbexpr", "internal/sqlparams", "internal/wlfile", "internal/workload"},
+	// ch is tpcc's terminals beside analytic query streams: it runs
+	// tpcc's transactions, schema and checks as they are.
+	"internal/workload/ch": {"internal/datagen", "internal/db", "internal/workload", "internal/workload/tpcc"},
 	// Each workload's package is linked by workload/all alone, so that a new
 	// workload is its package plus its import line there.
 	"internal/workload/all": {"internal/workload/*"},

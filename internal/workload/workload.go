@@ -376,3 +376,17 @@ type Rebinder interface {
 	// what it prepares per connection).
 	Rebind(ctx context.Context, w Worker, conn db.Conn) error
 }
+
+// MixedRunner is a Runner whose clients are of two kinds: terminals, which
+// run its transaction mix, and streams of another kind that its own flags
+// count (ch's analytic query streams). The run's --terminals (or, where it
+// is not given, --clients) counts the terminals, each a client with a
+// connection of its own, not emulated terminals sharing connections. The
+// harness runs Clients(terminals) clients, the terminals first: NewWorker
+// makes a terminal for an id below terminals and a stream for the others.
+type MixedRunner interface {
+	Runner
+	// Clients returns how many clients to run for terminals terminals, the
+	// streams included, or an error naming the flag to fix.
+	Clients(terminals int) (int, error)
+}

@@ -126,6 +126,8 @@ func (d *liteDB) Caps() db.Caps {
 		ClusterOnKey:     " WITHOUT ROWID",
 		CurrentTimestamp: "CURRENT_TIMESTAMP",
 		FloatType:        "real",
+		YearOf:           "CAST(strftime('%%Y', %s) AS integer)",
+		CharCode:         "unicode",
 	}
 }
 

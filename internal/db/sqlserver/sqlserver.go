@@ -137,6 +137,7 @@ func (d *msDB) Caps() db.Caps {
 		CurrentTimestamp:      "SYSDATETIME()",
 		MaxCharLength:         8000,
 		FloatType:             "float",
+		YearOf:                "year(%s)",
 		Limit:                 " OFFSET 0 ROWS FETCH NEXT %d ROWS ONLY",
 		// Babelfish accepts and ignores table hints
 		// (escape_hatch_table_hints); its reads do not lock.

@@ -3,6 +3,7 @@ package all
 
 import (
 	// Each import registers one workload.
+	_ "github.com/dbharness/dbharness/internal/workload/ch"
 	_ "github.com/dbharness/dbharness/internal/workload/file"
 	_ "github.com/dbharness/dbharness/internal/workload/inserts"
 	_ "github.com/dbharness/dbharness/internal/workload/null"

@@ -24,7 +24,7 @@ func parsed(t *testing.T, name string, cmd workload.Command, args ...string) wor
 }
 
 func TestEveryBuiltInWorkloadAcceptsItsDefaults(t *testing.T) {
-	for _, name := range []string{"tpcb", "tpcc", "tpcc-ro", "inserts", "transtats", "null", kvFile} {
+	for _, name := range []string{"tpcb", "tpcc", "tpcc-ro", "ch", "inserts", "transtats", "null", kvFile} {
 		for _, cmd := range []workload.Command{workload.CmdInit, workload.CmdRun, workload.CmdCheck} {
 			if err := parsed(t, name, cmd).Validate(cmd); err != nil {
 				t.Errorf("%s %s with its defaults: %v", cmd, name, err)
@@ -52,6 +52,10 @@ func TestBadWorkloadFlagValuesAreRefusedNamingTheFlag(t *testing.T) {
 		{"inserts", workload.CmdRun, []string{"--batch", "0"}, "--batch 0 is out of range"},
 		{"inserts", workload.CmdRun, []string{"--batch", "2", "--rows-per-statement", "3"}, "--rows-per-statement 3 is more than --batch 2"},
 		{"inserts", workload.CmdRun, []string{"--batch", "4", "--rows-per-client", "10"}, "--rows-per-client 10 is not a multiple of --batch 4"},
+		{"ch", workload.CmdInit, []string{"-w", "0"}, "--warehouses 0 is out of range"},
+		{"ch", workload.CmdRun, []string{"--query-streams", "-1"}, "--query-streams -1 is negative"},
+		{"ch", workload.CmdRun, []string{"--acThreads", "-2"}, "--query-streams -2 is negative"},
+		{"ch", workload.CmdRun, []string{"--mode", "proc"}, `--mode "proc" is not a mode`},
 		{"transtats", workload.CmdInit, []string{"--rows", "0"}, "--rows 0 is out of range"},
 		{"transtats", workload.CmdRun, []string{"--query", "nosuch"}, `--query "nosuch" is not a transtats query`},
 		{"transtats", workload.CmdRun, []string{"--parallel", "1025"}, "--parallel 1025 is out of range"},
