@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	mssql "github.com/microsoft/go-mssqldb"
 
@@ -171,7 +172,7 @@ func (d *msDB) SetSession(ctx context.Context, set []db.Assignment) error {
 			}
 			return fmt.Errorf("--set %s: %w", a, err)
 		}
-		got, err := db.QueryString(ctx, c, o.read)
+		got, err := readSettled(ctx, c, o.read, o.want(a.Value))
 		if err == nil && got != o.want(a.Value) {
 			return &db.SettingError{Setting: a, Why: fmt.Sprintf("the server accepted %s but does not apply it: the session still reads %s", s, got)}
 		}
@@ -197,11 +198,32 @@ func delayedDurability(ctx context.Context, c db.Conn) string {
 // into m (for Info): what the run's sessions see.
 func (d *msDB) sessionValues(ctx context.Context, c db.Conn, m map[string]string) error {
 	for _, a := range d.session {
-		v, err := db.QueryString(ctx, c, setOptions[strings.ToUpper(a.Name)].read)
+		o := setOptions[strings.ToUpper(a.Name)]
+		v, err := readSettled(ctx, c, o.read, o.want(a.Value))
 		if err != nil {
 			return err
 		}
 		m[a.Name] = v
 	}
 	return nil
+}
+
+// readSettled reads a session's value with query q and, while it is not
+// want, reads it again for up to two seconds: a server may show a SET in
+// sys.dm_exec_sessions only some time after it ran (Babelfish's view of the
+// session's isolation level lags on a busy host). A value that still
+// differs is returned as read.
+func readSettled(ctx context.Context, c db.Conn, q, want string) (string, error) {
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		got, err := db.QueryString(ctx, c, q)
+		if err != nil || got == want || time.Now().After(deadline) {
+			return got, err
+		}
+		select {
+		case <-ctx.Done():
+			return got, nil
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }

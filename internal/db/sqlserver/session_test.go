@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
 	"github.com/dbharness/dbharness/internal/testdb"
@@ -33,7 +34,14 @@ func TestSetSessionSetsTSQLOptionsOnEveryConnection(t *testing.T) {
 			"SELECT @@OPTIONS & 16384": 16384,
 			"SELECT transaction_isolation_level FROM sys.dm_exec_sessions WHERE session_id = @@SPID": 1,
 		} {
-			if got, err := db.QueryInt64(ctx, c, q); err != nil || got != want {
+			// sys.dm_exec_sessions may show the SET a moment after it ran
+			// (Babelfish's on a busy host): read until it does, for 2 s.
+			got, err := db.QueryInt64(ctx, c, q)
+			for end := time.Now().Add(2 * time.Second); err == nil && got != want && time.Now().Before(end); {
+				time.Sleep(50 * time.Millisecond)
+				got, err = db.QueryInt64(ctx, c, q)
+			}
+			if err != nil || got != want {
 				t.Errorf("connection %d: %s = %d, %v; want %d", i, q, got, err, want)
 			}
 		}
