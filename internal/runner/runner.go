@@ -296,7 +296,13 @@ func (r *oneRun) open(ctx context.Context) error {
 	// An engine without intra-query parallelism refuses --dop before the
 	// workload sets up.
 	if _, ok := r.d.(db.DOPSetter); c.DOP != 0 && !ok {
-		return &UsageError{db.SetDOP(ctx, r.d, c.DOP).Error()}
+		msg := db.SetDOP(ctx, r.d, c.DOP).Error()
+		if df, ok := r.wl.(workload.DOPFlagger); ok {
+			if n, flag := df.DOPFlag(); n == c.DOP {
+				msg = fmt.Sprintf("%s %d is %s", flag, n, msg)
+			}
+		}
+		return &UsageError{msg}
 	}
 	dataset, err := r.setUp(ctx)
 	if err != nil {
