@@ -67,20 +67,3 @@ func TestInsertsFixedWorkThroughTheCommandLine(t *testing.T) {
 		}
 	}
 }
-
-// TestTransStatsParallelOnAnEngineWithoutIt says so once and runs serially.
-func TestTransStatsParallelOnAnEngineWithoutIt(t *testing.T) {
-	t.Parallel()
-	home := t.TempDir()
-	url := testdb.SQLite(t)
-	if r := dbh(t, home, "init", "transtats", "--db", url, "--rows", "8"); r.code != 0 {
-		t.Fatal(r.all())
-	}
-	r := dbh(t, home, "run", "transtats", "--db", url, "--query", "window", "--parallel", "4", "-T", "0.3", "-P", "0")
-	if r.code != 0 || strings.Count(r.stderr, "no intra-query parallelism") != 1 || !strings.Contains(r.stdout, "qph: ") || !strings.Contains(r.stdout, "parallel: 1.000") {
-		t.Fatalf("exit %d\n%s", r.code, r.all())
-	}
-	if r := dbh(t, home, "check", "transtats", "--db", url); r.code != 0 {
-		t.Fatal(r.all())
-	}
-}

@@ -49,6 +49,8 @@ type runOpts struct {
 	// set is --set as given; sets the parsed settings.
 	set  []string
 	sets []db.Assignment
+	// dop is --dop.
+	dop  int
 	live liveOpts
 	// hdrLog is --hdr-log.
 	hdrLog string
@@ -83,6 +85,7 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.cfg.MaxTries, "max-tries", 1, "tries per transaction on serialization failure or deadlock (1 = no retry)")
 	durationVarP(fs, &o.stmtTimeout, "statement-timeout", "", 0, "end statements that run longer than this (the server's statement_timeout or max_statement_time; on SQLite the client interrupts them), counted as errors of class timeout (default: no limit)")
 	fs.StringArrayVar(&o.set, "set", nil, "set a session setting on every connection of the run, e.g. --set synchronous_commit=off (repeatable): a startup parameter on PostgreSQL, SET SESSION on MySQL/MariaDB; checked with the server before the run, recorded with it, and swept with sweep's --vary set.NAME=V1,V2")
+	fs.IntVar(&o.dop, "dop", 0, "degree of parallelism: the processes each query may use, leader included (1 = serial; PostgreSQL: max_parallel_workers_per_gather = N-1; SQL Server: OPTION (MAXDOP N) on each SELECT; Babelfish: its max_parallel_workers_per_gather = N-1); default the server's setting; refused where the engine has no intra-query parallelism (MySQL/MariaDB, SQLite); swept with sweep's --dop 1,2,4")
 	durationVarP(fs, &o.cfg.ReconnectTimeout, "reconnect-timeout", "", 0, "how long a client that lost its connection tries to connect again before the run ends as failed (default: 30s with --transactions; with --duration, until the run's end)")
 	durationVarP(fs, &o.cfg.StallTimeout, "stall-timeout", "", 0, "end the run as failed when every client has waited this long for the server to answer its transaction (default: 60s with --transactions; with --duration, the run's end; 0: never)")
 	durationVarP(fs, &o.progress, "progress", "P", time.Second, "progress line interval (0 = no progress lines)")
@@ -164,6 +167,9 @@ func (o *runOpts) validate(fs *pflag.FlagSet) error {
 	}
 	if o.sets, err = parseSets(o.set); err != nil {
 		return err
+	}
+	if fs.Changed("dop") && (o.dop < 1 || o.dop > db.MaxDOP) {
+		return usagef("--dop %d: give the processes each query may use, leader included, from 1 (serial) to %d", o.dop, db.MaxDOP)
 	}
 	if fs.Changed("reconnect-timeout") && o.cfg.ReconnectTimeout <= 0 {
 		return usagef("--reconnect-timeout %s: give a positive duration, e.g. 30s", o.cfg.ReconnectTimeout)
@@ -333,6 +339,15 @@ func (a *app) parseRun(args []string, set ...flagSet) (*runSpec, error) {
 			sp.opts.cfg.Transactions = n
 		}
 	}
+	if df, ok := wl.(workload.DOPFlagger); ok {
+		// The workload's own flag is --dop by another name.
+		if n, flag := df.DOPFlag(); n != 0 {
+			if sp.fs.Changed("dop") && sp.opts.dop != n {
+				return nil, usagef("%s %d and --dop %d are one setting, the degree of parallelism; give one of them", flag, n, sp.opts.dop)
+			}
+			sp.opts.dop = n
+		}
+	}
 	if d, ok := wl.(workload.TriesDefaulter); ok && !sp.fs.Changed("max-tries") {
 		sp.opts.cfg.MaxTries = d.DefaultMaxTries()
 	}
@@ -414,6 +429,7 @@ func (sp *runSpec) config(out, warn io.Writer) runner.Config {
 		Engine:           o.cfg,
 		StatementTimeout: o.stmtTimeout,
 		Set:              o.sets,
+		DOP:              o.dop,
 		Progress:         o.progress,
 		Percentiles:      o.percentiles,
 		Collect:          o.collectKinds,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,7 +24,9 @@ import (
 // sweepOpts are the flags of `sweep` itself; every other flag is a run or
 // workload flag passed to each run.
 type sweepOpts struct {
-	clients   string
+	clients string
+	// dop is --dop, sugar for --vary dop=LIST.
+	dop       string
 	repeat    int
 	vary      []string
 	json      string
@@ -43,6 +46,7 @@ type sweepOpts struct {
 
 func (o *sweepOpts) flags(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.clients, "clients", "c", "1,2,4,8,16", "client counts to sweep, e.g. 1,2,4,8,16 (1 is added unless --no-single-stream)")
+	fs.StringVar(&o.dop, "dop", "", "degrees of parallelism to sweep, e.g. 1,2,4,8: each run's --dop (the processes a query may use, leader included), crossed with the clients as --vary dop=1,2,4,8 is")
 	fs.BoolVar(&o.noSingle, "no-single-stream", false, "do not add the 1-client point (the single-stream baseline of efficiency, inflation and the USL fit), e.g. for an A/B at one client count")
 	fs.IntVar(&o.repeat, "repeat", 1, "repeat every point this many times (rounds, each in a random order)")
 	fs.StringArrayVar(&o.vary, "vary", nil, "sweep a run or workload flag too, e.g. --vary batch=1,10,100 (repeatable; crossed with the clients); a flag of init, e.g. --vary key=serial,uuid-random, runs init before the runs that need other data; a session setting with set.NAME, e.g. --vary set.synchronous_commit=on,off")
@@ -129,6 +133,25 @@ func splitFlags(args []string, names map[string]bool, short map[string]string) (
 // parseClients reads --clients: positive, distinct, sorted, with 1 added
 // unless noSingle.
 func parseClients(s string, noSingle bool) (clients []int, added bool, err error) {
+	clients, err = parseCounts("--clients", s, maxInt, "a positive whole number")
+	if err != nil {
+		return nil, false, err
+	}
+	if !slices.Contains(clients, 1) && !noSingle {
+		clients = append(clients, 1)
+		added = true
+	}
+	sort.Ints(clients)
+	return clients, added, nil
+}
+
+const maxInt = int(^uint(0) >> 1)
+
+// parseCounts reads a flag's comma-separated list of whole numbers from 1
+// to hi, distinct, in the order given; what says what each must be, in the
+// error.
+func parseCounts(flag, s string, hi int, what string) ([]int, error) {
+	var out []int
 	seen := map[int]bool{}
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
@@ -136,23 +159,32 @@ func parseClients(s string, noSingle bool) (clients []int, added bool, err error
 			continue
 		}
 		n, err := strconv.Atoi(f)
-		if err != nil || n < 1 {
-			return nil, false, usagef("--clients %q: %q is not a positive whole number; give a list such as 1,2,4,8", s, f)
+		if err != nil || n < 1 || n > hi {
+			return nil, usagef("%s %q: %q is not %s; give a list such as 1,2,4,8", flag, s, f, what)
 		}
 		if !seen[n] {
 			seen[n] = true
-			clients = append(clients, n)
+			out = append(out, n)
 		}
 	}
-	if len(clients) == 0 {
-		return nil, false, usagef("--clients %q is empty; give a list such as 1,2,4,8", s)
+	if len(out) == 0 {
+		return nil, usagef("%s %q is empty; give a list such as 1,2,4,8", flag, s)
 	}
-	if !seen[1] && !noSingle {
-		clients = append(clients, 1)
-		added = true
+	return out, nil
+}
+
+// parseDOPs reads sweep's --dop (parseCounts, up to db.MaxDOP) as a
+// --vary list.
+func parseDOPs(s string) (string, error) {
+	dops, err := parseCounts("--dop", s, db.MaxDOP, fmt.Sprintf("a degree of parallelism (a whole number from 1, serial, to %d)", db.MaxDOP))
+	if err != nil {
+		return "", err
 	}
-	sort.Ints(clients)
-	return clients, added, nil
+	out := make([]string, len(dops))
+	for i, n := range dops {
+		out[i] = strconv.Itoa(n)
+	}
+	return strings.Join(out, ","), nil
 }
 
 // parseVary reads the --vary flags.
@@ -287,6 +319,18 @@ func (a *app) cmdSweep(args []string) error {
 	clients, added, err := parseClients(o.clients, o.noSingle)
 	if err != nil {
 		return err
+	}
+	if fs.Changed("dop") {
+		dops, err := parseDOPs(o.dop)
+		if err != nil {
+			return err
+		}
+		for _, v := range o.vary {
+			if name, _, _ := strings.Cut(strings.TrimLeft(strings.TrimSpace(v), "-"), "="); strings.TrimSpace(name) == "dop" {
+				return usagef("--dop %s and --vary %s sweep the same flag; give one of them", o.dop, v)
+			}
+		}
+		o.vary = append(o.vary, "dop="+dops)
 	}
 	vary, err := parseVary(o.vary)
 	if err != nil {
@@ -506,24 +550,28 @@ func (a *app) resumeSweep(o *sweepOpts, fs *pflag.FlagSet, rest []string) error 
 	return a.execSweep(o, sw, points)
 }
 
-// checkSettings checks every point's --set settings with the server
-// before any run (each distinct list once): a setting the server refuses
-// is the user's to fix.
+// checkSettings checks every point's --set settings and --dop with the
+// server before any run (each distinct list once): a setting the server
+// refuses, or a --dop the engine has none of, is the user's to fix.
 func checkSettings(points []sweep.Point) error {
 	checked := map[string]bool{}
 	for _, p := range points {
-		if len(p.Run.Set) == 0 || p.Run.Target == nil {
+		if (len(p.Run.Set) == 0 && p.Run.DOP == 0) || p.Run.Target == nil {
 			continue
 		}
-		key := fmt.Sprint(p.Run.Set)
+		key := fmt.Sprint(p.Run.Set, p.Run.DOP)
 		if checked[key] {
 			continue
 		}
 		checked[key] = true
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		err := db.CheckSession(ctx, p.Run.Target, p.Run.Set)
+		err := db.CheckDOP(ctx, p.Run.Target, p.Run.Set, p.Run.DOP)
+		if p.Run.DOP == 0 {
+			err = db.CheckSession(ctx, p.Run.Target, p.Run.Set)
+		}
 		cancel()
-		if se := (*db.SettingError)(nil); errors.As(err, &se) {
+		se, de := (*db.SettingError)(nil), (*db.DOPError)(nil)
+		if errors.As(err, &se) || errors.As(err, &de) {
 			return usageError{err.Error()}
 		}
 		if err != nil {

@@ -241,6 +241,9 @@ func (pc *PlanCheck) Before(ctx context.Context, conn db.Conn) []results.Stateme
 		if len(sp.Plans) > 1 {
 			sp.Flags = append(sp.Flags, FlagParameterSensitive)
 		}
+		if wc, ok := pc.DB.(evidence.WorkerCounter); ok && sp.Error == "" {
+			sp.Workers = countWorkers(ctx, wc, conn, st, pc.draws[i])
+		}
 		if gp, ok := pc.DB.(evidence.GenericPlanner); ok && sp.Error == "" && len(st.Params) > 0 && !st.OneShot {
 			g, err := genericPlan(ctx, gp, conn, st, i, rng)
 			if err != nil {
@@ -302,6 +305,24 @@ func (pc *PlanCheck) AfterFailed(err error) []results.StatementPlans {
 		}
 	}
 	return pc.report
+}
+
+// countWorkers runs the statement once with its median draw (else its
+// first) under the engine's EXPLAIN ANALYZE, for the parallel workers its
+// plan planned and launched; an error is the figures' reason for being
+// absent, not the statement's.
+func countWorkers(ctx context.Context, wc evidence.WorkerCounter, conn db.Conn, st workload.Statement, draws []Draw) *results.Workers {
+	dr := draws[0]
+	for _, d := range draws {
+		if d.Label == "median" {
+			dr = d
+		}
+	}
+	w, err := wc.Workers(ctx, conn, st.SQL, dr.Values)
+	if err != nil {
+		return &results.Workers{Draw: dr.Label, NotMeasured: oneLine(err.Error())}
+	}
+	return &results.Workers{Draw: dr.Label, Planned: w.Planned, Launched: w.Launched, NotMeasured: w.NotMeasured}
 }
 
 // genericPlan asks the engine for the generic plan of statement i, with

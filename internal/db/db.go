@@ -236,7 +236,8 @@ type Caps struct {
 	// (a write in it fails); SQLite has none, and its BeginRead is a plain
 	// BEGIN that lets writes through.
 	BeginRead string
-	// IntraQueryParallelism is true where a query can use several workers.
+	// IntraQueryParallelism is true where a query can use several workers;
+	// its DB then implements DOPSetter (--dop).
 	IntraQueryParallelism bool
 	// TimestampType is the column type for a timestamp with microseconds.
 	TimestampType string
@@ -282,15 +283,6 @@ type Caps struct {
 	// WALBytes is a query returning the total bytes of write-ahead log the
 	// server has written so far (a cluster-wide counter); empty if unknown.
 	WALBytes string
-	// SetParallelWorkers, with %d the number of extra worker processes a
-	// query may use, sets the session's intra-query parallelism; empty
-	// where IntraQueryParallelism is false.
-	SetParallelWorkers string
-	// ParallelHint, with %d the processes a query may use (the leader
-	// included), is the hint appended to a query to cap its parallelism
-	// (SQL Server's OPTION (MAXDOP n)), where the engine has it per query
-	// rather than per session (SetParallelWorkers).
-	ParallelHint string
 	// FloatType is the column type for a double-precision float.
 	FloatType string
 	// YearOf, with %s an expression of TimestampType, is the year of that
@@ -1015,4 +1007,68 @@ func CheckSession(ctx context.Context, t *Target, set []Assignment) error {
 	}
 	defer d.Close()
 	return SetSession(ctx, d, set)
+}
+
+// MaxDOP is the largest degree of parallelism --dop takes (PostgreSQL's
+// max_parallel_workers_per_gather goes to 1024, SQL Server's MAXDOP to
+// 32767).
+const MaxDOP = 1024
+
+// DOPSetter is a DB whose engine can bound the processes that one query may
+// run on, its degree of parallelism (--dop). DOP n counts the processes of
+// a query, the leader included, as SQL Server's MAXDOP n does: 1 is a
+// serial plan, and on PostgreSQL DOP n is max_parallel_workers_per_gather
+// = n-1 (workers beside the leader, which takes part in the plan too).
+type DOPSetter interface {
+	// SetDOP makes the connections d opens from now on, the event-loop
+	// driver's and the collectors' too, run each query on at most n
+	// processes (n >= 1). A value the server cannot take, or one that
+	// contradicts a --set setting, is a *DOPError. Info then reports the
+	// setting as the sessions see it.
+	SetDOP(ctx context.Context, n int) error
+}
+
+// DOPError is a --dop the engine or the server cannot take: the user's to
+// fix.
+type DOPError struct {
+	N int
+	// Why is the rest of the sentence.
+	Why string
+}
+
+func (e *DOPError) Error() string { return fmt.Sprintf("--dop %d: %s", e.N, e.Why) }
+
+// SetDOP bounds the processes of each query on the connections d opens
+// from now on (DOPSetter); 0 leaves the server's setting. An engine
+// without intra-query parallelism is refused with a *DOPError.
+func SetDOP(ctx context.Context, d DB, n int) error {
+	if n == 0 {
+		return nil
+	}
+	if n < 1 || n > MaxDOP {
+		return &DOPError{n, fmt.Sprintf("give the processes a query may use, leader included, from 1 (serial) to %d", MaxDOP)}
+	}
+	s, ok := d.(DOPSetter)
+	if !ok {
+		return &DOPError{n, fmt.Sprintf("the %s engine runs every query on one thread (it has no intra-query parallelism), so there is no degree of parallelism to set; leave --dop out", d.Target().Kind)}
+	}
+	return s.SetDOP(ctx, n)
+}
+
+// CheckDOP checks --dop n against target's server, on a DB of its own that
+// it closes, with the --set settings set: what SetDOP would refuse, before
+// anything runs.
+func CheckDOP(ctx context.Context, t *Target, set []Assignment, n int) error {
+	if n == 0 {
+		return nil
+	}
+	d, err := Open(t)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := SetSession(ctx, d, set); err != nil {
+		return err
+	}
+	return SetDOP(ctx, d, n)
 }

@@ -28,3 +28,23 @@ type GenericPlanner interface {
 	// normalized shape and whether the server chose the generic plan.
 	GenericPlan(ctx context.Context, conn db.Conn, name, sql string, draw func() []any) (shape string, chosen bool, err error)
 }
+
+// WorkerCounter is an Explainer whose engine can tell whether a statement's
+// plan went parallel, from one execution of it.
+type WorkerCounter interface {
+	// Workers runs sql once with args on conn under the engine's EXPLAIN
+	// ANALYZE, in a read-only transaction that it rolls back, and returns
+	// the parallel workers its plan planned and launched. A statement that
+	// the engine will not run that way (one that writes) is not measured:
+	// Workers.NotMeasured says why, and err is nil.
+	Workers(ctx context.Context, conn db.Conn, sql string, args []any) (Workers, error)
+}
+
+// Workers are the parallel workers of one execution of a statement, summed
+// over its plan's nodes that start them (PostgreSQL's Gather and Gather
+// Merge).
+type Workers struct {
+	Planned, Launched int
+	// NotMeasured, when set, says why there are no figures.
+	NotMeasured string
+}

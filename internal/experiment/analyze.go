@@ -237,6 +237,7 @@ func Analyze(sw *results.Sweep, runs map[string]*results.Run) {
 			}
 			pt.Physical = physicalMedians(rs)
 			pt.Metrics = metricMedians(rs)
+			pt.Workers = workerMedians(rs)
 			for _, name := range opNames {
 				var tps, p50, p99 []float64
 				st := results.SweepOpStat{Name: name}
@@ -380,6 +381,21 @@ func metricMedians(runs []*results.Run) map[string]float64 {
 		out[k] = round(medianOf(vs), 2)
 	}
 	return out
+}
+
+// workerMedians are the medians over the runs that measured them of the
+// parallel workers their plans planned and launched; nil when none did.
+func workerMedians(runs []*results.Run) *results.SweepWorkers {
+	var planned, launched []float64
+	for _, r := range runs {
+		if p, l, n, _ := r.PlanWorkers(); n > 0 {
+			planned, launched = append(planned, float64(p)), append(launched, float64(l))
+		}
+	}
+	if len(planned) == 0 {
+		return nil
+	}
+	return &results.SweepWorkers{Planned: round(medianOf(planned), 2), Launched: round(medianOf(launched), 2), Runs: len(planned)}
 }
 
 func varyNames(v []results.VaryFlag) string {

@@ -445,6 +445,9 @@ func flattenRun(r *results.Run) map[string]cfgVal {
 	for k, v := range r.Config.Set {
 		plain["config.set."+k] = v
 	}
+	if r.Config.DOP > 0 {
+		plain["config.dop"] = strconv.Itoa(r.Config.DOP)
+	}
 	m := make(map[string]cfgVal, len(plain))
 	for k, v := range plain {
 		m[k] = cfgVal{Show: v}

@@ -40,6 +40,7 @@ func evidenceText(w io.Writer, r *results.Run, opt TextOptions) {
 		}
 	}
 	planLines(&b, r.Plans)
+	workerLine(&b, r)
 	if c := r.Collect; c != nil && len(r.Plans) == 0 && slices.Contains(c.Enabled, "plans") {
 		why := c.PlansNotChecked
 		if why == "" {
@@ -278,6 +279,39 @@ func planLines(w io.Writer, plans []results.StatementPlans) {
 			fmt.Fprintf(w, "      generic plan %s (%s): %s\n", g.Fingerprint, genericNote(g), clip(g.Shape, 110))
 		}
 	}
+}
+
+// workerLine says whether the statements' plans went parallel (the workers
+// one EXPLAIN ANALYZE of each planned and launched), with the run's --dop;
+// nothing when neither is known.
+func workerLine(w io.Writer, r *results.Run) {
+	var parts []string
+	for _, p := range r.Plans {
+		if p.Workers != nil {
+			parts = append(parts, p.Statement+" "+workersText(p.Workers))
+		}
+	}
+	dop := "the server's degree of parallelism"
+	if r.Config.DOP > 0 {
+		dop = fmt.Sprintf("--dop %d", r.Config.DOP)
+	}
+	switch {
+	case len(parts) > 0:
+		fmt.Fprintf(w, "  parallel workers (one EXPLAIN ANALYZE of each statement, %s): %s\n", dop, strings.Join(parts, "; "))
+	case r.Config.DOP > 0:
+		fmt.Fprintf(w, "  parallel workers: not measured (--dop %d; the plan check measured no statement)\n", r.Config.DOP)
+	}
+}
+
+// workersText is a statement's parallel workers, short.
+func workersText(wk *results.Workers) string {
+	switch {
+	case wk.NotMeasured != "":
+		return "not measured (" + wk.NotMeasured + ")"
+	case wk.Planned == 0:
+		return "serial (no worker planned)"
+	}
+	return fmt.Sprintf("%d planned, %d launched", wk.Planned, wk.Launched)
 }
 
 // genericNote says whether the plan cache chose the generic plan.

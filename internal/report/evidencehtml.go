@@ -52,7 +52,7 @@ func evidenceSections(r *results.Run, bands []svg.Band, markers []svg.Marker) ([
 		out = append(out, sec)
 	}
 	if len(r.Plans) > 0 {
-		out = append(out, plansSection(r.Plans))
+		out = append(out, plansSection(r.Plans, r.Config.DOP))
 	}
 	if r.Physical != nil {
 		out = append(out, physicalSection(r.Physical))
@@ -505,19 +505,26 @@ func paramList(m map[string]any) string {
 	return strings.Join(parts, ", ")
 }
 
-func plansSection(plans []results.StatementPlans) section {
+func plansSection(plans []results.StatementPlans, dop int) section {
 	sec := section{ID: "plans", Title: "Plans",
-		Intro: "The plans of the workload's statements over sampled parameter values, before the run and after it, and on PostgreSQL the prepared statement's generic plan. A flag marks a statement whose plan depends on its parameters, whose generic plan differs from a sampled value's plan, or whose plan changed during the run."}
+		Intro: "The plans of the workload's statements over sampled parameter values, before the run and after it, and on PostgreSQL the prepared statement's generic plan and the parallel workers one EXPLAIN ANALYZE of each statement planned and launched. A flag marks a statement whose plan depends on its parameters, whose generic plan differs from a sampled value's plan, or whose plan changed during the run."}
 	if after := results.PlansAfterFailed(plans); after != "" {
 		sec.Facts = append(sec.Facts, kv{"after the run", "not checked (" + after + "): whether a plan changed during the run is unknown"})
 	}
-	t := table{Head: []string{"statement", "plans", "flags", "note"}, Num: []bool{false, true, false, false}}
+	if dop > 0 {
+		sec.Facts = append(sec.Facts, kv{"degree of parallelism", fmt.Sprintf("--dop %d: at most %d processes per query, leader included", dop, dop)})
+	}
+	t := table{Head: []string{"statement", "plans", "flags", "parallel workers", "note"}, Num: []bool{false, true, false, false, false}}
 	for _, p := range plans {
 		flags := strings.Join(p.Flags, ", ")
 		if flags == "" {
 			flags = "-"
 		}
-		t.Rows = append(t.Rows, []string{p.Statement, fmt.Sprintf("%d", len(p.Plans)), flags, p.Error})
+		workers := "-"
+		if p.Workers != nil {
+			workers = workersText(p.Workers)
+		}
+		t.Rows = append(t.Rows, []string{p.Statement, fmt.Sprintf("%d", len(p.Plans)), flags, workers, p.Error})
 		if len(p.Flags) > 0 {
 			t.RowClass = append(t.RowClass, "flagged")
 		} else {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dbharness/dbharness/internal/results"
@@ -70,6 +71,13 @@ func SweepTable(w io.Writer, sw *results.Sweep) {
 	if hasVary {
 		vhead = fmt.Sprintf(" %-*s", vw, "vary")
 	}
+	// The parallel workers the points' plans planned and launched, where
+	// their runs measured them (a --dop sweep).
+	wcol, whead := func(results.SweepPoint) string { return "" }, ""
+	if sweepHasWorkers(sw.Points) {
+		whead = fmt.Sprintf(" %9s", "workers")
+		wcol = func(p results.SweepPoint) string { return fmt.Sprintf(" %9s", workersCell(p.Workers)) }
+	}
 	// The workload's result figure (TPC-C's NOPM), where its runs name
 	// one, beside the tps its interval and efficiency are of.
 	hm, hw := sw.HeadlineMetric, 0
@@ -82,9 +90,9 @@ func SweepTable(w io.Writer, sw *results.Sweep) {
 			}
 			return fmt.Sprintf(" %*s", hw, "-")
 		}
-		fmt.Fprintf(w, "%7s%s %*s %11s %25s %10s %7s %5s\n", "clients", vhead, hw, hm+"_median", "tps_median", "95% CI", "efficiency", "errors", "runs")
+		fmt.Fprintf(w, "%7s%s %*s %11s %25s %10s %7s %5s%s\n", "clients", vhead, hw, hm+"_median", "tps_median", "95% CI", "efficiency", "errors", "runs", whead)
 	} else {
-		fmt.Fprintf(w, "%7s%s %11s %25s %10s %7s %5s\n", "clients", vhead, "tps_median", "95% CI", "efficiency", "errors", "runs")
+		fmt.Fprintf(w, "%7s%s %11s %25s %10s %7s %5s%s\n", "clients", vhead, "tps_median", "95% CI", "efficiency", "errors", "runs", whead)
 	}
 	interfered, clipped := 0, false
 	for _, p := range sw.Points {
@@ -94,8 +102,11 @@ func SweepTable(w io.Writer, sw *results.Sweep) {
 		if len(p.Interfered) > 0 {
 			mark, interfered = fmt.Sprintf("  ! %d interfered", len(p.Interfered)), interfered+1
 		}
-		fmt.Fprintf(w, "%7d%s%s %11.1f %25s %10s %7d %5d%s\n", p.Clients, vcol(p.Vary), hcol(p), p.TPSMedian, ci,
-			optCell(p.Efficiency, "%.2f"), p.Errors, len(p.Runs), mark)
+		fmt.Fprintf(w, "%7d%s%s %11.1f %25s %10s %7d %5d%s%s\n", p.Clients, vcol(p.Vary), hcol(p), p.TPSMedian, ci,
+			optCell(p.Efficiency, "%.2f"), p.Errors, len(p.Runs), wcol(p), mark)
+	}
+	if whead != "" {
+		fmt.Fprintln(w, "workers: parallel workers planned/launched, one EXPLAIN ANALYZE of each statement summed over the statements (median over the point's runs)")
 	}
 	if hm != "" {
 		fmt.Fprintf(w, "%s_median: the workload's result, median over the point's runs; the interval and efficiency are of the tps\n", hm)
@@ -370,4 +381,24 @@ func sidesTPS(o results.CompareOp, f func(float64) string) (a, b string) {
 		a = "-"
 	}
 	return a, b
+}
+
+// sweepHasWorkers reports whether any point's runs measured their plans'
+// parallel workers.
+func sweepHasWorkers(points []results.SweepPoint) bool {
+	for _, p := range points {
+		if p.Workers != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// workersCell is a point's parallel workers as planned/launched.
+func workersCell(w *results.SweepWorkers) string {
+	if w == nil {
+		return "-"
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	return f(w.Planned) + "/" + f(w.Launched)
 }

@@ -284,6 +284,13 @@ func scalingTable(series []sweepSeries) table {
 	interfered, clipped := false, false
 	t := table{Caption: "Points", Head: []string{"series", "clients", "tps (median)", "95% CI", "CI from", "efficiency", "errors", "runs"},
 		Num: []bool{false, true, true, true, false, true, true, true}}
+	workers := false
+	for _, s := range series {
+		workers = workers || sweepHasWorkers(s.points)
+	}
+	if workers {
+		t.Head, t.Num = append(t.Head, "parallel workers planned/launched"), append(t.Num, true)
+	}
 	for _, s := range series {
 		for _, p := range s.points {
 			ci := "-"
@@ -300,11 +307,18 @@ func scalingTable(series []sweepSeries) table {
 				runs += fmt.Sprintf(" (%d interfered ⚠)", len(p.Interfered))
 				interfered = true
 			}
-			t.Rows = append(t.Rows, []string{orDash(s.label), strconv.Itoa(p.Clients), fmtNum(p.TPSMedian), ci, p.CIMethod, eff,
-				fmtCount(p.Errors), runs})
+			row := []string{orDash(s.label), strconv.Itoa(p.Clients), fmtNum(p.TPSMedian), ci, p.CIMethod, eff,
+				fmtCount(p.Errors), runs}
+			if workers {
+				row = append(row, workersCell(p.Workers))
+			}
+			t.Rows = append(t.Rows, row)
 		}
 	}
 	t.Note = "Efficiency is tps(N) / (N × tps(1)): 100% is linear scaling."
+	if workers {
+		t.Note += " Parallel workers: planned/launched by one EXPLAIN ANALYZE of each statement, summed over the statements, median over the point's runs."
+	}
 	if clipped {
 		t.Note += " " + ciClippedNote + "."
 	}

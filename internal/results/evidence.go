@@ -221,9 +221,63 @@ type StatementPlans struct {
 	// Generic is the prepared statement's generic plan, on engines whose
 	// plan cache may run one plan for all values (PostgreSQL).
 	Generic *GenericPlan `json:"generic,omitempty"`
+	// Workers is whether the statement's plan went parallel, from one
+	// execution of it under the engine's EXPLAIN ANALYZE; nil where the
+	// plan check did not get that far.
+	Workers *Workers `json:"workers,omitempty"`
 	// Error is why the statement could not be explained; it starts with
 	// AfterRun when it was explained before the run but not after it.
 	Error string `json:"error,omitempty"`
+}
+
+// Workers are the parallel workers of one execution of a statement, summed
+// over its plan's Gather nodes: planned by the planner, and launched by the
+// executor (fewer when the server's pool of workers, max_parallel_workers,
+// ran short). A plan without a Gather node planned none: it ran serially.
+type Workers struct {
+	// Draw names the parameter set the statement ran with ("median").
+	Draw     string `json:"draw,omitempty"`
+	Planned  int    `json:"planned"`
+	Launched int    `json:"launched"`
+	// NotMeasured, when set, says why there are no figures (the engine
+	// cannot tell, the statement writes); Planned and Launched are then 0.
+	NotMeasured string `json:"not_measured,omitempty"`
+}
+
+// Parallel reports whether the execution planned any worker.
+func (w *Workers) Parallel() bool { return w != nil && w.NotMeasured == "" && w.Planned > 0 }
+
+// String is "serial", "parallel: 2 workers planned, 2 launched" or "not
+// measured: WHY".
+func (w *Workers) String() string {
+	switch {
+	case w == nil:
+		return ""
+	case w.NotMeasured != "":
+		return "not measured: " + w.NotMeasured
+	case w.Planned == 0:
+		return "serial (no worker planned)"
+	}
+	return fmt.Sprintf("parallel: %d workers planned, %d launched", w.Planned, w.Launched)
+}
+
+// PlanWorkers sums the workers of the run's statements whose plans were
+// measured (StatementPlans.Workers): planned, launched, and how many
+// statements were measured and went parallel. measured is 0 when none was.
+func (r *Run) PlanWorkers() (planned, launched, measured, parallel int) {
+	for _, p := range r.Plans {
+		w := p.Workers
+		if w == nil || w.NotMeasured != "" {
+			continue
+		}
+		measured++
+		planned += w.Planned
+		launched += w.Launched
+		if w.Planned > 0 {
+			parallel++
+		}
+	}
+	return planned, launched, measured, parallel
 }
 
 // AfterRun starts the Error of a statement that was explained before the

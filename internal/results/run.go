@@ -138,6 +138,9 @@ type Config struct {
 	// Set are the session settings --set asked for, by name, as given;
 	// engine.settings has what the server then reported for them.
 	Set map[string]string `json:"set,omitempty"`
+	// DOP is --dop: the processes each query could use, leader included
+	// (0: the server's setting).
+	DOP int `json:"dop,omitempty"`
 	// ReportStatements is run -r: each statement was timed (Statements).
 	ReportStatements bool `json:"report_per_statement,omitempty"`
 	// ConnectPerTx is run -C: a new connection for each transaction.

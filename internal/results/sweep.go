@@ -229,6 +229,20 @@ type SweepPoint struct {
 	// Metrics are the medians over the point's runs of the workload's own
 	// figures (nopm, tpm, ...), each over the runs that have it.
 	Metrics map[string]float64 `json:"metrics,omitempty"`
+	// Workers are the parallel workers the point's runs' plans planned
+	// and launched (Run.PlanWorkers), medians over the runs that measured
+	// them; nil where none did.
+	Workers *SweepWorkers `json:"workers,omitempty"`
+}
+
+// SweepWorkers are a sweep point's parallel workers: in each run, the
+// workers one EXPLAIN ANALYZE of each statement planned and launched,
+// summed over the statements; here the medians over the runs.
+type SweepWorkers struct {
+	Planned  float64 `json:"planned"`
+	Launched float64 `json:"launched"`
+	// Runs is how many of the point's runs measured them.
+	Runs int `json:"runs"`
 }
 
 // SweepOpStat is one transaction type at one sweep point. Latencies are

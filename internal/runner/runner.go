@@ -56,6 +56,10 @@ type Config struct {
 	// clients and collectors (--set; db.SetSession); the server reports
 	// them in the run's engine settings.
 	Set []db.Assignment
+	// DOP bounds the processes of each query of the run's connections,
+	// leader included (--dop; db.SetDOP); 0 leaves the server's setting.
+	// An engine without intra-query parallelism refuses it.
+	DOP int
 	// Progress is the interval of the progress lines; 0 prints none (the
 	// run is still measured in Engine.Interval intervals).
 	Progress time.Duration
@@ -289,6 +293,17 @@ func (r *oneRun) open(ctx context.Context) error {
 	if err := loadgen.ResolveDriver(r.d, &r.cfg); err != nil {
 		return &UsageError{err.Error()}
 	}
+	// An engine without intra-query parallelism refuses --dop before the
+	// workload sets up.
+	if _, ok := r.d.(db.DOPSetter); c.DOP != 0 && !ok {
+		msg := db.SetDOP(ctx, r.d, c.DOP).Error()
+		if df, ok := r.wl.(workload.DOPFlagger); ok {
+			if n, flag := df.DOPFlag(); n == c.DOP {
+				msg = fmt.Sprintf("%s %d is %s", flag, n, msg)
+			}
+		}
+		return &UsageError{msg}
+	}
 	dataset, err := r.setUp(ctx)
 	if err != nil {
 		return err
@@ -304,6 +319,12 @@ func (r *oneRun) open(ctx context.Context) error {
 	}
 	if err := db.SetSession(ctx, r.d, c.Set); err != nil {
 		if se := (*db.SettingError)(nil); errors.As(err, &se) {
+			return &UsageError{err.Error()}
+		}
+		return err
+	}
+	if err := db.SetDOP(ctx, r.d, c.DOP); err != nil {
+		if de := (*db.DOPError)(nil); errors.As(err, &de) {
 			return &UsageError{err.Error()}
 		}
 		return err
@@ -347,7 +368,7 @@ func (r *oneRun) preflight(ctx context.Context) []doctor.Check {
 // between, on one connection.
 func (r *oneRun) setUp(ctx context.Context) (*results.Dataset, error) {
 	wl := r.wl
-	r.env = &workload.Env{DB: r.d, Seed: r.cfg.Seed, Progress: workload.NopProgress{},
+	r.env = &workload.Env{DB: r.d, Seed: r.cfg.Seed, Progress: workload.NopProgress{}, DOP: r.c.DOP,
 		Note: func(msg string) { fmt.Fprintf(r.warn, "dbharness: note: %s: %s\n", wl.Name(), msg) }}
 	conn, err := connect(ctx, r.d)
 	if err != nil {
@@ -405,6 +426,7 @@ func (r *oneRun) record(info db.Info, dataset *results.Dataset, shard *results.S
 			StatementTimeoutMs: float64(c.StatementTimeout) / 1e6, ReconnectTimeoutSeconds: cfg.ReconnectTimeout.Seconds(),
 			StallTimeoutSeconds: max(cfg.StallTimeout.Seconds(), -1),
 			Set:                 setMap(c.Set),
+			DOP:                 c.DOP,
 		},
 		ErrorClasses: map[string]int64{},
 		Intervals:    []results.Interval{},

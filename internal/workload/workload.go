@@ -65,6 +65,11 @@ type Env struct {
 	// Note, when set, shows the user a one-line remark (such as an option
 	// the engine cannot honour); a workload calls it instead of printing.
 	Note func(msg string)
+	// DOP is the run's degree of parallelism (--dop: the processes a
+	// query may use, leader included; 0 leaves the server's). The engine
+	// applies it to every connection (db.DOPSetter); a workload reads it
+	// only to describe the run.
+	DOP int
 }
 
 // Notef sends a remark to env.Note, if set.
@@ -315,6 +320,16 @@ type Describer interface {
 // shows; "" says nothing beyond the workload's name.
 type Mixer interface {
 	MixName() string
+}
+
+// DOPFlagger is a Runner with a flag of its own for the degree of
+// parallelism (transtats's --parallel, older than run's --dop). Its value
+// and --dop are one setting: the harness takes the flag's value as --dop,
+// and refuses the two when they differ.
+type DOPFlagger interface {
+	// DOPFlag returns the degree of parallelism the workload's flag asks
+	// for and the flag ("--parallel"); 0 when it was not given.
+	DOPFlag() (n int, flag string)
 }
 
 // FixedWorker is a Runner whose own flags can set a fixed amount of work

@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/evidence"
 )
 
 // Explain implements evidence.Explainer with EXPLAIN (FORMAT JSON).
@@ -204,4 +208,58 @@ func (d *pgDB) PrepareScan(ctx context.Context, conn db.Conn, table string, para
 	}
 	s.Cold = "PostgreSQL cannot evict one table from shared_buffers before version 17 (pg_buffercache_evict), nor from the operating system's cache from a client"
 	return s, nil
+}
+
+// Workers implements evidence.WorkerCounter with EXPLAIN (ANALYZE, FORMAT
+// JSON) in a READ ONLY transaction that is rolled back: the workers
+// planned and launched are summed over the plan's Gather and Gather Merge
+// nodes. A statement that writes fails there (SQLSTATE 25006) and is not
+// measured: it runs serially anyway, since PostgreSQL plans no worker for a
+// statement that writes.
+func (d *pgDB) Workers(ctx context.Context, conn db.Conn, sql string, args []any) (evidence.Workers, error) {
+	var w evidence.Workers
+	if err := conn.Exec(ctx, "BEGIN READ ONLY"); err != nil {
+		return w, err
+	}
+	defer func() { _ = conn.Exec(context.WithoutCancel(ctx), "ROLLBACK") }()
+	doc, err := db.QueryString(ctx, conn, "EXPLAIN (ANALYZE, FORMAT JSON) "+sql, args...)
+	if err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "25006" {
+			w.NotMeasured = "the statement writes, so it is not run to measure (PostgreSQL plans no parallel worker for a write)"
+			return w, nil
+		}
+		return w, fmt.Errorf("explain analyze: %w", err)
+	}
+	return CountWorkers([]byte(doc))
+}
+
+// CountWorkers sums "Workers Planned" and "Workers Launched" over the nodes
+// of an EXPLAIN (ANALYZE, FORMAT JSON) document.
+func CountWorkers(doc []byte) (evidence.Workers, error) {
+	var w evidence.Workers
+	var top []struct {
+		Plan map[string]any `json:"Plan"`
+	}
+	if err := json.Unmarshal(doc, &top); err != nil || len(top) == 0 {
+		return w, fmt.Errorf("unexpected EXPLAIN output: %.80s", doc)
+	}
+	var walk func(n map[string]any)
+	walk = func(n map[string]any) {
+		if v, ok := n["Workers Planned"].(float64); ok {
+			w.Planned += int(v)
+		}
+		if v, ok := n["Workers Launched"].(float64); ok {
+			w.Launched += int(v)
+		}
+		if kids, ok := n["Plans"].([]any); ok {
+			for _, k := range kids {
+				if m, ok := k.(map[string]any); ok {
+					walk(m)
+				}
+			}
+		}
+	}
+	walk(top[0].Plan)
+	return w, nil
 }

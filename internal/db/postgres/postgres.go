@@ -108,7 +108,6 @@ func (d *pgDB) Caps() db.Caps {
 		PlainStorage:          "ALTER TABLE %[1]s ALTER COLUMN %[2]s SET STORAGE PLAIN",
 		ResetStats:            "SELECT pg_stat_reset()",
 		WALBytes:              "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint",
-		SetParallelWorkers:    "SET max_parallel_workers_per_gather = %d",
 		FloatType:             "double precision",
 		ForUpdate:             " FOR UPDATE",
 		Routines:              db.RoutinesPLpgSQL,
@@ -234,7 +233,7 @@ func (d *pgDB) Info(ctx context.Context) (db.Info, error) {
 		append([]string{"shared_buffers", "max_connections", "synchronous_commit", "fsync", "wal_level", "work_mem",
 			"effective_cache_size", "checkpoint_timeout", "max_wal_size", "max_parallel_workers_per_gather",
 			"default_transaction_isolation", "full_page_writes", "wal_buffers", "random_page_cost", "jit",
-			"huge_pages", "track_io_timing", "max_worker_processes", "server_encoding"}, d.session...))
+			"huge_pages", "track_io_timing", "max_worker_processes", "max_parallel_workers", "server_encoding"}, d.session...))
 	if err != nil {
 		return info, err
 	}

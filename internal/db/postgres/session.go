@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -89,4 +91,28 @@ func refused(set []db.Assignment, msg string) db.Assignment {
 		}
 	}
 	return set[0]
+}
+
+// dopSetting is the setting through which --dop bounds a query's
+// processes: the workers a Gather node may start, beside the leader.
+const dopSetting = "max_parallel_workers_per_gather"
+
+// SetDOP implements db.DOPSetter: max_parallel_workers_per_gather = n-1 as
+// a startup parameter of every connection, as SetSession sends --set (the
+// leader takes part in the plan, so n-1 workers make n processes). A --set
+// of the same setting is refused: they would be two sources of one value.
+func (d *pgDB) SetDOP(ctx context.Context, n int) error {
+	for _, s := range d.session {
+		if s == dopSetting {
+			return &db.DOPError{N: n, Why: fmt.Sprintf("it sets %s to %d, and --set %s=%s sets it too; give one of them", dopSetting, n-1, dopSetting, d.cfg.RuntimeParams[dopSetting])}
+		}
+	}
+	a := db.Assignment{Name: dopSetting, Value: strconv.Itoa(n - 1)}
+	if err := d.SetSession(ctx, []db.Assignment{a}); err != nil {
+		if se := (*db.SettingError)(nil); errors.As(err, &se) {
+			return &db.DOPError{N: n, Why: se.Why}
+		}
+		return err
+	}
+	return nil
 }

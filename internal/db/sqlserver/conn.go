@@ -36,7 +36,7 @@ func (c *msConn) Exec(ctx context.Context, s string) error {
 
 func (c *msConn) Query(ctx context.Context, s string, args ...any) (db.Rows, error) {
 	c.enter()
-	r, err := c.Conn.Query(ctx, s, args...)
+	r, err := c.Conn.Query(ctx, withMaxDOP(s, c.d.maxdop), args...)
 	if err != nil {
 		c.leave()
 		return nil, err
@@ -45,7 +45,7 @@ func (c *msConn) Query(ctx context.Context, s string, args ...any) (db.Rows, err
 }
 
 func (c *msConn) Prepare(ctx context.Context, s string) (db.Stmt, error) {
-	st, err := c.Conn.Prepare(ctx, s)
+	st, err := c.Conn.Prepare(ctx, withMaxDOP(s, c.d.maxdop))
 	if err != nil {
 		return nil, err
 	}

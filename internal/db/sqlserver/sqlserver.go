@@ -75,6 +75,11 @@ type msDB struct {
 	// run on every connection as it connects (SetSession).
 	session    []db.Assignment
 	sessionSQL []string
+	// maxdop, when above 0, is --dop as the hint on each SELECT of the
+	// connections (SetDOP, withMaxDOP); bfDOP says --dop is the session's
+	// max_parallel_workers_per_gather instead (Babelfish).
+	maxdop int
+	bfDOP  bool
 }
 
 func openSQLServer(t *db.Target) (db.DB, error) {
@@ -143,9 +148,6 @@ func (d *msDB) Caps() db.Caps {
 		// (escape_hatch_table_hints); its reads do not lock.
 		LockHint: " WITH (UPDLOCK, ROWLOCK)",
 		Routines: db.RoutinesTSQL,
-		// Babelfish accepts the hint and ignores it
-		// (escape_hatch_query_hints; it has no pg_hint_plan).
-		ParallelHint: " OPTION (MAXDOP %d)",
 		// KILL from another connection, then the socket (see msConn.Cancel):
 		// the statements run under a context that is never cancelled, so
 		// the driver never sends an attention (which Babelfish does not
@@ -269,6 +271,9 @@ func (d *msDB) Info(ctx context.Context) (db.Info, error) {
 		return info, err
 	}
 	if err := d.sessionValues(ctx, c, info.Settings); err != nil {
+		return info, err
+	}
+	if err := d.dopValues(ctx, c, info.Settings); err != nil {
 		return info, err
 	}
 	info.Normalized = map[string]db.Setting{}

@@ -58,6 +58,8 @@ type TransStats struct {
 	avg  *Averages
 	caps db.Caps
 	seed uint64
+	// dop is the run's --dop (Env.DOP), which --parallel gives too.
+	dop int
 }
 
 // Name implements workload.Generator.
@@ -75,13 +77,15 @@ func (w *TransStats) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 		fs.Int64Var(&w.Rows, "rows", DefaultRows, "rows of tran_stats")
 	case workload.CmdRun:
 		fs.StringVar(&w.Query, "query", QueryStar, "query: star, window, or mix (each transaction picks one at random)")
-		fs.IntVar(&w.Parallel, "parallel", 0, "processes per query, leader included (1 = serial; PostgreSQL: max_parallel_workers_per_gather = N-1; SQL Server: OPTION (MAXDOP N)); 0 keeps the server's setting")
-		fs.IntVar(&w.Parallel, "dop", 0, "the degree of parallelism: another name for --parallel")
+		fs.IntVar(&w.Parallel, "parallel", 0, "processes per query, leader included: another name for run's --dop (1 = serial; PostgreSQL: max_parallel_workers_per_gather = N-1; SQL Server: OPTION (MAXDOP N)); 0 keeps the server's setting")
 	}
 }
 
-// maxParallel bounds --parallel.
-const maxParallel = 1024
+// maxParallel bounds --parallel, as --dop is bounded.
+const maxParallel = db.MaxDOP
+
+// DOPFlag implements workload.DOPFlagger: --parallel is --dop.
+func (w *TransStats) DOPFlag() (int, string) { return w.Parallel, "--parallel" }
 
 // Validate implements workload.Validator: --rows for init, --query and
 // --parallel for run.
@@ -273,10 +277,10 @@ func (w *TransStats) Setup(ctx context.Context, env *workload.Env, conn db.Conn)
 	if n == 0 {
 		return fmt.Errorf("%s is empty; run `dbharness init transtats` again", factTable)
 	}
-	w.n, w.avg, w.caps, w.seed = n, NewAverages(n), env.DB.Caps(), env.Seed
-	if w.Parallel > 1 && !w.parallelism() {
-		env.Notef("%s has no intra-query parallelism; --parallel %d is ignored and every query runs serially", env.DB.Target().Kind, w.Parallel)
+	if w.Parallel != 0 && w.Parallel != env.DOP {
+		return fmt.Errorf("--parallel %d is --dop, and the run's --dop is %d; give one of them", w.Parallel, env.DOP)
 	}
+	w.n, w.avg, w.caps, w.seed, w.dop = n, NewAverages(n), env.DB.Caps(), env.Seed, env.DOP
 	return nil
 }
 
@@ -293,8 +297,8 @@ func RowCount(ctx context.Context, conn db.Conn) (int64, error) {
 // MixName implements workload.Mixer: the query, and its processes when
 // parallel.
 func (w *TransStats) MixName() string {
-	if w.Parallel > 1 {
-		return fmt.Sprintf("%s, parallel %d", w.Query, w.Parallel)
+	if w.dop > 1 {
+		return fmt.Sprintf("%s, parallel %d", w.Query, w.dop)
 	}
 	return w.Query
 }
@@ -312,11 +316,6 @@ func (w *TransStats) Ops() []string {
 
 // NewWorker implements workload.Runner.
 func (w *TransStats) NewWorker(ctx context.Context, conn db.Conn, id int) (workload.Worker, error) {
-	for _, q := range w.session() {
-		if err := conn.Exec(ctx, q); err != nil {
-			return nil, fmt.Errorf("set --parallel %d: %w", w.Parallel, err)
-		}
-	}
 	wk := &worker{w: w, rng: rand.New(rand.NewPCG(w.seed, uint64(id)))}
 	wk.dest = []any{&wk.got[0], &wk.got[1]}
 	for _, op := range w.Ops() {
@@ -330,37 +329,17 @@ func (w *TransStats) NewWorker(ctx context.Context, conn db.Conn, id int) (workl
 	return wk, nil
 }
 
-// parallelism reports whether the engine can be told the processes per
-// query: per session (Caps.SetParallelWorkers) or per query
-// (Caps.ParallelHint).
-func (w *TransStats) parallelism() bool {
-	return w.caps.SetParallelWorkers != "" || w.caps.ParallelHint != ""
-}
-
-// query is the SQL of query op (QueryStar or QueryWindow), with --parallel
-// as the engine's query hint, when it has one.
+// query is the SQL of query op (QueryStar or QueryWindow).
 func (w *TransStats) query(op string) string {
-	q := StarSQL()
 	if op == QueryWindow {
-		q = WindowSQL()
+		return WindowSQL()
 	}
-	if w.Parallel > 0 && w.caps.ParallelHint != "" {
-		q += fmt.Sprintf(w.caps.ParallelHint, w.Parallel)
-	}
-	return q
+	return StarSQL()
 }
 
-// session is what each client runs on its session before querying:
-// --parallel as the engine's per-session setting, when it has one.
-func (w *TransStats) session() []string {
-	if w.Parallel > 0 && w.caps.SetParallelWorkers != "" {
-		return []string{fmt.Sprintf(w.caps.SetParallelWorkers, w.Parallel-1)}
-	}
-	return nil
-}
-
-// Statements implements workload.Statementer: the queries of --query with
-// the session's --parallel setting, for the plan check. The window query's
+// Statements implements workload.Statementer: the queries of --query, for
+// the plan check (whose connection has the run's --dop, as the clients'
+// have). The window query's
 // start is drawn over every window as the workers draw it; its end is the
 // start plus one second.
 func (w *TransStats) Statements() []workload.Statement {
@@ -372,10 +351,9 @@ func (w *TransStats) Statements() []workload.Statement {
 	var out []workload.Statement
 	for _, op := range w.Ops() {
 		if op == QueryWindow {
-			out = append(out, workload.Statement{Name: QueryWindow, SQL: w.query(op), Params: []workload.ParamDomain{from, to},
-				Session: w.session()})
+			out = append(out, workload.Statement{Name: QueryWindow, SQL: w.query(op), Params: []workload.ParamDomain{from, to}})
 		} else {
-			out = append(out, workload.Statement{Name: QueryStar, SQL: w.query(op), Session: w.session()})
+			out = append(out, workload.Statement{Name: QueryStar, SQL: w.query(op)})
 		}
 	}
 	return out
@@ -443,12 +421,8 @@ func (w *TransStats) AfterRun(_ context.Context, _ *workload.Env, _ db.Conn, t w
 		g, r := StarResult(w.n)
 		m["star_groups"], m["star_rows"] = float64(g), float64(r)
 	}
-	if w.Parallel > 0 {
-		p := w.Parallel
-		if !w.parallelism() {
-			p = 1
-		}
-		m["parallel"] = float64(p)
+	if w.dop > 0 {
+		m["parallel"] = float64(w.dop)
 	}
 	if t.Seconds <= 0 {
 		return m, nil

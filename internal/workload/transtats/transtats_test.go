@@ -2,7 +2,7 @@ package transtats_test
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -18,10 +18,22 @@ import (
 	"github.com/dbharness/dbharness/internal/workload/transtats"
 )
 
+// withDOP opens d's database again with --dop n set on it (db.SetDOP), as
+// the runner does; an engine without intra-query parallelism refuses it.
+func withDOP(t *testing.T, d db.DB, n int) (db.DB, error) {
+	t.Helper()
+	d2, err := db.Open(d.Target())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d2.Close() })
+	return d2, db.SetDOP(context.Background(), d2, n)
+}
+
 func run(t *testing.T, d db.DB, w *transtats.TransStats, notes *[]string) (*loadgen.Result, map[string]float64) {
 	t.Helper()
 	ctx := context.Background()
-	env := &workload.Env{DB: d, Seed: 9, Progress: workload.NopProgress{}, Note: func(s string) { *notes = append(*notes, s) }}
+	env := &workload.Env{DB: d, Seed: 9, Progress: workload.NopProgress{}, Note: func(s string) { *notes = append(*notes, s) }, DOP: w.Parallel}
 	c, err := d.Connect(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +93,19 @@ func TestTransStatsOnEveryEngine(t *testing.T) {
 			}
 			t.Run("mix runs with right results", func(t *testing.T) {
 				var notes []string
-				res, m := run(t, d, &transtats.TransStats{Query: transtats.QueryMix, Parallel: 2}, &notes)
+				// --parallel 2 is --dop 2, which an engine without
+				// intra-query parallelism refuses: it runs serially.
+				intra := d.Caps().IntraQueryParallelism
+				dd, err := withDOP(t, d, 2)
+				var de *db.DOPError
+				if intra != (err == nil) || !intra && !errors.As(err, &de) {
+					t.Fatalf("intra-query parallelism %v, --dop 2: %v", intra, err)
+				}
+				w := &transtats.TransStats{Query: transtats.QueryMix, Parallel: 2}
+				if !intra {
+					w.Parallel = 0
+				}
+				res, m := run(t, dd, w, &notes)
 				total := int64(0)
 				for _, o := range res.Ops {
 					total += o.Hist.TotalCount()
@@ -96,35 +120,35 @@ func TestTransStatsOnEveryEngine(t *testing.T) {
 				if m["qph"] <= 0 || m["star_qph"] <= 0 || m["window_qph"] <= 0 || m["rows"] != 10 || m["star_groups"] != 10 || m["star_rows"] != 10 {
 					t.Errorf("figures %v", m)
 				}
-				intra := d.Caps().IntraQueryParallelism
-				if intra != (len(notes) == 0) {
-					t.Errorf("intra-query parallelism %v, notes %q", intra, notes)
-				}
-				if want := map[bool]float64{true: 2, false: 1}[intra]; m["parallel"] != want {
-					t.Errorf("parallel %g, want %g", m["parallel"], want)
+				if want := map[bool]float64{true: 2, false: 0}[intra]; m["parallel"] != want || len(notes) != 0 {
+					t.Errorf("parallel %g, want %g; notes %q", m["parallel"], want, notes)
 				}
 			})
 			t.Run("both queries are described and explain on the clients' settings", func(t *testing.T) {
+				if !d.Caps().IntraQueryParallelism {
+					return // --dop is refused (above)
+				}
+				d, err := withDOP(t, d, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
 				w := &transtats.TransStats{Query: transtats.QueryMix, Parallel: 1}
 				c, err := d.Connect(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer c.Close()
-				if err := w.Setup(ctx, &workload.Env{DB: d, Seed: 9, Progress: workload.NopProgress{}, Note: func(string) {}}, c); err != nil {
+				if err := w.Setup(ctx, &workload.Env{DB: d, Seed: 9, Progress: workload.NopProgress{}, Note: func(string) {}, DOP: 1}, c); err != nil {
 					t.Fatal(err)
 				}
 				stmts := w.Statements()
 				if len(stmts) != 2 || stmts[0].Name != "star" || stmts[1].Name != "window" || len(stmts[1].Params) != 2 {
 					t.Fatalf("statements %+v", stmts)
 				}
-				// --parallel 1 as the session's setting, or as the query's
-				// hint (SQL Server's OPTION (MAXDOP 1)).
-				caps := d.Caps()
-				hinted := caps.ParallelHint != "" && strings.HasSuffix(stmts[0].SQL, fmt.Sprintf(caps.ParallelHint, 1)) &&
-					strings.HasSuffix(stmts[1].SQL, fmt.Sprintf(caps.ParallelHint, 1))
-				if intra := caps.IntraQueryParallelism; intra != (len(stmts[0].Session) == 1 || hinted) {
-					t.Errorf("intra-query parallelism %v, session settings %q, statements %q, %q", intra, stmts[0].Session, stmts[0].SQL, stmts[1].SQL)
+				// --dop is the engine's, on every connection: the
+				// statements carry no setting of their own.
+				if len(stmts[0].Session) != 0 || len(stmts[1].Session) != 0 {
+					t.Errorf("session settings %q, %q", stmts[0].Session, stmts[1].Session)
 				}
 				if _, ok := d.(evidence.Explainer); !ok {
 					return // no plans to read (SQL Server)
@@ -139,6 +163,9 @@ func TestTransStatsOnEveryEngine(t *testing.T) {
 						if strings.Contains(p.Shape, "Gather") {
 							t.Errorf("%s: a parallel plan with --parallel 1: %s", sp.Statement, p.Shape)
 						}
+					}
+					if sp.Workers == nil || sp.Workers.NotMeasured != "" || sp.Workers.Planned != 0 || sp.Workers.Launched != 0 {
+						t.Errorf("%s: workers %+v with --dop 1; want none planned", sp.Statement, sp.Workers)
 					}
 				}
 			})
@@ -173,25 +200,38 @@ func TestTransStatsOnEveryEngine(t *testing.T) {
 	}
 }
 
-// TestDopIsParallel: --dop is another name for --parallel, and on SQL
-// Server each query carries it as OPTION (MAXDOP n), which the server
-// accepts.
-func TestDopIsParallel(t *testing.T) {
+// TestDOPOnBabelfish: transtats's --parallel is --dop (DOPFlag), and on
+// Babelfish --dop n is the session's max_parallel_workers_per_gather =
+// n-1, with which the queries run right.
+func TestDOPOnBabelfish(t *testing.T) {
 	t.Parallel() // on databases of its own: SQL Server's (Babelfish) loads slowly
 	w := &transtats.TransStats{}
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	w.Flags(workload.CmdRun, fs)
-	if err := fs.Parse([]string{"--dop", "3"}); err != nil || w.Parallel != 3 {
-		t.Fatalf("--dop 3: parallel %d, %v", w.Parallel, err)
+	if err := fs.Parse([]string{"--parallel", "3"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, flag := w.DOPFlag(); n != 3 || flag != "--parallel" {
+		t.Fatalf("--parallel 3: DOPFlag %d %q", n, flag)
 	}
 	d := testdb.Open(t, testdb.SQLServer(t, "dbh_transtats_dop"))
 	ctx := context.Background()
 	if err := (&transtats.TransStats{Rows: 10}).Init(ctx, &workload.Env{DB: d, Seed: 1, Loaders: 2, Progress: workload.NopProgress{}}); err != nil {
 		t.Fatal(err)
 	}
+	dd, err := withDOP(t, d, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := dd.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := info.Settings["max_parallel_workers_per_gather"]; got != "2" {
+		t.Errorf("the sessions' max_parallel_workers_per_gather is %q with --dop 3; want 2 (settings %v)", got, info.Settings)
+	}
 	var notes []string
-	w = &transtats.TransStats{Query: transtats.QueryMix, Parallel: 3}
-	res, m := run(t, d, w, &notes)
+	res, m := run(t, dd, &transtats.TransStats{Query: transtats.QueryMix, Parallel: 3}, &notes)
 	for _, o := range res.Ops {
 		if o.Hist.TotalCount() == 0 || o.Errors != 0 {
 			t.Errorf("%s: %d queries, %d errors %v", o.Name, o.Hist.TotalCount(), o.Errors, res.ErrorSamples)
@@ -200,9 +240,14 @@ func TestDopIsParallel(t *testing.T) {
 	if m["parallel"] != 3 || len(notes) != 0 {
 		t.Errorf("parallel %g, notes %q; want 3 and none", m["parallel"], notes)
 	}
-	for _, st := range w.Statements() {
-		if !strings.HasSuffix(st.SQL, " OPTION (MAXDOP 3)") || len(st.Session) != 0 {
-			t.Errorf("%s: %q, session %q; want the query hint OPTION (MAXDOP 3)", st.Name, st.SQL, st.Session)
-		}
+	// --parallel that is not the run's --dop is refused.
+	c, err := d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	err = (&transtats.TransStats{Query: transtats.QueryStar, Parallel: 2}).Setup(ctx, &workload.Env{DB: d, DOP: 3, Progress: workload.NopProgress{}}, c)
+	if err == nil || !strings.Contains(err.Error(), "--parallel 2") {
+		t.Errorf("--parallel 2 with --dop 3: %v", err)
 	}
 }
