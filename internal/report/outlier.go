@@ -113,7 +113,14 @@ func FindOutlier(r *results.Run) *Outlier {
 			ev = append(ev, rateEvidence(name, r.Collect.Get(name), iv.Seq)...)
 		}
 	}
-	sort.SliceStable(ev, func(i, j int) bool { return ev[i].score > ev[j].score })
+	// Ties go by text: the counters come from maps, whose order differs
+	// from one run of the program to the next.
+	sort.SliceStable(ev, func(i, j int) bool {
+		if ev[i].score != ev[j].score {
+			return ev[i].score > ev[j].score
+		}
+		return ev[i].text < ev[j].text
+	})
 	most := 4
 	if o.Cause != "" {
 		most = 2
