@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/microsoft/go-mssqldb" // the sqlserver driver, for setting up test databases
 )
@@ -43,8 +44,18 @@ func SQLServer(t testing.TB, name string) string {
 		t.Fatalf("the SQL Server of $%s is not reachable (scripts/test.sh starts a Babelfish): %v", SQLServerEnv, err)
 	}
 	for _, s := range []string{"DROP DATABASE IF EXISTS " + name, "CREATE DATABASE " + name} {
-		if _, err := d.ExecContext(ctx, s); err != nil {
-			t.Fatalf("%s: %v", s, err)
+		// Babelfish refuses a CREATE or DROP DATABASE that meets another
+		// session's ("tuple concurrently updated"), as tests of other
+		// packages make theirs: such a refusal is tried again.
+		for try := 1; ; try++ {
+			_, err := d.ExecContext(ctx, s)
+			if err == nil {
+				break
+			}
+			if try == 10 || !strings.Contains(err.Error(), "concurrently updated") {
+				t.Fatalf("%s: %v", s, err)
+			}
+			time.Sleep(time.Duration(try) * 200 * time.Millisecond)
 		}
 	}
 	return SQLServerURL(t, name)
