@@ -31,7 +31,7 @@ func ResolveDriver(d db.DB, cfg *Config) error {
 		}
 	case DriverLoop:
 		if !canLoop {
-			return fmt.Errorf("--driver loop: %s; use --driver goroutine", noLoopReason(d, cfg, loopDB))
+			return fmt.Errorf("--driver loop asks for the event-loop driver, which %s; use --driver goroutine", noLoopReason(d, cfg, loopDB))
 		}
 	}
 	if cfg.Driver == DriverLoop && cfg.Loops == 0 {

@@ -98,21 +98,81 @@ func openSQLServer(t *db.Target) (db.DB, error) {
 // dialer dials as go-mssqldb does by default, and hands the socket to the
 // dialSlot in ctx, if any: Cancel and Abort close it when the server does
 // not end a statement.
+//
+// go-mssqldb bounds only the dial: its login (prelogin, TLS, login) waits
+// on the socket with no deadline and does not watch the context, so a
+// server that accepts the connection and never answers would hold the
+// connect forever. The dialer gives the socket a deadline for the login
+// (the dial timeout, at least defaultDialTimeout), and conn ends the login
+// at once when its context ends; both are lifted once the connection works.
+// Only conn's connections are dialed (the pool keeps none idle).
 type dialer struct{ timeout time.Duration }
 
-type dialSlot struct{ nc net.Conn }
+type dialSlot struct {
+	mu sync.Mutex
+	nc net.Conn
+	// ended: the connect's context ended before the socket came.
+	ended bool
+}
 
 type dialSlotKey struct{}
 
 func (d dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	nd := net.Dialer{Timeout: d.timeout, KeepAlive: 30 * time.Second}
 	nc, err := nd.DialContext(ctx, network, addr)
-	if err == nil {
-		if slot, ok := ctx.Value(dialSlotKey{}).(*dialSlot); ok {
-			slot.nc = nc
-		}
+	if err != nil {
+		return nil, err
 	}
-	return nc, err
+	if err := nc.SetDeadline(time.Now().Add(max(d.timeout, defaultDialTimeout))); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	if slot, ok := ctx.Value(dialSlotKey{}).(*dialSlot); ok {
+		slot.mu.Lock()
+		slot.nc = nc
+		if slot.ended {
+			_ = nc.SetDeadline(time.Unix(1, 0))
+		}
+		slot.mu.Unlock()
+	}
+	return nc, nil
+}
+
+// end ends the login: the socket's waits fail at once.
+func (s *dialSlot) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ended = true
+	if s.nc != nil {
+		_ = s.nc.SetDeadline(time.Unix(1, 0))
+	}
+}
+
+// conn opens a connection of the pool's and returns it with its socket,
+// once it works: it has run check (a query) within the login's deadline.
+func (d *msDB) conn(ctx context.Context, check func(*sql.Conn) error) (*sql.Conn, net.Conn, error) {
+	slot := &dialSlot{}
+	stop := context.AfterFunc(ctx, slot.end)
+	c, err := d.db.Conn(context.WithValue(ctx, dialSlotKey{}, slot))
+	if err == nil {
+		err = check(c)
+	}
+	if !stop() && err == nil {
+		err = ctx.Err()
+	}
+	if err == nil && slot.nc == nil {
+		err = fmt.Errorf("the driver connected without dialing through dbharness's dialer")
+	}
+	if err == nil {
+		err = slot.nc.SetDeadline(time.Time{})
+	}
+	if err != nil {
+		if c != nil {
+			c.Close()
+		}
+		return nil, nil, err
+	}
+	return c, slot.nc, nil
 }
 
 func (d *msDB) Target() *db.Target { return d.t }
@@ -164,24 +224,23 @@ const connectTimeout = 30 * time.Second
 func (d *msDB) Connect(ctx context.Context) (db.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
-	slot := &dialSlot{}
-	c, err := d.db.Conn(context.WithValue(ctx, dialSlotKey{}, slot))
 	// The session id (@@SPID) is the target of KILL; reading it also
 	// checks that the connection works.
 	var id int64
-	if err == nil {
-		err = c.QueryRowContext(ctx, "SELECT @@SPID").Scan(&id)
-		if err == nil && len(d.sessionSQL) > 0 {
-			_, err = c.ExecContext(ctx, strings.Join(d.sessionSQL, "; "))
+	c, nc, err := d.conn(ctx, func(c *sql.Conn) error {
+		if err := c.QueryRowContext(ctx, "SELECT @@SPID").Scan(&id); err != nil {
+			return err
 		}
-		if err != nil {
-			c.Close()
+		if len(d.sessionSQL) > 0 {
+			_, err := c.ExecContext(ctx, strings.Join(d.sessionSQL, "; "))
+			return err
 		}
-	}
+		return nil
+	})
 	if err != nil {
 		return nil, d.connectError(err)
 	}
-	return newConn(d, c, id, slot.nc), nil
+	return newConn(d, c, id, nc), nil
 }
 
 // SQL Server's error numbers that dbharness treats apart.
@@ -241,7 +300,12 @@ func (d *msDB) kill(ctx context.Context, id int64) error {
 	if id <= 0 {
 		return nil
 	}
-	_, err := d.db.ExecContext(ctx, "KILL "+strconv.FormatInt(id, 10))
+	c, _, err := d.conn(ctx, func(*sql.Conn) error { return nil })
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = c.ExecContext(ctx, "KILL "+strconv.FormatInt(id, 10))
 	return err
 }
 
