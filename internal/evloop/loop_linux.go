@@ -117,8 +117,9 @@ func AllowedCPUs() []int {
 // every 10 ms. For a goroutine locked to its thread that costs a hand-off
 // of the processor to another thread and back (four futex calls and two
 // thread switches); for one that is not, the preemption queues it and the
-// same thread takes it up again, most of the time. Locked, tpcb-like cost
-// 1.14 to 1.25 times the CPU (bench/results/2026-11-27-scripts-vs-pgbench-round4.md).
+// same thread takes it up again, most of the time. Unlocked and still
+// pinned, tpcb-like took 0.95 of the locked build's CPU in alternating
+// pairs (bench/results/2026-11-27-scripts-vs-pgbench-round4.md).
 //
 // The price is that the goroutine may resume on another thread: every
 // checkEvery-th turn the loop looks at which thread it runs on, and when
