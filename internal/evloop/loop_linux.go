@@ -52,8 +52,8 @@ type Loop struct {
 
 	// pin is the CPU Pin asked for (-1: none); cpu the CPU the loop's
 	// thread was pinned to when Run started (-1: none). tid is the thread
-	// the loop pinned last (0: none), one the loop's CPU; moves counts the times the loop found itself on
-	// another thread (see pinnedBy).
+	// the loop pinned last (0: none), one the loop's CPU; moves counts
+	// the times the loop found itself on another thread (see pinnedBy).
 	pin   int
 	cpu   atomic.Int32
 	tid   int
