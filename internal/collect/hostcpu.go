@@ -44,23 +44,50 @@ type HostAccount struct {
 	started     bool
 	stop, done  chan struct{}
 	acc         hostAcc
+	// readings counts the readings taken; known are the harness's and the
+	// server's processes as the last reading of every process found them.
+	readings int
+	known    []int
 }
 
-// hostReading is one reading of the host: every process, the harness's
+// hostReading is one reading of the host: its processes, the harness's
 // own CPU and the host's ticks.
 type hostReading struct {
-	at          time.Time
+	at time.Time
+	// procs are every process of the host, or with partial those of
+	// known only.
 	procs       map[int]procfs.Proc
+	partial     bool
+	known       map[int]bool
 	self        time.Duration
 	busy, total uint64
 }
 
-// readHost takes a reading.
-func readHost() (hostReading, error) {
+// fullEvery is how often the account reads every process of the host
+// (their /proc/PID/stat, about 170 files on a quiet host) to name the
+// others' commands; between those readings it reads only the harness's
+// and the server's processes. The shares over time need only those, the
+// host's ticks (/proc/stat) and getrusage: the others' share is what the
+// host was busy beyond the harness and the server. Reading every process
+// each second cost 1.3-2% of the harness's CPU on tpcb-like
+// (bench/results/2026-11-27-scripts-vs-pgbench-round3.md).
+const fullEvery = 5 * time.Second
+
+// readHost takes a reading: of every process when known is nil, else of
+// the processes in known.
+func readHost(known []int) (hostReading, error) {
 	r := hostReading{at: time.Now()}
 	var err error
-	if r.procs, err = procfs.Processes(); err != nil {
-		return r, err
+	if known == nil {
+		if r.procs, err = procfs.Processes(); err != nil {
+			return r, err
+		}
+	} else {
+		r.procs, r.partial = procfs.ProcessesAmong(known), true
+		r.known = make(map[int]bool, len(known))
+		for _, pid := range known {
+			r.known[pid] = true
+		}
 	}
 	r.self = selfcost.ProcessCPU()
 	if r.busy, r.total, err = procfs.HostTicks(); err != nil {
@@ -79,7 +106,7 @@ func StartHostAccount(ctx context.Context, d db.DB, interval, warmup time.Durati
 		h.notMeasured = "the host is not Linux (its /proc is read)"
 		return h
 	}
-	r, err := readHost()
+	r, err := readHost(nil)
 	if err != nil {
 		h.notMeasured = "reading /proc: " + errLine(err)
 		return h
@@ -170,14 +197,43 @@ func (h *HostAccount) read(from time.Time) {
 // one before is merged into its interval, so that the chart over time does
 // not end on a sliver's noise.
 func (h *HostAccount) take(last bool) bool {
-	r, err := readHost()
+	every := max(1, int(fullEvery/max(h.Interval, time.Millisecond)))
+	var known []int
+	if !last && h.readings%every != 0 {
+		known = h.known
+	}
+	h.readings++
+	r, err := readHost(known)
 	if err != nil {
 		h.notMeasured = "reading /proc: " + errLine(err)
 		return false
 	}
+	if !r.partial {
+		h.known = h.known[:0]
+		for pid := range procfs.Tree(r.procs, h.self) {
+			h.known = append(h.known, pid)
+		}
+		for pid := range serverProcs(r.procs, h.server, h.children) {
+			h.known = append(h.known, pid)
+		}
+	}
 	merge := last && h.acc.prev != nil && r.at.Sub(h.acc.prev.at) < h.Interval/2
 	h.acc.add(r, h.self, h.server, h.children, r.at.Sub(h.clock).Seconds(), merge)
 	return true
+}
+
+// serverProcs are the processes of the server whose main process is
+// server (none when 0) among procs, its tree with children.
+func serverProcs(procs map[int]procfs.Proc, server int, children bool) map[int]bool {
+	theirs := map[int]bool{}
+	if server != 0 {
+		if children {
+			theirs = procfs.Tree(procs, server)
+		} else if _, ok := procs[server]; ok {
+			theirs[server] = true
+		}
+	}
+	return theirs
 }
 
 // End takes the last reading, as the clients have stopped, and returns the
@@ -215,7 +271,8 @@ func (h *HostAccount) End() *results.HostCPU {
 
 // hostAcc adds up the readings of a measured phase, in clock ticks.
 type hostAcc struct {
-	prev                                *hostReading
+	// prev is the last reading, full the last of every process.
+	prev, full                          *hostReading
 	seconds                             float64
 	harness, server, busy, total, shown float64
 	others                              map[string]float64
@@ -226,13 +283,17 @@ type hostAcc struct {
 
 // add takes reading r: the CPU between the previous reading and r goes to
 // the harness (self's own, from getrusage, and its child processes'), the
-// server (server's process and, with children, its tree; none when 0) and
-// the other processes by command name; t is the seconds since the start
-// of the clock, for the point over time. With merge the CPU joins the last
-// point, which ends at t.
+// server (server's process and, with children, its tree; none when 0) and,
+// when r is a reading of every process, the CPU since the last such
+// reading to the other processes by command name; t is the seconds since
+// the start of the clock, for the point over time. With merge the CPU
+// joins the last point, which ends at t.
 func (a *hostAcc) add(r hostReading, self, server int, children bool, t float64, merge bool) {
-	prev := a.prev
+	prev, full := a.prev, a.full
 	a.prev = &r
+	if !r.partial {
+		a.full = &r
+	}
 	if prev == nil {
 		return
 	}
@@ -244,21 +305,22 @@ func (a *hostAcc) add(r hostReading, self, server int, children bool, t float64,
 	if r.busy < prev.busy {
 		busy = 0
 	}
-	delta := procfs.Delta(prev.procs, r.procs)
-	mine := procfs.Tree(r.procs, self)
-	theirs := map[int]bool{}
-	if server != 0 {
-		if children {
-			theirs = procfs.Tree(r.procs, server)
-		} else if _, ok := r.procs[server]; ok {
-			theirs[server] = true
+	// A partial reading is set against the same processes of the reading
+	// before: the others are not in it, and have not ended.
+	before := prev.procs
+	if r.partial {
+		before = make(map[int]procfs.Proc, len(r.known))
+		for pid, p := range prev.procs {
+			if r.known[pid] {
+				before[pid] = p
+			}
 		}
 	}
+	delta := procfs.Delta(before, r.procs)
+	mine := procfs.Tree(r.procs, self)
+	theirs := serverProcs(r.procs, server, children)
 	harness := max(0, (r.self-prev.self).Seconds()/procfs.ClockTick)
 	var srv float64
-	if a.others == nil {
-		a.others = map[string]float64{}
-	}
 	for pid, d := range delta {
 		switch {
 		case pid == self:
@@ -266,8 +328,16 @@ func (a *hostAcc) add(r hostReading, self, server int, children bool, t float64,
 			harness += float64(d)
 		case theirs[pid]:
 			srv += float64(d)
-		default:
-			a.others[r.procs[pid].Comm] += float64(d)
+		}
+	}
+	if !r.partial && full != nil {
+		if a.others == nil {
+			a.others = map[string]float64{}
+		}
+		for pid, d := range procfs.Delta(full.procs, r.procs) {
+			if pid != self && !mine[pid] && !theirs[pid] {
+				a.others[r.procs[pid].Comm] += float64(d)
+			}
 		}
 	}
 	a.seconds += r.at.Sub(prev.at).Seconds()

@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -102,7 +103,67 @@ func TestHostAccountNoServer(t *testing.T) {
 // process's /proc/PID/stat, /proc/stat and getrusage.
 func BenchmarkHostReading(b *testing.B) {
 	for b.Loop() {
-		if _, err := readHost(); err != nil {
+		if _, err := readHost(nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestHostAccountPartialReadings: between readings of every process the
+// account reads only the harness's and the server's (known). A backend
+// that starts after the last full reading is not read until the next one,
+// which counts it from its start; the others are named from the full
+// readings' deltas, and a process the partial reading did not ask for is
+// not taken for ended.
+func TestHostAccountPartialReadings(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	p := func(pid, ppid int, comm string, ticks uint64) procfs.Proc {
+		return procfs.Proc{PID: pid, PPID: ppid, Comm: comm, Ticks: ticks, Start: uint64(pid)}
+	}
+	procs := func(m ...procfs.Proc) map[int]procfs.Proc {
+		out := map[int]procfs.Proc{}
+		for _, x := range m {
+			out[x.PID] = x
+		}
+		return out
+	}
+	var a hostAcc
+	a.add(hostReading{at: t0, busy: 1000, total: 2000, procs: procs(
+		p(1, 0, "init", 5), p(10, 1, "dbharness", 0), p(20, 1, "postgres", 0), p(21, 20, "postgres", 0),
+		p(30, 1, "yes", 0))}, 10, 20, true, 0, false)
+	// Second 1, partial: server 20 + 30; busy 150 (yes 90, harness 10
+	// from getrusage).
+	a.add(hostReading{at: t0.Add(time.Second), self: 100 * time.Millisecond, busy: 1150, total: 2200, partial: true,
+		known: map[int]bool{10: true, 20: true, 21: true},
+		procs: procs(p(10, 1, "dbharness", 10), p(20, 1, "postgres", 20), p(21, 20, "postgres", 30))}, 10, 20, true, 1, false)
+	// Second 2, full: backend 22 (started in second 1) has used 40, 21
+	// another 10; harness 20; yes 90 more (180 in all).
+	a.add(hostReading{at: t0.Add(2 * time.Second), self: 300 * time.Millisecond, busy: 1350, total: 2400, procs: procs(
+		p(1, 0, "init", 5), p(10, 1, "dbharness", 30), p(20, 1, "postgres", 20), p(21, 20, "postgres", 40),
+		p(22, 20, "postgres", 40), p(30, 1, "yes", 180))}, 10, 20, true, 2, false)
+	if len(a.points) != 2 {
+		t.Fatalf("%d points, want 2", len(a.points))
+	}
+	// Second 1: harness 10, server 50, others 150-60 = 90, idle 50.
+	if pt := a.points[0]; pt.HarnessPct != 5 || pt.ServerPct != 25 || pt.OthersPct != 45 || pt.IdlePct != 25 {
+		t.Errorf("second 1: %+v, want harness 5%%, server 25%%, others 45%%, idle 25%%", pt)
+	}
+	// Second 2: harness 20, server 50, others 200-70 = 130, idle 0.
+	if pt := a.points[1]; pt.HarnessPct != 10 || pt.ServerPct != 25 || pt.OthersPct != 65 || pt.IdlePct != 0 {
+		t.Errorf("second 2: %+v, want harness 10%%, server 25%%, others 65%%, idle 0%%", pt)
+	}
+	h := a.result(2)
+	if len(h.TopOthers) != 1 || h.TopOthers[0].Comm != "yes" || h.TopOthers[0].Pct != 45 {
+		t.Errorf("top others %+v, want yes 45%% (180 of 400 ticks)", h.TopOthers)
+	}
+}
+
+// BenchmarkHostPartialReading is the cost of a reading between two of
+// every process: a handful of processes' stat, /proc/stat and getrusage.
+func BenchmarkHostPartialReading(b *testing.B) {
+	known := []int{os.Getpid(), os.Getppid()}
+	for b.Loop() {
+		if _, err := readHost(known); err != nil {
 			b.Fatal(err)
 		}
 	}

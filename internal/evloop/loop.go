@@ -4,8 +4,8 @@
 // Each client is a Task, a coroutine (iter.Pull) whose code is written
 // synchronously. Its socket is a Sock, a net.Conn taken off Go's network
 // poller: when a read or write would block, the Sock yields the task to its
-// Loop instead of parking a goroutine. The Loop, locked to one OS thread,
-// waits on its own epoll instance and resumes the task whose socket is
+// Loop instead of parking a goroutine. The Loop, one goroutine that runs on
+// one OS thread at a time, waits on its own epoll instance and resumes the task whose socket is
 // ready, reading only when the kernel said there is something to read. A
 // coroutine switch costs no system call and no scheduler round, so a
 // transaction costs one write and one read (and a share of one epoll wait)
@@ -42,6 +42,9 @@ type Stats struct {
 	// CPU is the CPU the loop's thread was pinned to (Pin), or -1 when it
 	// was not.
 	CPU int
+	// Moves is the number of times a pinned loop found its goroutine on
+	// another OS thread than the one it had pinned, and pinned that one.
+	Moves int64
 }
 
 type ctxKey struct{}

@@ -51,9 +51,14 @@ type Loop struct {
 	wakeEv bool
 
 	// pin is the CPU Pin asked for (-1: none); cpu the CPU the loop's
-	// thread was pinned to when Run started (-1: none).
-	pin int
-	cpu atomic.Int32
+	// thread was pinned to when Run started (-1: none). tid is the thread
+	// the loop pinned last (0: none), one the loop's CPU; moves counts
+	// the times the loop found itself on another thread (see pinnedBy).
+	pin   int
+	cpu   atomic.Int32
+	tid   int
+	one   unix.CPUSet
+	moves atomic.Int64
 
 	start   atomic.Int64 // unix ns
 	blocked atomic.Int64 // ns spent in blocking epoll waits
@@ -105,24 +110,97 @@ func AllowedCPUs() []int {
 	return cpus
 }
 
-// pinThread keeps the calling (locked) thread on l.pin and returns what
-// undoes it, or nil when it is not pinned.
-func (l *Loop) pinThread() (undo func()) {
+// The loop's goroutine is not locked to its OS thread, and a pinned loop
+// pins whichever thread runs it. The Go scheduler preempts a goroutine
+// that has run 10 ms without passing through it, and a loop that waits in
+// raw system calls never passes through it: every loop is preempted about
+// every 10 ms. For a goroutine locked to its thread that costs a hand-off
+// of the processor to another thread and back (four futex calls and two
+// thread switches); for one that is not, the preemption queues it and the
+// same thread takes it up again, most of the time. Unlocked and still
+// pinned, tpcb-like took 0.95 of the locked build's CPU in alternating
+// pairs (bench/results/2026-11-27-scripts-vs-pgbench-round4.md).
+//
+// The price is that the goroutine may resume on another thread: every
+// checkEvery-th turn the loop looks at which thread it runs on, and when
+// it has moved, it gives the thread it left its affinity back and pins
+// the one it is on. A thread pinned by a loop is recorded in pinnedBy, so
+// that a loop that has moved on never unpins a thread another loop has
+// pinned since.
+var pinnedBy = struct {
+	sync.Mutex
+	loop map[int]*Loop // by thread id
+	// free is the affinity a thread has when no loop has pinned it, read
+	// from the first thread a loop pinned while no other was.
+	free unix.CPUSet
+}{loop: map[int]*Loop{}}
+
+// checkEvery is how many turns of a pinned loop pass between two looks at
+// its thread (a gettid system call).
+const checkEvery = 16
+
+// pinThread keeps the calling thread on l.pin and reports whether it did.
+func (l *Loop) pinThread() bool {
 	if l.pin < 0 {
-		return nil
+		return false
 	}
-	var was, one unix.CPUSet
-	if unix.SchedGetaffinity(0, &was) != nil {
-		return nil
+	l.one.Zero()
+	l.one.Set(l.pin)
+	pinnedBy.Lock()
+	defer pinnedBy.Unlock()
+	tid := unix.Gettid()
+	if len(pinnedBy.loop) == 0 && unix.SchedGetaffinity(tid, &pinnedBy.free) != nil {
+		return false
 	}
-	one.Set(l.pin)
-	if unix.SchedSetaffinity(0, &one) != nil {
-		return nil
+	if !l.pinOn(tid) {
+		return false
 	}
 	l.cpu.Store(int32(l.pin))
-	// The thread goes back to the Go scheduler's pool after Run: it must
-	// not stay on one CPU.
-	return func() { _ = unix.SchedSetaffinity(0, &was) }
+	return true
+}
+
+// pinOn pins thread tid (the one the loop's goroutine ran on a moment
+// ago: it may have moved since, and then the next look moves the pin
+// along) and records it; pinnedBy must be held.
+func (l *Loop) pinOn(tid int) bool {
+	if unix.SchedSetaffinity(tid, &l.one) != nil {
+		return false
+	}
+	l.tid = tid
+	pinnedBy.loop[tid] = l
+	return true
+}
+
+// followThread pins the thread the loop's goroutine runs on now, when it
+// is not the one it pinned, and gives the one it left its affinity back.
+func (l *Loop) followThread() {
+	tid := unix.Gettid()
+	if tid == l.tid {
+		return
+	}
+	pinnedBy.Lock()
+	defer pinnedBy.Unlock()
+	l.giveBack()
+	if l.pinOn(tid) {
+		l.moves.Add(1)
+	}
+}
+
+// giveBack gives the thread the loop pinned the affinity it had, unless
+// another loop has pinned it since; pinnedBy must be held. The thread is
+// one of this process's: Go's threads do not end while the program runs
+// (only a thread whose goroutine ends locked does, and no loop locks its
+// own).
+func (l *Loop) giveBack() {
+	tid := l.tid
+	l.tid = 0
+	if tid == 0 || pinnedBy.loop[tid] != l {
+		return
+	}
+	delete(pinnedBy.loop, tid)
+	if unix.Tgkill(unix.Getpid(), tid, 0) == nil {
+		_ = unix.SchedSetaffinity(tid, &pinnedBy.free)
+	}
 }
 
 // Go adds a task running fn. It may be called from any goroutine, before or
@@ -207,7 +285,7 @@ func (l *Loop) Stats() Stats {
 	}
 	el := time.Duration(time.Now().UnixNano() - st)
 	return Stats{Elapsed: el, Busy: max(0, el-time.Duration(l.blocked.Load())), Waits: l.waits.Load(), Resumes: l.resumes.Load(),
-		CPU: int(l.cpu.Load())}
+		CPU: int(l.cpu.Load()), Moves: l.moves.Load()}
 }
 
 // Close releases the loop's epoll instance; call it after Run has
@@ -220,18 +298,25 @@ func (l *Loop) Close() error {
 	return unix.Close(l.epfd)
 }
 
-// Run runs the tasks on the calling goroutine, locked to its OS thread,
-// until every task has finished.
+// Run runs the tasks on the calling goroutine until every task has
+// finished. The goroutine is not locked to its OS thread (see pinnedBy);
+// a pinned loop keeps whichever thread runs it on its CPU.
 func (l *Loop) Run() {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if undo := l.pinThread(); undo != nil {
-		defer undo()
+	pinned := l.pinThread()
+	if pinned {
+		defer func() {
+			pinnedBy.Lock()
+			l.giveBack()
+			pinnedBy.Unlock()
+		}()
 	}
 	enter()
 	defer leave()
 	l.start.Store(time.Now().UnixNano())
-	for {
+	for turn := 0; ; turn++ {
+		if pinned && turn%checkEvery == 0 {
+			l.followThread()
+		}
 		l.drain()
 		if len(l.timers) > 0 {
 			now := time.Now()

@@ -754,3 +754,112 @@ func TestAPinnedLoopRunsOnItsCPUAndGivesItsThreadBack(t *testing.T) {
 		t.Errorf("an unpinned loop's Stats().CPU = %d, want -1", got)
 	}
 }
+
+// threadMasks returns the CPUs each thread of this process may run on, by
+// thread id, from /proc/self/task/TID/status.
+func threadMasks(t *testing.T) map[string]string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/self/task/" + e.Name() + "/status")
+		if err != nil {
+			continue // the thread ended meanwhile
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+				m[e.Name()] = strings.TrimSpace(v)
+			}
+		}
+	}
+	return m
+}
+
+// Two pinned loops whose goroutines are not locked to their threads, and
+// are preempted and moved between threads while they run (their tasks
+// yield to the scheduler on every turn, beside goroutines that keep the
+// other processors busy), leave no thread of the process pinned when they
+// end: each gives back every thread it pinned, and never unpins one the
+// other loop has pinned since. Each task, whenever it looks, runs on its
+// loop's CPU or has just moved (checkEvery turns at most).
+func TestPinnedLoopsThatMoveBetweenThreadsLeaveNoThreadPinned(t *testing.T) {
+	cpus := evloop.AllowedCPUs()
+	if len(cpus) < 2 {
+		t.Fatalf("this test needs two CPUs the process may use, it has %v", cpus)
+	}
+	// The affinity most threads have is the process's; a thread another
+	// test left on a CPU (onCPU's end with their goroutines, a moment
+	// later) is not this test's to check.
+	before := threadMasks(t)
+	count := map[string]int{}
+	all := ""
+	for _, m := range before {
+		count[m]++
+		if count[m] > count[all] {
+			all = m
+		}
+	}
+	stop := make(chan struct{})
+	var busy sync.WaitGroup
+	for range 3 {
+		busy.Add(1)
+		go func() {
+			defer busy.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					runtime.Gosched()
+				}
+			}
+		}()
+	}
+	loops := make([]*evloop.Loop, 2)
+	onCPU := make([]atomic.Int64, 2)
+	var wg sync.WaitGroup
+	for i := range loops {
+		l, err := evloop.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Pin(cpus[i])
+		loops[i] = l
+		l.Go(func(tk *evloop.Task) {
+			deadline := time.Now().Add(300 * time.Millisecond)
+			for time.Now().Before(deadline) {
+				tk.Sleep(100 * time.Microsecond)
+				runtime.Gosched()
+				if c := evloop.AllowedCPUs(); len(c) == 1 && c[0] == cpus[i] {
+					onCPU[i].Add(1)
+				}
+			}
+		})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.Run()
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	busy.Wait()
+	for i, l := range loops {
+		l.Close()
+		if onCPU[i].Load() == 0 {
+			t.Errorf("loop %d's task never ran pinned to CPU %d", i, cpus[i])
+		}
+		t.Logf("loop %d: moved to another thread %d times, on its CPU in %d looks", i, l.Stats().Moves, onCPU[i].Load())
+	}
+	for tid, m := range threadMasks(t) {
+		if was, ok := before[tid]; ok && was != all {
+			continue
+		}
+		if m != all {
+			t.Errorf("thread %s may run on CPUs %s after the loops ended, want %s as before", tid, m, all)
+		}
+	}
+}

@@ -125,9 +125,10 @@ func newLoops(n int) ([]*evloop.Loop, error) {
 func loopOf(i, clients, n int) int { return i * n / clients }
 
 // runLoops starts the clients as tasks of the placer's loops, dealt in
-// blocks (loopOf), and runs each loop on its own goroutine (locked to its
-// OS thread); wg is done when every loop has ended. Every loop is held
-// (evloop.Loop.Hold) until the last client has finished, so that a client
+// blocks (loopOf), and runs each loop on its own goroutine (a pinned
+// loop keeps whichever OS thread runs it on its CPU); wg is done when
+// every loop has ended. Every loop is held (evloop.Loop.Hold) until the
+// last client has finished, so that a client
 // may move to any loop until then.
 func runLoops(ctx context.Context, p *placer, clients []*client, wg *sync.WaitGroup) {
 	p.left.Store(int32(len(clients)))

@@ -66,6 +66,25 @@ func processesIn(root string) (map[int]Proc, error) {
 	return ps, nil
 }
 
+// ProcessesAmong reads the processes pids of this host from /proc, by PID,
+// as Processes does but without listing every process: those that have
+// ended are left out.
+func ProcessesAmong(pids []int) map[int]Proc {
+	ps := make(map[int]Proc, len(pids))
+	buf := make([]byte, 0, 1024)
+	for _, pid := range pids {
+		b, err := readProc("/proc/"+strconv.Itoa(pid)+"/stat", buf)
+		if err != nil {
+			continue // it ended
+		}
+		buf = b
+		if p, ok := parseProc(pid, b); ok {
+			ps[pid] = p
+		}
+	}
+	return ps
+}
+
 // parseProc reads one /proc/PID/stat line: the parent (field 4), user and
 // system time (14 and 15) and the start time (22), counted from 1 as
 // proc(5) counts them.
