@@ -42,13 +42,7 @@ func write(g *dbgen.Gen, t dbgen.Table, path string) error {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	rows := g.RowCount(t)
-	switch t {
-	case dbgen.PartSupp:
-		rows = g.RowCount(dbgen.Part)
-	case dbgen.LineItem:
-		rows = g.RowCount(dbgen.Orders)
-	}
+	rows := g.Span(t)
 	var b []byte
 	const step = 10000
 	for first := int64(1); first <= rows; first += step {

@@ -57,6 +57,19 @@ func (r *LineItemRow) Append(b []byte) []byte {
 		c(r.ReturnFlag).c(r.LineStatus).d(r.ShipDate).d(r.CommitDate).d(r.ReceiptDate).s(r.ShipInstruct).s(r.ShipMode).s(r.Comment).end()
 }
 
+// Span is the number of row numbers AppendTable's range runs over for
+// table t: its RowCount, but PART's for PARTSUPP and ORDERS' for LINEITEM,
+// whose rows come with a part's or an order's.
+func (g *Gen) Span(t Table) int64 {
+	switch t {
+	case PartSupp:
+		return g.RowCount(Part)
+	case LineItem:
+		return g.RowCount(Orders)
+	}
+	return g.RowCount(t)
+}
+
 // AppendTable appends the .tbl lines of rows first..first+n-1 of table t
 // (for PARTSUPP and LINEITEM: those of parts, or orders, first..first+n-1;
 // REGION and NATION ignore the range) and returns the buffer.
