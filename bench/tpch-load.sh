@@ -66,7 +66,7 @@ for engine in $ENGINES; do
 		# smallest scale, dumped without keys); it loads each file with
 		# one COPY, then adds the keys and runs VACUUM ANALYZE as init does.
 		bash -c "$recreate"
-		"$tmp/dbharness" init tpch --scale 0.001 --db "$url" >/dev/null 2>&1
+		"$tmp/dbharness" init tpch --scale 0.01 --db "$url" >/dev/null 2>&1
 		pg_dump -h "$PGHOST" -p "$PGPORT" -U "$PGUSER" --schema-only --section=pre-data dbh_tpch_load >"$tmp/pg-schema.sql"
 		{
 			echo "set -e; $recreate"
@@ -90,7 +90,7 @@ for engine in $ENGINES; do
 		url="mysql://$MYUSER@127.0.0.1:3306/dbh_tpch_load"
 		recreate="mysql -h 127.0.0.1 -u $MYUSER -e 'DROP DATABASE IF EXISTS dbh_tpch_load; CREATE DATABASE dbh_tpch_load'"
 		bash -c "$recreate"
-		"$tmp/dbharness" init tpch --scale 0.001 --db "$url" >/dev/null 2>&1
+		"$tmp/dbharness" init tpch --scale 0.01 --db "$url" >/dev/null 2>&1
 		mysqldump -h 127.0.0.1 -u "$MYUSER" --no-data dbh_tpch_load >"$tmp/my-schema.sql"
 		{
 			echo "set -e; $recreate"
