@@ -14,7 +14,7 @@
 #   SF=1 PAIRS=5 ENGINES="postgres mysql" bench/tpch-load.sh
 #
 # Every side drops and recreates its own database first (inside the timed
-# command: a few milliseconds). Both load with $LOADERS connections
+# command: a few milliseconds). go-tpc's output is kept in $DATA/go-tpc-prepare.log. Both load with $LOADERS connections
 # (go-tpc -T, dbharness --loaders). The machine may be shared: the load
 # average is printed before each engine.
 set -euo pipefail
@@ -104,7 +104,7 @@ for engine in $ENGINES; do
 			-name-b "dbharness" -b "$recreate && $tmp/dbharness init tpch --scale $SF --loaders $LOADERS --db $url >/dev/null 2>&1"
 		if [ -n "$gotpc_bin" ]; then
 			"$tmp/pairs" -n "$PAIRS" -title "mysql SF $SF: go-tpc tpch prepare --analyze (A) vs dbharness init tpch (B)" \
-				-name-a "go-tpc" -a "$recreate && $gotpc_bin tpch prepare -d mysql -H 127.0.0.1 -P 3306 -U $MYUSER -D dbh_tpch_load --sf $SF -T $LOADERS --analyze >/dev/null 2>&1" \
+				-name-a "go-tpc" -a "$recreate && $gotpc_bin tpch prepare -d mysql -H 127.0.0.1 -P 3306 -U $MYUSER -D dbh_tpch_load --sf $SF -T $LOADERS --analyze >$DATA/go-tpc-prepare.log 2>&1" \
 				-name-b "dbharness" -b "$recreate && $tmp/dbharness init tpch --scale $SF --loaders $LOADERS --db $url >/dev/null 2>&1"
 		fi
 		;;
