@@ -14,8 +14,9 @@
 #   SF=1 PAIRS=5 ENGINES="postgres mysql" bench/tpch-load.sh
 #
 # Every side drops and recreates its own database first (inside the timed
-# command: a few milliseconds). go-tpc's output is kept in $DATA/go-tpc-prepare.log. Both load with $LOADERS connections
-# (go-tpc -T, dbharness --loaders). The machine may be shared: the load
+# command: a few milliseconds). Both load with $LOADERS connections
+# (go-tpc -T, dbharness --loaders); go-tpc's output is kept in
+# $DATA/go-tpc-prepare.log. The machine may be shared: the load
 # average is printed before each engine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
