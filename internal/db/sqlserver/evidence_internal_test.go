@@ -291,3 +291,59 @@ func TestBlockersAreGroupedByTheHeadOfTheChain(t *testing.T) {
 		t.Errorf("second blocker %+v", b)
 	}
 }
+
+var physCols = []string{"index_id", "name", "is_primary_key", "index_level", "index_depth", "page_count",
+	"avg_page_space_used_in_percent", "avg_fragmentation_in_percent"}
+
+func TestIndexPhysicalStatsAreTheTableAndEachIndex(t *testing.T) {
+	s := newDMVServer()
+	s.set("sys.dm_db_index_physical_stats(DB_ID(), NULL", []string{"index_id"})
+	// DETAILED: a clustered primary key in two partitions, two levels; a
+	// nonclustered index; a LOB allocation unit is filtered by the query.
+	s.set("sys.dm_db_index_physical_stats(DB_ID(), OBJECT_ID", physCols,
+		[]driver.Value{int64(1), "pk_t", int64(1), int64(0), int64(2), int64(100), 90.0, 10.0},
+		[]driver.Value{int64(1), "pk_t", int64(1), int64(0), int64(2), int64(300), 70.0, 30.0},
+		[]driver.Value{int64(1), "pk_t", int64(1), int64(1), int64(2), int64(2), 50.0, 0.0},
+		[]driver.Value{int64(2), "ix_b", int64(0), int64(0), int64(1), int64(50), 99.5, 0.0})
+	d := s.db(t)
+	ctx := context.Background()
+	c, err := d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if src, _, _ := d.PreparePhysical(ctx, c, false); src != "sys.dm_db_index_physical_stats" {
+		t.Fatalf("source %q", src)
+	}
+	items, err := d.Physical(ctx, c, "t", "detailed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 3 || items[0].Index != nil || items[1].Name() != "pk_t" || !items[1].Primary || items[2].Name() != "ix_b" {
+		t.Fatalf("items %+v: want the table, its primary key, its index", items)
+	}
+	pk := items[1]
+	if *pk.LeafPages != 400 || *pk.Pages != 402 || *pk.SizeBytes != 402*8192 || *pk.Depth != 2 ||
+		*pk.LeafDensityPct != 75 || *pk.LeafFragmentationPct != 25 || *pk.PagesRead != 402 {
+		t.Errorf("primary key: leaf %d pages %d size %d depth %d density %v frag %v: want 400, 402, 402 pages, 2, 75 and 25 (page-weighted)",
+			*pk.LeafPages, *pk.Pages, *pk.SizeBytes, *pk.Depth, *pk.LeafDensityPct, *pk.LeafFragmentationPct)
+	}
+	if items[0].LeafPages == nil || *items[0].LeafPages != 400 || items[0].Method != "sys.dm_db_index_physical_stats DETAILED" {
+		t.Errorf("table %+v: want it measured by its clustered primary key", items[0])
+	}
+	// LIMITED: no leaf is read, so no density, and what was read is unknown.
+	s.set("sys.dm_db_index_physical_stats(DB_ID(), OBJECT_ID", physCols,
+		[]driver.Value{int64(0), "", int64(0), int64(0), int64(1), int64(40), nil, 12.5})
+	items, err = d.Physical(ctx, c, "h", "limited")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 1 || items[0].Index != nil || *items[0].LeafPages != 40 || items[0].LeafDensityPct != nil ||
+		*items[0].LeafFragmentationPct != 12.5 || items[0].Pages != nil || items[0].PagesRead != nil {
+		t.Errorf("heap in limited mode %+v", items)
+	}
+	s.fail("sys.dm_db_index_physical_stats(DB_ID(), NULL", errors.New("mssql: function sys.dm_db_index_physical_stats(smallint, unknown, unknown, unknown, unknown) does not exist (33557097)"))
+	if src, notes, _ := d.PreparePhysical(ctx, c, false); src != "" || len(notes) != 1 || !strings.HasPrefix(notes[0], "sys.dm_db_index_physical_stats: function") {
+		t.Errorf("source %q, notes %q: want none, and the server's error", src, notes)
+	}
+}

@@ -39,7 +39,16 @@ func TestEachDMVSourceIsProbedAndAMissingOneIsNamed(t *testing.T) {
 	w := se.WaitProfiler("dbharness-probe", s)
 	werr := w.Start(ctx)
 	defer w.Stop()
+	c, err := d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	psrc, pnotes, _ := d.(evidence.PhysicalReader).PreparePhysical(ctx, c, false)
 	if babelfish {
+		if psrc != "" || len(pnotes) != 1 || !strings.HasPrefix(pnotes[0], "sys.dm_db_index_physical_stats: ") {
+			t.Errorf("physical source %q, notes %q: want none, the function named with the server's error", psrc, pnotes)
+		}
 		if len(sr.Unavailable) != len(sources) || sr.Source != "" {
 			t.Fatalf("source %q, unavailable %q: want every DMV source named as missing", sr.Source, sr.Unavailable)
 		}
@@ -64,5 +73,8 @@ func TestEachDMVSourceIsProbedAndAMissingOneIsNamed(t *testing.T) {
 	}
 	if werr != nil {
 		t.Errorf("wait profile: %v", werr)
+	}
+	if psrc != "sys.dm_db_index_physical_stats" {
+		t.Errorf("physical source %q, notes %q (does the login have VIEW DATABASE STATE?)", psrc, pnotes)
 	}
 }
