@@ -234,8 +234,6 @@ func addPerfCounter(snap *evidence.Snapshot, key string, r perfRow) {
 	case perfCounterBulkCount, perfCounterCounter:
 		snap.Counters[key] = float64(r.value)
 	case perfLargeRawCount, perfRawCount:
-		// Log Flush Wait Time is documented as the total wait on log
-		// flushes, in ms, but is a raw count type: a level.
 		snap.Gauges[key] = float64(r.value)
 	}
 }
