@@ -50,7 +50,9 @@ if [ -z "${DBHARNESS_TEST_SQLSERVER:-}" ]; then
   echo "test.sh: starting Babelfish (TDS 14330, PostgreSQL 54990) in $bbf_dir"
   url=$("$bbf/start.sh" "$bbf_dir" 14330 54990 | tail -1) || { echo "test.sh: FAIL: Babelfish did not start from $bbf" >&2; exit 1; }
   case $url in
-    sqlserver://*) export DBHARNESS_TEST_SQLSERVER=$url ;;
+    sqlserver://*) export DBHARNESS_TEST_SQLSERVER=$url
+      # Its PostgreSQL side, for --server-evidence's tests.
+      export DBHARNESS_TEST_BABELFISH_PG=${DBHARNESS_TEST_BABELFISH_PG:-postgres://dbharness:dbharness@127.0.0.1:54990/babelfish_db} ;;
     *) echo "test.sh: FAIL: Babelfish's start.sh printed no sqlserver:// URL" >&2; exit 1 ;;
   esac
 fi

@@ -42,7 +42,7 @@ func dutyCycle(url, app, windows string, d, total time.Duration) error {
 			return err
 		}
 		from := time.Now()
-		col := collect.For(dbh, kinds, app)
+		col := collect.For(dbh, kinds, app, nil)
 		if w := col.Start(ctx); len(w) > 0 {
 			dbh.Close()
 			return fmt.Errorf("%v", w)

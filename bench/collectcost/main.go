@@ -107,7 +107,7 @@ func run(url string, secs, sessions int) error {
 		}
 		defer c.Close()
 	}
-	col := collect.For(d, map[string]bool{collect.KindOS: true, evidence.KindServer: true, evidence.KindWaits: true}, app)
+	col := collect.For(d, map[string]bool{collect.KindOS: true, evidence.KindServer: true, evidence.KindWaits: true}, app, nil)
 	if w := col.Start(ctx); len(w) > 0 {
 		return fmt.Errorf("%v", w)
 	}

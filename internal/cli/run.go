@@ -62,6 +62,8 @@ type runOpts struct {
 	shardOf      *results.Shard
 	// label is --label.
 	label string
+	// serverEvidence is --server-evidence.
+	serverEvidence string
 }
 
 // liveOpts are --metrics-addr and --metrics-linger.
@@ -98,6 +100,7 @@ func (o *runOpts) flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.noDoctor, "no-doctor", false, "skip the client host's pre-flight check (a second of dbharness doctor's host checks, taken as the run sets up, recorded with the run and warned of)")
 	o.outs.flagsFor("run")(fs)
 	fs.StringVar(&o.collect, "collect", "all", collect.Help())
+	fs.StringVar(&o.serverEvidence, "server-evidence", "", "for a SQL Server run on Babelfish (--db sqlserver://...): the postgres:// URL of the same server's PostgreSQL side, from which the server's counters, wait profile and process are read, with the PostgreSQL engine's collectors, and labelled as Babelfish's PostgreSQL side")
 	fs.StringVar(&o.physical, "physical", "auto", "with --collect physical: limited (no leaf page read: catalog and b-tree metapage), sampled (a sample of the leaf pages of an index above 10000 pages, all below), detailed (every page), or auto: detailed when the workload's tables and indexes are below 64 MiB, else limited (limited on MySQL/MariaDB, where the leaf modes run ANALYZE TABLE)")
 	fs.BoolVar(&o.createExtensions, "create-extensions", false, "let the collectors create the extensions they measure with in the target database (PostgreSQL's pgstattuple and pageinspect, for --collect physical); the run says what it created. Without it the run changes no schema: it measures what it can and says what it would need")
 	fs.BoolVar(&o.verbose, "verbose", false, "print the whole summary: every row of the physical table (by default only the tables and indexes that changed notably) and the harness's driver in full")
@@ -301,6 +304,30 @@ type runSpec struct {
 	opts   runOpts
 	fs     *pflag.FlagSet
 	target *db.Target
+	// serverSide is --server-evidence's target, nil without it.
+	serverSide *db.Target
+}
+
+// BabelfishPostgresSide labels the evidence read from Babelfish's
+// PostgreSQL side (--server-evidence).
+const BabelfishPostgresSide = "Babelfish's PostgreSQL side"
+
+// parseServerEvidence checks --server-evidence: the postgres:// URL of
+// the PostgreSQL side of the Babelfish that target (sqlserver://) names.
+func parseServerEvidence(raw string, target *db.Target) (*db.Target, error) {
+	if raw == "" {
+		return nil, nil
+	}
+	t, err := db.ParseURL(raw)
+	switch {
+	case err != nil:
+		return nil, usagef("--server-evidence %s", strings.TrimPrefix(err.Error(), "--db "))
+	case t.Kind != db.Postgres:
+		return nil, usagef("--server-evidence %s is a %s URL; give the postgres:// URL of Babelfish's PostgreSQL side (e.g. postgres://user:pass@host:5432/babelfish_db)", t, t.Kind)
+	case target.Kind != db.SQLServer:
+		return nil, usagef("--server-evidence is for a run on SQL Server's protocol (--db sqlserver://...) against Babelfish, which also answers PostgreSQL's; --db is a %s URL", target.Kind)
+	}
+	return t, nil
 }
 
 // flagSet is a flag value set after the command line is parsed, as if
@@ -384,6 +411,9 @@ func (a *app) parseRun(args []string, set ...flagSet) (*runSpec, error) {
 	if sp.target, err = parseTarget(sp.opts.db); err != nil {
 		return nil, err
 	}
+	if sp.serverSide, err = parseServerEvidence(sp.opts.serverEvidence, sp.target); err != nil {
+		return nil, err
+	}
 	return sp, nil
 }
 
@@ -421,28 +451,30 @@ func mixedClients(fs *pflag.FlagSet, cfg *loadgen.Config, mr workload.MixedRunne
 func (sp *runSpec) config(out, warn io.Writer) runner.Config {
 	o := &sp.opts
 	return runner.Config{
-		Target:           sp.target,
-		Workload:         sp.wl,
-		WorkloadFlags:    func() map[string]string { return workloadFlags(sp.fs, sp.wl, workload.CmdRun) },
-		Command:          append([]string{"dbharness", "run"}, sp.args...),
-		Label:            o.label,
-		Engine:           o.cfg,
-		StatementTimeout: o.stmtTimeout,
-		Set:              o.sets,
-		DOP:              o.dop,
-		Progress:         o.progress,
-		Percentiles:      o.percentiles,
-		Collect:          o.collectKinds,
-		CollectOptions:   map[string]string{collect.KindPhysical: o.physical},
-		CreateExtensions: o.createExtensions,
-		Verbose:          o.verbose,
-		Results:          o.results,
-		NoSave:           o.noSave,
-		Doctor:           !o.noDoctor,
-		Shard:            o.shardOf,
-		GroupTimeout:     o.groupTimeout,
-		Out:              out,
-		Warn:             warn,
+		Target:              sp.target,
+		Workload:            sp.wl,
+		WorkloadFlags:       func() map[string]string { return workloadFlags(sp.fs, sp.wl, workload.CmdRun) },
+		Command:             append([]string{"dbharness", "run"}, sp.args...),
+		Label:               o.label,
+		Engine:              o.cfg,
+		StatementTimeout:    o.stmtTimeout,
+		Set:                 o.sets,
+		DOP:                 o.dop,
+		Progress:            o.progress,
+		Percentiles:         o.percentiles,
+		Collect:             o.collectKinds,
+		CollectOptions:      map[string]string{collect.KindPhysical: o.physical},
+		CreateExtensions:    o.createExtensions,
+		ServerEvidence:      sp.serverSide,
+		ServerEvidenceLabel: serverSideLabel(sp.serverSide),
+		Verbose:             o.verbose,
+		Results:             o.results,
+		NoSave:              o.noSave,
+		Doctor:              !o.noDoctor,
+		Shard:               o.shardOf,
+		GroupTimeout:        o.groupTimeout,
+		Out:                 out,
+		Warn:                warn,
 	}
 }
 
@@ -555,4 +587,12 @@ func (a *app) closeMetrics(srv *metrics.Server, linger time.Duration, stop <-cha
 		}
 	}
 	_ = srv.Close()
+}
+
+// serverSideLabel labels the evidence of --server-evidence's target t.
+func serverSideLabel(t *db.Target) string {
+	if t == nil {
+		return ""
+	}
+	return BabelfishPostgresSide
 }

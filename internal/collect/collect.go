@@ -49,6 +49,12 @@ type Collector struct {
 	waits    evidence.WaitProfiler
 	// appName is the name of the harness's sessions (For), for Settlers.
 	appName string
+	// side labels the series of the samplers in sided, and the wait
+	// profile when wsided, as read from another endpoint of the server
+	// (For's ServerSide).
+	side   string
+	sided  map[evidence.Sampler]bool
+	wsided bool
 	// timeout bounds each sample, cut and restart; Stop waits at most as
 	// long for the samples still under way.
 	timeout time.Duration
@@ -145,12 +151,19 @@ func (c *Collector) Start(ctx context.Context) []string {
 		c.tracks[i] = &track{seq: -1}
 		c.series[i] = &evidence.Series{Intervals: []evidence.Point{}, Totals: map[string]float64{}}
 		s.Describe(c.series[i])
+		if c.sided[s] {
+			c.series[i].Side = c.side
+		}
 		if k, ok := Lookup(s.Name()); ok {
 			c.series[i].Title = cmp.Or(c.series[i].Title, k.Title)
 			c.series[i].Layout = cmp.Or(c.series[i].Layout, k.Layout)
 		}
 	}
 	if c.waits != nil {
+		side := ""
+		if c.wsided {
+			side = c.side
+		}
 		if err := c.waits.Start(sctx); err != nil {
 			c.wout = &results.Waits{Method: c.waits.Method(), Unit: c.waits.Unit(), Events: []results.WaitShare{}, Unavailable: err.Error()}
 			c.waits = nil
@@ -158,6 +171,7 @@ func (c *Collector) Start(ctx context.Context) []string {
 			c.wout = &results.Waits{Method: c.waits.Method(), Unit: c.waits.Unit(), Events: []results.WaitShare{}}
 			c.wtrack = &track{seq: -1}
 		}
+		c.wout.Side = side
 	}
 	c.start = time.Now()
 	c.sampleAll(request{base: true, at: c.start, seq: -1}, false)

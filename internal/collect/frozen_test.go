@@ -19,7 +19,7 @@ import (
 func TestThePostgresCollectorsOutliveAFrozenServer(t *testing.T) {
 	pg := testdb.PrivatePostgres(t)
 	d := testdb.Open(t, pg.URL())
-	c := collect.For(d, map[string]bool{evidence.KindServer: true, evidence.KindWaits: true}, d.(db.Tagger).Tag("dbharness-frozen"))
+	c := collect.For(d, map[string]bool{evidence.KindServer: true, evidence.KindWaits: true}, d.(db.Tagger).Tag("dbharness-frozen"), nil)
 	if w := c.Start(context.Background()); len(w) > 0 {
 		t.Fatal(w)
 	}

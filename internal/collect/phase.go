@@ -32,6 +32,10 @@ type PhaseEnv struct {
 	// Warnf writes a one-line warning, Notef a one-line note (what the
 	// run did that the user should know of).
 	Warnf, Notef func(format string, args ...any)
+	// Side, when set, is the other endpoint of the server its own
+	// evidence is read from (--server-evidence): the server's process is
+	// found through it.
+	Side *ServerSide
 	// Connect opens a connection to DB, bounded as the run's first
 	// connections are.
 	Connect func(ctx context.Context) (db.Conn, error)

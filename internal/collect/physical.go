@@ -3,6 +3,7 @@ package collect
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
@@ -64,6 +65,9 @@ func startPhysical(ctx context.Context, env *PhaseEnv) *PhaseHooks {
 	// What the engine cannot give (rep.Notes) is said in the run's
 	// summary and JSON rather than warned on every run.
 	p.Before(ctx, conn)
+	if rep.Unavailable != "" { // the server has no source
+		return nil
+	}
 	if len(rep.CreatedExtensions) > 0 && env.Notef != nil {
 		env.Notef("%s", rep.CreatedLine())
 	}
@@ -165,6 +169,12 @@ func NewPhysical(d db.DB, tables []string, mode, reason, workload string) (*Phys
 func (p *Physical) Before(ctx context.Context, conn db.Conn) {
 	pr := p.DB.(evidence.PhysicalReader)
 	p.Report.Source, p.Report.Notes, p.Report.CreatedExtensions = pr.PreparePhysical(ctx, conn, p.CreateExtensions)
+	if p.Report.Source == "" {
+		// Nothing to read with (a server without the engine's source):
+		// the notes say why.
+		p.Report.Unavailable, p.Report.Notes = strings.Join(p.Report.Notes, "; "), nil
+		return
+	}
 	start := time.Now()
 	p.Report.Before = p.measure(ctx, conn)
 	p.took = time.Since(start)

@@ -38,6 +38,11 @@ type Kind struct {
 	// environment, or nil where there is nothing to sample (the engine
 	// has no such counters).
 	Sampler func(env *Env) evidence.Sampler
+	// ServerSide marks a collector of the server's own evidence (its
+	// counters, its wait profile): given another endpoint of the same
+	// server (ServerSide, --server-evidence), it is made from that
+	// endpoint's DB (Env.Server) and its series is labelled with it.
+	ServerSide bool
 	// Waits, when set, makes the collector the run's wait profile: it
 	// returns the profiler, or nil where the engine has none. It is made
 	// after every sampler, which it may look up (Env.Sampler).
@@ -56,8 +61,30 @@ type Env struct {
 	DB db.DB
 	// AppName is the name the harness's sessions carry (db.Tagger), empty
 	// when they carry none.
-	AppName  string
+	AppName string
+	// Side, when set, is the other endpoint of the server that the
+	// server's evidence is taken from.
+	Side     *ServerSide
 	samplers map[string]evidence.Sampler
+}
+
+// ServerSide is another endpoint of the run's server, in another protocol,
+// that its own evidence (counters, waits, its process) is taken from:
+// Babelfish's PostgreSQL side for a run over TDS (--server-evidence).
+type ServerSide struct {
+	DB db.DB
+	// Label names it in the run's evidence ("Babelfish's PostgreSQL
+	// side").
+	Label string
+}
+
+// Server is the DB the server's own evidence is read from: the side's,
+// when there is one, else the target's.
+func (e *Env) Server() db.DB {
+	if e.Side != nil {
+		return e.Side.DB
+	}
+	return e.DB
 }
 
 // Sampler returns the sampler made for the collector name in this run, or
@@ -189,8 +216,12 @@ func Help() string {
 // sampler, then the wait profile. appName is the name the harness's
 // sessions carry (db.Tagger), used to find them in the server's session
 // list.
-func For(d db.DB, m map[string]bool, appName string) *Collector {
-	env := &Env{DB: d, AppName: appName, samplers: map[string]evidence.Sampler{}}
+//
+// side, when not nil, is where the collectors of the server's own
+// evidence (Kind.ServerSide) read it from, and what labels their series.
+func For(d db.DB, m map[string]bool, appName string, side *ServerSide) *Collector {
+	env := &Env{DB: d, AppName: appName, Side: side, samplers: map[string]evidence.Sampler{}}
+	sided := map[evidence.Sampler]bool{}
 	var samplers []evidence.Sampler
 	for _, k := range Kinds() {
 		if !m[k.Name] || k.Sampler == nil {
@@ -199,16 +230,21 @@ func For(d db.DB, m map[string]bool, appName string) *Collector {
 		if s := k.Sampler(env); s != nil {
 			env.samplers[k.Name] = s
 			samplers = append(samplers, s)
+			sided[s] = k.ServerSide
 		}
 	}
 	var waits evidence.WaitProfiler
+	wsided := false
 	for _, k := range Kinds() {
 		if m[k.Name] && k.Waits != nil && waits == nil {
-			waits = k.Waits(env)
+			waits, wsided = k.Waits(env), k.ServerSide
 		}
 	}
 	c := New(samplers, waits)
 	c.appName = appName
+	if side != nil {
+		c.side, c.sided, c.wsided = side.Label, sided, wsided
+	}
 	if d != nil {
 		c.Classify = d.Classify
 	}

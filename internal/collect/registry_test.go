@@ -51,7 +51,7 @@ func TestARegisteredCollectorIsParsedDescribedAndRun(t *testing.T) {
 		t.Errorf("an unknown collector: %v", err)
 	}
 
-	c := For(nil, map[string]bool{"loadavg": true}, "")
+	c := For(nil, map[string]bool{"loadavg": true}, "", nil)
 	if w := c.Start(context.Background()); len(w) != 0 {
 		t.Fatal(w)
 	}
@@ -73,7 +73,7 @@ func TestARegisteredCollectorIsParsedDescribedAndRun(t *testing.T) {
 		t.Errorf("points stored as they came: %v", points)
 	}
 
-	if c := For(nil, map[string]bool{"loadavg": true}, "no-loadavg"); len(c.samplers) != 0 {
+	if c := For(nil, map[string]bool{"loadavg": true}, "no-loadavg", nil); len(c.samplers) != 0 {
 		t.Error("a kind with nothing to sample still made a sampler")
 	}
 }

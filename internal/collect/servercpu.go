@@ -54,6 +54,9 @@ func init() {
 // a one-line warning says so, and it goes on; nil then.
 func startServerCPU(ctx context.Context, env *PhaseEnv) *PhaseHooks {
 	p := &ServerCPU{DB: env.DB}
+	if env.Side != nil {
+		p.DB = env.Side.DB
+	}
 	if err := p.Start(ctx); err != nil {
 		env.Run.ServerCPU = p.Result(errLine(err))
 		env.Warnf("%s: not profiled: %s", KindServerCPU, env.Run.ServerCPU.Unavailable)

@@ -42,6 +42,8 @@ type PhysicalReader interface {
 	// where the user may). It returns what the measurements read (the
 	// run's physical.source), a line for each thing the engine cannot give
 	// and why (without consent: what it would need), and what it created.
+	// An empty source says that the server has nothing to measure with:
+	// the notes say why, and nothing is measured.
 	PreparePhysical(ctx context.Context, conn db.Conn, create bool) (source string, notes, created []string)
 	// Physical measures table and each of its indexes in mode (one of
 	// PhysicalModes): the table first, then its indexes by name.

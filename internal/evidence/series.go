@@ -17,6 +17,10 @@ type Series struct {
 	// sets both; see TitleAndLayout for runs saved without them.
 	Title  string `json:"title,omitempty"`
 	Layout string `json:"layout,omitempty"`
+	// Side names the other endpoint of the server the series was read
+	// from (--server-evidence), e.g. "Babelfish's PostgreSQL side"; empty
+	// when it was read from the target itself.
+	Side string `json:"side,omitempty"`
 	// Unavailable lists parts that could not be read, each with its reason.
 	Unavailable []string `json:"unavailable,omitempty"`
 	Intervals   []Point  `json:"intervals"`

@@ -172,3 +172,17 @@ func (w *SampledWaits) Stop() error {
 	}
 	return nil
 }
+
+// WaitDeltas is what a cumulative wait profile (wait time by event)
+// gained from prev to cur: the increases, positive ones only (an event
+// whose total went down was reset, by the server's restart or a reset of
+// its statistics).
+func WaitDeltas(prev, cur map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range cur {
+		if d := v - prev[k]; d > 0 {
+			out[k] = d
+		}
+	}
+	return out
+}

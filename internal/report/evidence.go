@@ -119,12 +119,13 @@ func osLine(w io.Writer, s *evidence.Series) {
 }
 
 func waitLine(w io.Writer, ws *results.Waits) {
+	name := sided("waits", ws.Side)
 	if ws.Unavailable != "" {
-		fmt.Fprintf(w, "  waits: unavailable: %s\n", ws.Unavailable)
+		fmt.Fprintf(w, "  %s: not measured: %s\n", name, ws.Unavailable)
 		return
 	}
 	if len(ws.Events) == 0 {
-		fmt.Fprintf(w, "  waits: none sampled\n")
+		fmt.Fprintf(w, "  %s: none sampled\n", name)
 		return
 	}
 	var parts []string
@@ -138,7 +139,16 @@ func waitLine(w io.Writer, ws *results.Waits) {
 	if ws.Unit == "seconds" {
 		unit = "s waited"
 	}
-	fmt.Fprintf(w, "  waits (%.0f %s): %s\n", ws.Total, unit, strings.Join(parts, ", "))
+	fmt.Fprintf(w, "  %s (%.0f %s): %s\n", name, ws.Total, unit, strings.Join(parts, ", "))
+}
+
+// sided names a collector's line with the other endpoint of the server
+// its evidence was read from (--server-evidence), if any.
+func sided(name, side string) string {
+	if side == "" {
+		return name
+	}
+	return name + " [" + side + "]"
 }
 
 // layoutOf is how series s of collector name is drawn (results.Layout*).
@@ -150,6 +160,7 @@ func layoutOf(name string, s *evidence.Series) string {
 // counterLine prints the headline figures of collector name's series, what
 // of the run it did not cover, and what it could not measure.
 func counterLine(w io.Writer, r *results.Run, name string, s *evidence.Series) {
+	label := sided(name, s.Side)
 	cov := r.SeriesCoverage(s)
 	var parts []string
 	for _, h := range s.HeadlinesOf(name) {
@@ -158,11 +169,11 @@ func counterLine(w io.Writer, r *results.Run, name string, s *evidence.Series) {
 		}
 	}
 	if len(parts) > 0 {
-		fmt.Fprintf(w, "  %s: %s\n", name, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "  %s: %s\n", label, strings.Join(parts, ", "))
 	}
-	coverageLine(w, name, cov, len(s.Intervals) > 0 || len(s.Gaps) > 0)
+	coverageLine(w, label, cov, len(s.Intervals) > 0 || len(s.Gaps) > 0)
 	for _, u := range s.Unavailable {
-		fmt.Fprintf(w, "  %s: not measured: %s\n", name, u)
+		fmt.Fprintf(w, "  %s: not measured: %s\n", label, u)
 	}
 }
 

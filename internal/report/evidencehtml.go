@@ -71,6 +71,9 @@ func evidenceSections(r *results.Run, bands []svg.Band, markers []svg.Marker) ([
 // of the run they do not cover.
 func seriesFacts(r *results.Run, s *evidence.Series) []kv {
 	var f []kv
+	if s.Side != "" {
+		f = append(f, kv{"read from", s.Side})
+	}
 	if s.Source != "" {
 		f = append(f, kv{"source", s.Source})
 	}
@@ -408,6 +411,9 @@ func countersSection(r *results.Run, name, title string, s *evidence.Series, ban
 
 func waitsSection(w *results.Waits, cov results.Coverage, bands []svg.Band, xr *svg.Range) (section, error) {
 	sec := section{ID: "waits", Title: "Wait profile", ChartsFirst: true}
+	if w.Side != "" {
+		sec.Facts = append(sec.Facts, kv{"read from", w.Side})
+	}
 	if w.Method != "" {
 		sec.Facts = append(sec.Facts, kv{"method", w.Method})
 	}

@@ -156,6 +156,10 @@ type Waits struct {
 	Events      []WaitShare    `json:"events"`
 	Intervals   []WaitInterval `json:"intervals,omitempty"`
 	Unavailable string         `json:"unavailable,omitempty"`
+	// Side names the other endpoint of the server the profile was taken
+	// from (--server-evidence), e.g. "Babelfish's PostgreSQL side"; empty
+	// when it was taken from the target itself.
+	Side string `json:"side,omitempty"`
 	// Gaps are the stretches of the run the profile did not cover (see
 	// Gap), in order.
 	Gaps []evidence.Gap `json:"gaps,omitempty"`

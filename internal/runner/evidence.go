@@ -31,7 +31,10 @@ type evidence struct {
 // options are the collectors' own options, by name, checked by the caller.
 // base gives the collectors around the measured phase their Warnf, Notef
 // and CreateExtensions; the rest of their environment is set here.
-func startEvidence(ctx context.Context, base collect.PhaseEnv, kinds map[string]bool, options map[string]string, d db.DB, runner workload.Runner,
+//
+// side, when not nil, is the other endpoint of the server its own evidence
+// is read from (--server-evidence).
+func startEvidence(ctx context.Context, base collect.PhaseEnv, kinds map[string]bool, options map[string]string, d db.DB, side *collect.ServerSide, runner workload.Runner,
 	run *results.Run, onPoint func(kind string, seq int, v any)) *evidence {
 	warnf := base.Warnf
 	if len(kinds) == 0 {
@@ -45,11 +48,11 @@ func startEvidence(ctx context.Context, base collect.PhaseEnv, kinds map[string]
 		appName = tg.Tag("dbharness-" + run.RunID)
 	}
 	env := &base
-	env.DB, env.Run, env.Workload = d, run, runner
+	env.DB, env.Run, env.Workload, env.Side = d, run, runner, side
 	env.Connect = func(ctx context.Context) (db.Conn, error) { return connect(ctx, d) }
 	ev.phases = collect.PhaseStart(ctx, env, kinds, options)
 	if onIntervals(kinds) {
-		ev.col = collect.For(d, kinds, appName)
+		ev.col = collect.For(d, kinds, appName, side)
 		ev.col.OnPoint = onPoint
 		for _, w := range ev.col.Start(ctx) {
 			warnf("%s", w)

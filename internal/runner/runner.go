@@ -72,6 +72,13 @@ type Config struct {
 	// (collect.PhaseEnv.Option; --physical is physical's), checked by the
 	// caller.
 	CollectOptions map[string]string
+	// ServerEvidence, when set, is another endpoint of the target's server,
+	// in another protocol, that the server's own evidence (its counters,
+	// wait profile and process) is read from, labelled
+	// ServerEvidenceLabel: Babelfish's PostgreSQL side for a run over TDS
+	// (--server-evidence).
+	ServerEvidence      *db.Target
+	ServerEvidenceLabel string
 	// CreateExtensions lets the collectors create what they measure with
 	// in the target database (--create-extensions); without it the run
 	// changes no schema, and says what it would need.
@@ -230,8 +237,11 @@ type oneRun struct {
 	live      *metrics.Run
 	ev        *evidence
 	host      *collect.HostAccount
-	hostCPU   *results.HostCPU
-	hl        *hdrLog
+	// side is the other endpoint of the server its evidence is read from
+	// (Config.ServerEvidence), nil without one.
+	side    *collect.ServerSide
+	hostCPU *results.HostCPU
+	hl      *hdrLog
 	// probe is the host's pre-flight check under way (Config.Doctor).
 	probe *doctor.Probe
 	// post bounds the work after the run, which endPost ends.
@@ -249,6 +259,9 @@ func (r *oneRun) close() {
 	}
 	if r.d != nil {
 		r.d.Close()
+	}
+	if r.side != nil {
+		r.side.DB.Close()
 	}
 	if r.store != nil {
 		r.store.Close()
@@ -303,6 +316,13 @@ func (r *oneRun) open(ctx context.Context) error {
 			}
 		}
 		return &UsageError{msg}
+	}
+	if t := c.ServerEvidence; t != nil {
+		sd, err := db.Open(t)
+		if err != nil {
+			return err
+		}
+		r.side = &collect.ServerSide{DB: sd, Label: c.ServerEvidenceLabel}
 	}
 	dataset, err := r.setUp(ctx)
 	if err != nil {
@@ -480,10 +500,14 @@ func (r *oneRun) evidence(ctx context.Context) {
 		}
 	}
 	// Every run accounts for the host's CPU, --collect none included.
-	r.host = collect.StartHostAccount(ctx, r.d, r.cfg.Interval, r.cfg.Warmup)
+	server := r.d
+	if r.side != nil {
+		server = r.side.DB
+	}
+	r.host = collect.StartHostAccount(ctx, server, r.cfg.Interval, r.cfg.Warmup)
 	base := collect.PhaseEnv{Warnf: r.warnf, CreateExtensions: r.c.CreateExtensions,
 		Notef: func(format string, args ...any) { fmt.Fprintf(r.warn, "dbharness: note: "+format+"\n", args...) }}
-	r.ev = startEvidence(ctx, base, r.c.Collect, r.c.CollectOptions, r.d, r.runner, run, onPoint)
+	r.ev = startEvidence(ctx, base, r.c.Collect, r.c.CollectOptions, r.d, r.side, r.runner, run, onPoint)
 	if store != nil && r.ev != nil {
 		store.save(run) // the evidence headers and plans, before the clients start
 	}

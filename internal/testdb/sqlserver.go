@@ -73,3 +73,26 @@ func SQLServerURL(t testing.TB, name string) string {
 	u.RawQuery = q.Encode()
 	return u.String()
 }
+
+// BabelfishPGEnv names the environment variable that gives the tests the
+// PostgreSQL side of the test Babelfish (a postgres:// URL of its
+// babelfish_db), for --server-evidence. scripts/test.sh sets it when it
+// starts Babelfish.
+const BabelfishPGEnv = "DBHARNESS_TEST_BABELFISH_PG"
+
+// BabelfishPostgresSide is the postgres:// URL of the test Babelfish's
+// PostgreSQL side: $DBHARNESS_TEST_BABELFISH_PG, or else, when the test
+// SQL Server is scripts/test.sh's Babelfish (TDS port 14330), its
+// PostgreSQL port 54990 with the same login. Without either it fails the
+// test, saying what to provide.
+func BabelfishPostgresSide(t testing.TB) string {
+	t.Helper()
+	if u := strings.TrimSpace(os.Getenv(BabelfishPGEnv)); u != "" {
+		return u
+	}
+	u, err := url.Parse(SQLServerBase())
+	if err != nil || u.Port() != "14330" || u.User == nil {
+		t.Fatalf("no Babelfish PostgreSQL side to test --server-evidence on: set %s to the postgres:// URL of the test Babelfish's babelfish_db (scripts/test.sh does when it starts Babelfish)", BabelfishPGEnv)
+	}
+	return "postgres://" + u.User.String() + "@" + u.Hostname() + ":54990/babelfish_db"
+}

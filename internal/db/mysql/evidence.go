@@ -199,20 +199,9 @@ func (w *PerfSchemaWaits) Cut(ctx context.Context) (map[string]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := waitDeltas(w.prev, cur)
+	out := evidence.WaitDeltas(w.prev, cur)
 	w.prev = cur
 	return out, nil
-}
-
-// waitDeltas returns the increases from prev to cur, positive ones only.
-func waitDeltas(prev, cur map[string]float64) map[string]float64 {
-	out := map[string]float64{}
-	for k, v := range cur {
-		if d := v - prev[k]; d > 0 {
-			out[k] = d
-		}
-	}
-	return out
 }
 
 // Stop implements WaitProfiler.

@@ -66,8 +66,18 @@ func config(t *db.Target) (msdsn.Config, error) {
 }
 
 type msDB struct {
-	t  *db.Target
-	db *sql.DB
+	t *db.Target
+	// cfg is the driver's configuration from the URL; the pool opens
+	// connections with it (its AppName set by Tag).
+	cfg msdsn.Config
+	// poolMu guards pool, which Tag replaces, and retired, the pools it
+	// replaced (closed with the DB).
+	poolMu  sync.Mutex
+	pool    *sql.DB
+	retired []*sql.DB
+	// collectors is the DB the evidence collectors connect through, its
+	// sessions named CollectorAppName (collectorDB).
+	collectors *msDB
 	// bf says whether the server is Babelfish, once read (babelfish).
 	bfOnce sync.Mutex
 	bf     *bool
@@ -87,12 +97,61 @@ func openSQLServer(t *db.Target) (db.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	return &msDB{t: t, cfg: cfg, pool: openPool(cfg)}, nil
+}
+
+func openPool(cfg msdsn.Config) *sql.DB {
 	conn := mssql.NewConnectorConfig(cfg)
 	conn.Dialer = dialer{timeout: cfg.DialTimeout}
-	d := sql.OpenDB(conn)
+	p := sql.OpenDB(conn)
 	// Every Connect dials, so that it knows its socket (see dialer).
-	d.SetMaxIdleConns(0)
-	return &msDB{t: t, db: d}, nil
+	p.SetMaxIdleConns(0)
+	return p
+}
+
+// db is the pool connections are opened from.
+func (d *msDB) db() *sql.DB {
+	d.poolMu.Lock()
+	defer d.poolMu.Unlock()
+	return d.pool
+}
+
+// CollectorAppName is the application name of the evidence collectors'
+// own sessions, so that they are not counted among the harness's.
+const CollectorAppName = "dbharness-collector"
+
+// collectorDB is the DB the collectors connect through: the same server
+// and login, its sessions named CollectorAppName, without the run's
+// --set options.
+func (d *msDB) collectorDB() *msDB {
+	d.poolMu.Lock()
+	defer d.poolMu.Unlock()
+	if d.collectors == nil {
+		cfg := d.cfg
+		cfg.AppName = CollectorAppName
+		d.collectors = &msDB{t: d.t, cfg: cfg, pool: openPool(cfg)}
+	}
+	return d.collectors
+}
+
+// Tag implements db.Tagger with the login's application name (TDS's
+// app name, which sys.dm_exec_sessions shows as program_name and
+// Babelfish's PostgreSQL side as application_name): the sessions opened
+// from now on carry it. A URL that names its application (app name=...)
+// keeps its own.
+func (d *msDB) Tag(name string) string {
+	q := d.t.URL().Query()
+	for _, k := range []string{"app name", "app", "application name"} {
+		if q.Has(k) {
+			return d.cfg.AppName
+		}
+	}
+	d.poolMu.Lock()
+	defer d.poolMu.Unlock()
+	d.cfg.AppName = name
+	d.retired = append(d.retired, d.pool)
+	d.pool = openPool(d.cfg)
+	return name
 }
 
 // dialer dials as go-mssqldb does by default, and hands the socket to the
@@ -153,7 +212,7 @@ func (s *dialSlot) end() {
 func (d *msDB) conn(ctx context.Context, check func(*sql.Conn) error) (*sql.Conn, net.Conn, error) {
 	slot := &dialSlot{}
 	stop := context.AfterFunc(ctx, slot.end)
-	c, err := d.db.Conn(context.WithValue(ctx, dialSlotKey{}, slot))
+	c, err := d.db().Conn(context.WithValue(ctx, dialSlotKey{}, slot))
 	if err == nil {
 		err = check(c)
 	}
@@ -216,7 +275,19 @@ func (d *msDB) Caps() db.Caps {
 	}
 }
 
-func (d *msDB) Close() error { return d.db.Close() }
+func (d *msDB) Close() error {
+	d.poolMu.Lock()
+	defer d.poolMu.Unlock()
+	for _, p := range d.retired {
+		p.Close()
+	}
+	d.retired = nil
+	if d.collectors != nil {
+		d.collectors.Close()
+		d.collectors = nil
+	}
+	return d.pool.Close()
+}
 
 // connectTimeout bounds a connect and its first query.
 const connectTimeout = 30 * time.Second
