@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -90,14 +91,26 @@ func (s *dmvServer) db(t *testing.T) *msDB {
 		t.Fatal(err)
 	}
 	pool := sql.OpenDB(dmvConnector{s})
+	pool.SetMaxIdleConns(0) // as openPool: every Connect dials
 	t.Cleanup(func() { pool.Close() })
 	return &msDB{t: target, pool: pool}
 }
 
 type dmvConnector struct{ s *dmvServer }
 
-func (c dmvConnector) Connect(context.Context) (driver.Conn, error) { return &dmvConn{c.s}, nil }
-func (c dmvConnector) Driver() driver.Driver                        { return dmvDriver{} }
+// Connect hands the connect's dialSlot a socket, as the engine's dialer
+// does (a pipe: nothing is sent on it), so that Connect's check that the
+// driver dialed through dbharness holds.
+func (c dmvConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	if slot, ok := ctx.Value(dialSlotKey{}).(*dialSlot); ok {
+		nc, _ := net.Pipe()
+		slot.mu.Lock()
+		slot.nc = nc
+		slot.mu.Unlock()
+	}
+	return &dmvConn{c.s}, nil
+}
+func (c dmvConnector) Driver() driver.Driver { return dmvDriver{} }
 
 type dmvDriver struct{}
 
