@@ -297,6 +297,13 @@ type Caps struct {
 	// ORDER BY to keep only the first rows; empty means " LIMIT %d" (see
 	// LimitClause). SQL Server has OFFSET ... FETCH instead.
 	Limit string
+	// DateLiteral, with %s a date as YYYY-MM-DD, is a date constant
+	// (SQL's DATE 'YYYY-MM-DD'; see DateConst); empty means the standard
+	// form. SQLite, which keeps dates as ISO text, compares with the text.
+	DateLiteral string
+	// YearOf, with %s a date expression, is its year as an integer (SQL's
+	// extract(year from x); see Year); empty means the standard form.
+	YearOf string
 	// ForUpdate is the clause appended to a SELECT to lock the rows it
 	// reads (" FOR UPDATE"); empty where the engine has no row locks and
 	// BeginWrite already takes the write lock (SQLite's BEGIN IMMEDIATE),
@@ -355,6 +362,24 @@ func (c Caps) LimitClause(n int) string {
 		return " LIMIT " + strconv.Itoa(n)
 	}
 	return fmt.Sprintf(c.Limit, n)
+}
+
+// DateConst is the date constant of ymd (YYYY-MM-DD) in the engine's
+// dialect (Caps.DateLiteral).
+func (c Caps) DateConst(ymd string) string {
+	if c.DateLiteral == "" {
+		return "DATE '" + ymd + "'"
+	}
+	return fmt.Sprintf(c.DateLiteral, ymd)
+}
+
+// Year is the year of the date expression expr as an integer, in the
+// engine's dialect (Caps.YearOf).
+func (c Caps) Year(expr string) string {
+	if c.YearOf == "" {
+		return "extract(year from " + expr + ")"
+	}
+	return fmt.Sprintf(c.YearOf, expr)
 }
 
 // UUIDArg turns a UUID into the value the engine's UUIDType column takes.

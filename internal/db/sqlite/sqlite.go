@@ -126,6 +126,8 @@ func (d *liteDB) Caps() db.Caps {
 		ClusterOnKey:     " WITHOUT ROWID",
 		CurrentTimestamp: "CURRENT_TIMESTAMP",
 		FloatType:        "real",
+		DateLiteral:      "'%s'",
+		YearOf:           "CAST(substr(%s, 1, 4) AS INTEGER)",
 	}
 }
 

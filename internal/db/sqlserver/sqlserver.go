@@ -138,6 +138,8 @@ func (d *msDB) Caps() db.Caps {
 		MaxCharLength:         8000,
 		FloatType:             "float",
 		Limit:                 " OFFSET 0 ROWS FETCH NEXT %d ROWS ONLY",
+		DateLiteral:           "CAST('%s' AS date)",
+		YearOf:                "DATEPART(year, %s)",
 		// Babelfish accepts and ignores table hints
 		// (escape_hatch_table_hints); its reads do not lock.
 		LockHint: " WITH (UPDLOCK, ROWLOCK)",
