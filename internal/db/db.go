@@ -240,6 +240,11 @@ type Caps struct {
 	IntraQueryParallelism bool
 	// TimestampType is the column type for a timestamp with microseconds.
 	TimestampType string
+	// DateText: a date column holds 'YYYY-MM-DD' text, and a date is
+	// passed as such a string rather than a time.Time, where the engine
+	// has no date type and compares dates as text (SQLite, whose driver
+	// would store a time.Time with its time of day and zone).
+	DateText bool
 	// TableOptions is appended to CREATE TABLE (e.g. the storage engine).
 	TableOptions string
 	// FillFactor is true where tables take WITH (fillfactor=N).

@@ -31,6 +31,24 @@ type Table struct {
 	Frozen bool
 }
 
+// NextRow extends dst by one row of n values and returns both, reusing the
+// row slices left in dst by the previous batch (a Batch function's dst).
+func NextRow(dst [][]any, n int) ([][]any, []any) {
+	if len(dst) < cap(dst) {
+		dst = dst[:len(dst)+1]
+		if r := dst[len(dst)-1]; cap(r) >= n {
+			r = r[:n]
+			dst[len(dst)-1] = r
+			return dst, r
+		}
+		r := make([]any, n)
+		dst[len(dst)-1] = r
+		return dst, r
+	}
+	r := make([]any, n)
+	return append(dst, r), r
+}
+
 // Load writes the tables' batches with up to env.Loaders connections at
 // once (fewer where the engine serialises writers), each on the engine's
 // bulk path.

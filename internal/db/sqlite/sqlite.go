@@ -121,6 +121,7 @@ func (d *liteDB) Caps() db.Caps {
 		BeginWrite:       "BEGIN IMMEDIATE",
 		BeginRead:        "BEGIN",
 		TimestampType:    "timestamp",
+		DateText:         true,
 		IdentityKey:      "integer PRIMARY KEY",
 		UUIDType:         "blob",
 		ClusterOnKey:     " WITHOUT ROWID",

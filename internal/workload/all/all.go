@@ -9,5 +9,6 @@ import (
 	_ "github.com/dbharness/dbharness/internal/workload/script"
 	_ "github.com/dbharness/dbharness/internal/workload/tpcb"
 	_ "github.com/dbharness/dbharness/internal/workload/tpcc"
+	_ "github.com/dbharness/dbharness/internal/workload/tpch"
 	_ "github.com/dbharness/dbharness/internal/workload/transtats"
 )

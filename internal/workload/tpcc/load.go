@@ -134,23 +134,6 @@ type Population struct {
 // Spec is the population of clause 4.3.3.1.
 var Spec = Population{Items: numItems, Customers: customersPerDist, Undelivered: ordersPerDist - firstUndelivered + 1}
 
-// nextRow reuses the row slices left in dst by the previous batch.
-func nextRow(dst [][]any, n int) ([][]any, []any) {
-	if len(dst) < cap(dst) {
-		dst = dst[:len(dst)+1]
-		if r := dst[len(dst)-1]; cap(r) >= n {
-			r = r[:n]
-			dst[len(dst)-1] = r
-			return dst, r
-		}
-		r := make([]any, n)
-		dst[len(dst)-1] = r
-		return dst, r
-	}
-	r := make([]any, n)
-	return append(dst, r), r
-}
-
 // olCounts returns O_OL_CNT of the orders of one district, random in 5..15
 // (clause 4.3.3.1), from their own stream so that the ORDER and ORDER-LINE
 // batches agree.
@@ -219,7 +202,7 @@ func loadTables(seed uint64, warehouses int, now time.Time, pop Population) []wo
 				g := newGen(seed, streamItem, uint64(b))
 				for i := b*batch + 1; i <= (b+1)*batch; i++ {
 					var r []any
-					dst, r = nextRow(dst, 5)
+					dst, r = workload.NextRow(dst, 5)
 					r[0], r[1], r[2], r[3], r[4] = i, g.between(1, 10_000), g.astr(14, 24), money(g.between(100, 10_000)), g.data()
 				}
 				return dst
@@ -229,7 +212,7 @@ func loadTables(seed uint64, warehouses int, now time.Time, pop Population) []wo
 				g := newGen(seed, streamWarehouse)
 				for w := 1; w <= W; w++ {
 					var r []any
-					dst, r = nextRow(dst, 9)
+					dst, r = workload.NextRow(dst, 9)
 					r[0], r[1], r[2], r[3], r[4] = w, g.astr(6, 10), g.astr(10, 20), g.astr(10, 20), g.astr(10, 20)
 					r[5], r[6], r[7], r[8] = g.astr(2, 2), g.zip(), g.rate(0, 2000), money(wYTD)
 				}
@@ -241,7 +224,7 @@ func loadTables(seed uint64, warehouses int, now time.Time, pop Population) []wo
 				for w := 1; w <= W; w++ {
 					for d := 1; d <= districtsPerWH; d++ {
 						var r []any
-						dst, r = nextRow(dst, 11)
+						dst, r = workload.NextRow(dst, 11)
 						r[0], r[1], r[2], r[3], r[4], r[5] = d, w, g.astr(6, 10), g.astr(10, 20), g.astr(10, 20), g.astr(10, 20)
 						r[6], r[7], r[8], r[9], r[10] = g.astr(2, 2), g.zip(), g.rate(0, 2000), money(dYTD), customers+1
 					}
@@ -255,7 +238,7 @@ func loadTables(seed uint64, warehouses int, now time.Time, pop Population) []wo
 				lo := b%batchesPerWH*batch + 1
 				for i := lo; i < lo+batch; i++ {
 					var r []any
-					dst, r = nextRow(dst, 17)
+					dst, r = workload.NextRow(dst, 17)
 					r[0], r[1], r[2] = i, w, g.between(10, 100)
 					for k := 3; k <= 12; k++ {
 						r[k] = g.astr(24, 24)
@@ -270,7 +253,7 @@ func loadTables(seed uint64, warehouses int, now time.Time, pop Population) []wo
 				w, d := wd(b)
 				for c := 1; c <= customers; c++ {
 					var r []any
-					dst, r = nextRow(dst, 21)
+					dst, r = workload.NextRow(dst, 21)
 					n := c - 1
 					if c > named {
 						n = int(lastNURand.Int64(g.r))
@@ -294,7 +277,7 @@ func loadTables(seed uint64, warehouses int, now time.Time, pop Population) []wo
 				w, d := wd(b)
 				for c := 1; c <= customers; c++ {
 					var r []any
-					dst, r = nextRow(dst, 8)
+					dst, r = workload.NextRow(dst, 8)
 					r[0], r[1], r[2], r[3], r[4] = c, d, w, d, w
 					r[5], r[6], r[7] = now, money(initialHAmount*100), g.astr(12, 24)
 				}
@@ -307,7 +290,7 @@ func loadTables(seed uint64, warehouses int, now time.Time, pop Population) []wo
 				cnt, perm := olCounts(seed, w, d, customers), customerPerm(seed, w, d, customers)
 				for o := 1; o <= customers; o++ {
 					var r []any
-					dst, r = nextRow(dst, 8)
+					dst, r = workload.NextRow(dst, 8)
 					var carrier any
 					if o < first {
 						carrier = g.between(1, 10)
@@ -324,7 +307,7 @@ func loadTables(seed uint64, warehouses int, now time.Time, pop Population) []wo
 				for o := 1; o <= customers; o++ {
 					for n := 1; n <= cnt[o]; n++ {
 						var r []any
-						dst, r = nextRow(dst, 10)
+						dst, r = workload.NextRow(dst, 10)
 						var delivery any
 						amount := 0.0
 						if o < first {
@@ -343,7 +326,7 @@ func loadTables(seed uint64, warehouses int, now time.Time, pop Population) []wo
 				w, d := wd(b)
 				for o := first; o <= customers; o++ {
 					var r []any
-					dst, r = nextRow(dst, 3)
+					dst, r = workload.NextRow(dst, 3)
 					r[0], r[1], r[2] = o, d, w
 				}
 				return dst

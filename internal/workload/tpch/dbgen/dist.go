@@ -14,6 +14,9 @@ type member struct {
 type dist struct {
 	words []string
 	cum   []int64
+	// at maps a draw (1..total) to its member when the total is small,
+	// which it is for every list but those with negative weights.
+	at []uint16
 }
 
 func newDist(ms []member) *dist {
@@ -23,11 +26,24 @@ func newDist(ms []member) *dist {
 		sum += m.weight
 		d.words[i], d.cum[i] = m.text, sum
 	}
+	if sum > 0 && sum <= 1<<16 {
+		d.at = make([]uint16, sum+1)
+		i := 0
+		for j := int64(1); j <= sum; j++ {
+			for d.cum[i] < j {
+				i++
+			}
+			d.at[j] = uint16(i)
+		}
+	}
 	return d
 }
 
 func (d *dist) pick(s *stream) int {
 	j := s.next(1, d.cum[len(d.cum)-1])
+	if d.at != nil {
+		return int(d.at[j])
+	}
 	i := 0
 	for d.cum[i] < j {
 		i++
