@@ -318,7 +318,10 @@ func (w *TPCH) Setup(ctx context.Context, env *workload.Env, conn db.Conn) error
 	if err != nil && !errors.Is(err, errNoSets) {
 		return fmt.Errorf("find the first unused update set: %w", err)
 	}
-	maxSets := int(g.RowCount(dbgen.Orders) / g.RefreshSize())
+	maxSets := first + w.Streams.n // empty sets (below SF 0.007) never run out
+	if n := g.RefreshSize(); n > 0 {
+		maxSets = int(g.RowCount(dbgen.Orders) / n)
+	}
 	if err != nil || first+w.Streams.n > maxSets {
 		return fmt.Errorf("the earlier runs used the update sets of this database up to its %d orders (%d sets of %d); run `%s` again",
 			g.RowCount(dbgen.Orders), maxSets, g.RefreshSize(), workload.InitCommand(env.DB.Target(), "tpch"))

@@ -99,6 +99,9 @@ func (w *TPCH) Init(ctx context.Context, env *workload.Env) error {
 			return err
 		}
 	}
+	if err := createIndexes(ctx, env); err != nil {
+		return err
+	}
 	if caps.Analyze != "" {
 		env.Progress.Phase(caps.AnalyzeName)
 		var an [][]string
