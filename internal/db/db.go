@@ -8,6 +8,7 @@ package db
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -627,6 +628,50 @@ func (s *SliceSource) Values() []any { return s.Rows[s.i-1] }
 
 // Err is always nil.
 func (s *SliceSource) Err() error { return nil }
+
+// Decimal is an exact value for a decimal column, Unscaled x 10^-Scale
+// (Decimal{71156, 2} is 711.56), which a loader passes without going
+// through a float: PostgreSQL's COPY encodes it as a numeric directly,
+// MySQL's INSERTs write its text, database/sql drivers take its text
+// (driver.Valuer).
+type Decimal struct {
+	Unscaled int64
+	Scale    int32
+}
+
+// String is the value in decimal notation with Scale digits after the
+// point.
+func (d Decimal) String() string {
+	if d.Scale <= 0 {
+		return strconv.FormatInt(d.Unscaled, 10)
+	}
+	u := d.Unscaled
+	neg := u < 0
+	if neg {
+		u = -u
+	}
+	s := strconv.FormatInt(u, 10)
+	if len(s) <= int(d.Scale) {
+		s = strings.Repeat("0", int(d.Scale)-len(s)+1) + s
+	}
+	s = s[:len(s)-int(d.Scale)] + "." + s[len(s)-int(d.Scale):]
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+// Float is the value as a float64 (for drivers that take decimals so).
+func (d Decimal) Float() float64 {
+	f := float64(d.Unscaled)
+	for i := int32(0); i < d.Scale; i++ {
+		f /= 10
+	}
+	return f
+}
+
+// Value implements driver.Valuer: the value's text.
+func (d Decimal) Value() (driver.Value, error) { return d.String(), nil }
 
 // Rebind turns $1..$n placeholders into ? for engines that number nothing.
 // It leaves $ inside quoted strings alone.

@@ -367,3 +367,20 @@ func TestBadURLsAreRefusedWhenParsed(t *testing.T) {
 		}
 	}
 }
+
+func TestDecimalTextIsExact(t *testing.T) {
+	for _, c := range []struct {
+		d    db.Decimal
+		want string
+	}{
+		{db.Decimal{71156, 2}, "711.56"}, {db.Decimal{-99999, 2}, "-999.99"}, {db.Decimal{5, 2}, "0.05"},
+		{db.Decimal{-5, 2}, "-0.05"}, {db.Decimal{0, 2}, "0.00"}, {db.Decimal{17, 0}, "17"}, {db.Decimal{1234567, 3}, "1234.567"},
+	} {
+		if got := c.d.String(); got != c.want {
+			t.Errorf("%+v is %q, want %q", c.d, got, c.want)
+		}
+		if v, _ := c.d.Value(); v != c.want {
+			t.Errorf("%+v's driver value is %v, want %q", c.d, v, c.want)
+		}
+	}
+}

@@ -392,6 +392,8 @@ func appendLiteral(b []byte, v any) []byte {
 		return strconv.AppendInt(b, x, 10)
 	case int16:
 		return strconv.AppendInt(b, int64(x), 10)
+	case db.Decimal:
+		return append(b, x.String()...)
 	case float64:
 		return strconv.AppendFloat(b, x, 'g', -1, 64)
 	case float32:

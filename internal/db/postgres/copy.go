@@ -114,6 +114,8 @@ func appendCopyText(b []byte, v any) ([]byte, error) {
 		return strconv.AppendInt(b, x, 10), nil
 	case float64:
 		return strconv.AppendFloat(b, x, 'g', -1, 64), nil
+	case db.Decimal:
+		return append(b, x.String()...), nil
 	case bool:
 		if x {
 			return append(b, 't'), nil

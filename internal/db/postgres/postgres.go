@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"strconv"
 	"strings"
@@ -314,7 +315,17 @@ func (d *pgDB) Classify(err error) db.ErrorClass {
 
 type copySource struct{ db.RowSource }
 
-func (s copySource) Values() ([]any, error) { return s.RowSource.Values(), nil }
+// Values hands pgx the row, with decimals (db.Decimal) as numerics so that
+// they are encoded from their integer rather than parsed from text.
+func (s copySource) Values() ([]any, error) {
+	v := s.RowSource.Values()
+	for i, x := range v {
+		if d, ok := x.(db.Decimal); ok {
+			v[i] = pgtype.Numeric{Int: big.NewInt(d.Unscaled), Exp: -d.Scale, Valid: true}
+		}
+	}
+	return v, nil
+}
 
 func (d *pgDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []string, src db.RowSource) (int64, error) {
 	pc := c.(*pgConn)

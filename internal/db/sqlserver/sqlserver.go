@@ -394,7 +394,8 @@ func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []st
 
 // bulkValues appends vals to dst with the integer types go-mssqldb's bulk
 // copy does not take for an integer column (int8, int16, the unsigned
-// ones) widened to int64.
+// ones) widened to int64, and decimals (db.Decimal) as floats, as it takes
+// them.
 func bulkValues(dst, vals []any) []any {
 	for _, v := range vals {
 		switch x := v.(type) {
@@ -408,6 +409,8 @@ func bulkValues(dst, vals []any) []any {
 			v = int64(x)
 		case uint32:
 			v = int64(x)
+		case db.Decimal:
+			v = x.Float()
 		}
 		dst = append(dst, v)
 	}

@@ -51,7 +51,7 @@ func loadTables(g *dbgen.Gen, caps db.Caps) []workload.Table {
 				for _, r := range g.Suppliers(first, n, nil) {
 					var v []any
 					dst, v = workload.NextRow(dst, 7)
-					v[0], v[1], v[2], v[3], v[4], v[5], v[6] = r.SuppKey, r.Name, r.Address, r.NationKey, r.Phone, r.AcctBal.Float(), r.Comment
+					v[0], v[1], v[2], v[3], v[4], v[5], v[6] = r.SuppKey, r.Name, r.Address, r.NationKey, r.Phone, money(r.AcctBal), r.Comment
 				}
 				return dst
 			}},
@@ -61,7 +61,7 @@ func loadTables(g *dbgen.Gen, caps db.Caps) []workload.Table {
 				for _, r := range g.Customers(first, n, nil) {
 					var v []any
 					dst, v = workload.NextRow(dst, 8)
-					v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7] = r.CustKey, r.Name, r.Address, r.NationKey, r.Phone, r.AcctBal.Float(), r.MktSegment, r.Comment
+					v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7] = r.CustKey, r.Name, r.Address, r.NationKey, r.Phone, money(r.AcctBal), r.MktSegment, r.Comment
 				}
 				return dst
 			}},
@@ -71,7 +71,7 @@ func loadTables(g *dbgen.Gen, caps db.Caps) []workload.Table {
 				for _, r := range g.Parts(first, n, nil) {
 					var v []any
 					dst, v = workload.NextRow(dst, 9)
-					v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8] = r.PartKey, r.Name, r.Mfgr, r.Brand, r.Type, r.Size, r.Container, r.RetailPrice.Float(), r.Comment
+					v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8] = r.PartKey, r.Name, r.Mfgr, r.Brand, r.Type, r.Size, r.Container, money(r.RetailPrice), r.Comment
 				}
 				return dst
 			}},
@@ -82,7 +82,7 @@ func loadTables(g *dbgen.Gen, caps db.Caps) []workload.Table {
 					for _, r := range p.Supps {
 						var v []any
 						dst, v = workload.NextRow(dst, 5)
-						v[0], v[1], v[2], v[3], v[4] = r.PartKey, r.SuppKey, r.AvailQty, r.SupplyCost.Float(), r.Comment
+						v[0], v[1], v[2], v[3], v[4] = r.PartKey, r.SuppKey, r.AvailQty, money(r.SupplyCost), r.Comment
 					}
 				}
 				return dst
@@ -144,14 +144,17 @@ func DateValue(d dbgen.Date, caps db.Caps) any {
 	return d.Time()
 }
 
+// money is an amount as an exact decimal for the engine.
+func money(m dbgen.Money) db.Decimal { return db.Decimal{Unscaled: int64(m), Scale: 2} }
+
 func orderValues(v []any, o *dbgen.OrderRow, date func(dbgen.Date) any) {
-	v[0], v[1], v[2], v[3], v[4] = o.OrderKey, o.CustKey, flag(o.OrderStatus), o.TotalPrice.Float(), date(o.OrderDate)
+	v[0], v[1], v[2], v[3], v[4] = o.OrderKey, o.CustKey, flag(o.OrderStatus), money(o.TotalPrice), date(o.OrderDate)
 	v[5], v[6], v[7], v[8] = o.OrderPriority, o.Clerk, o.ShipPriority, o.Comment
 }
 
 func lineValues(v []any, l *dbgen.LineItemRow, date func(dbgen.Date) any) {
-	v[0], v[1], v[2], v[3], v[4] = l.OrderKey, l.PartKey, l.SuppKey, l.LineNumber, float64(l.Quantity)
-	v[5], v[6], v[7], v[8], v[9] = l.ExtendedPrice.Float(), l.Discount.Float(), l.Tax.Float(), flag(l.ReturnFlag), flag(l.LineStatus)
+	v[0], v[1], v[2], v[3], v[4] = l.OrderKey, l.PartKey, l.SuppKey, l.LineNumber, db.Decimal{Unscaled: l.Quantity}
+	v[5], v[6], v[7], v[8], v[9] = money(l.ExtendedPrice), money(l.Discount), money(l.Tax), flag(l.ReturnFlag), flag(l.LineStatus)
 	v[10], v[11], v[12] = date(l.ShipDate), date(l.CommitDate), date(l.ReceiptDate)
 	v[13], v[14], v[15] = l.ShipInstruct, l.ShipMode, l.Comment
 }

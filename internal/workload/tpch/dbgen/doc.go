@@ -20,6 +20,13 @@
 //	g.RF1(k, dst)                  // refresh set k's (1-based) new orders with their lines (orders.tbl.uk, lineitem.tbl.uk)
 //	g.RF2(k)                       // refresh set k's order keys to delete (delete.k)
 //	dbgen.Distribution(name)       // a word list of dists.dss with its weights (for substitution parameters)
+//	row.Append(b), g.AppendTable(b, t, first, n), g.Span(t)  // dbgen's .tbl lines
+//
+// The workload package (internal/workload/tpch) adds, for the refresh
+// functions and the checks: tpch.OrderColumns, tpch.LineItemColumns,
+// tpch.OrderValues(&o, caps), tpch.LineItemValues(&l, caps) (rows ready for
+// db.DB.CopyIn or an INSERT), tpch.DateValue, tpch.ReadScale (the loaded
+// SF, from SUPPLIER) and tpch.RowCountChecks.
 //
 // Money is in cents (Money.String prints dbgen's "711.56"), Date counts days
 // from 1992-01-01 (Date.String is "1996-01-02", Date.Time a time.Time).

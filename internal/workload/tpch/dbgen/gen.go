@@ -1,6 +1,7 @@
 package dbgen
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -96,7 +97,7 @@ type Gen struct {
 // be a whole number.
 func New(sf float64) (*Gen, error) {
 	if err := CheckScale(sf); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("scale factor %s: %w", strconv.FormatFloat(sf, 'g', -1, 64), err)
 	}
 	g := &Gen{sf: sf, scale: 1, parts: baseParts, suppliers: baseSuppliers, customers: baseCustomers, orders: baseOrders}
 	if sf < 1 {
@@ -109,20 +110,20 @@ func New(sf float64) (*Gen, error) {
 	return g, nil
 }
 
-// CheckScale says in one sentence why sf is not a scale factor the
-// generator can produce, or returns nil.
+// CheckScale says why sf is not a scale factor the generator can produce
+// (a phrase that follows the value: "--scale 0: ..."), or returns nil.
 func CheckScale(sf float64) error {
 	switch {
 	case math.IsNaN(sf) || math.IsInf(sf, 0):
-		return fmt.Errorf("the scale factor must be a number, e.g. 1 or 0.01")
+		return errors.New("the scale factor must be a number, e.g. 1 or 0.01")
 	case sf <= 0:
-		return fmt.Errorf("the scale factor must be above 0, e.g. 1 or 0.01 (got %s)", strconv.FormatFloat(sf, 'g', -1, 64))
+		return errors.New("the scale factor must be above 0, e.g. 1 or 0.01")
 	case sf < 1 && int64(1000*sf) < 1:
-		return fmt.Errorf("the scale factor must be at least 0.001 (got %s)", strconv.FormatFloat(sf, 'g', -1, 64))
+		return errors.New("the scale factor must be at least 0.001 (below 1 it counts in thousandths, as dbgen's)")
 	case sf >= 1 && sf != math.Trunc(sf):
-		return fmt.Errorf("a scale factor of 1 or more must be a whole number, as dbgen's (got %s)", strconv.FormatFloat(sf, 'g', -1, 64))
+		return errors.New("a scale factor of 1 or more must be a whole number, as dbgen's")
 	case sf > MaxScale:
-		return fmt.Errorf("the scale factor must be at most %d (got %s)", MaxScale, strconv.FormatFloat(sf, 'g', -1, 64))
+		return fmt.Errorf("the scale factor must be at most %d", MaxScale)
 	}
 	return nil
 }

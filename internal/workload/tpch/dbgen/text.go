@@ -45,6 +45,11 @@ func tokens(d *dist) [][]string {
 	return out
 }
 
+// buildPool builds the pool. It and the functions it calls are left out of
+// the race detector's instrumentation (go:norace): they touch only memory of
+// their own, and instrumented they take minutes instead of seconds.
+//
+//go:norace
 func buildPool(size int) []byte {
 	g := &grammar{
 		grammar: getDist("grammar"), np: getDist("np"), vp: getDist("vp"),
@@ -72,6 +77,8 @@ func buildPool(size int) []byte {
 
 // phrase appends a noun or verb phrase: each part of speech's word, its
 // punctuation if the form has one, and a space.
+//
+//go:norace
 func (g *grammar) phrase(b []byte, s *stream, forms *dist, toks [][]string) []byte {
 	for _, t := range toks[forms.pick(s)] {
 		var src *dist
@@ -99,6 +106,8 @@ func (g *grammar) phrase(b []byte, s *stream, forms *dist, toks [][]string) []by
 }
 
 // sentence appends one sentence, without a trailing space.
+//
+//go:norace
 func (g *grammar) sentence(b []byte, s *stream) []byte {
 	for _, t := range g.grammarTok[g.grammar.pick(s)] {
 		switch t[0] {
