@@ -33,19 +33,12 @@ type loaded struct {
 	sf   float64
 }
 
-// loadAll loads testSF on every engine at once. Under -race SQLite gets SF
-// 0.001 (its refresh sets are empty: dbgen's are below SF 0.007), and a
-// PostgreSQL database of that scale is added to compare its answers with.
+// loadAll loads testSF on every engine at once.
 func loadAll(t *testing.T, name string) []loaded {
 	t.Helper()
 	var out []loaded
 	for _, e := range testdb.Engines(t, name) {
-		sf := testSF
-		if raceEnabled && e.Name == "sqlite" {
-			sf = 0.001
-			out = append(out, loaded{"postgres at SF 0.001", testdb.Open(t, testdb.Postgres(t, name+"_small")), sf})
-		}
-		out = append(out, loaded{e.Name, testdb.Open(t, e.URL), sf})
+		out = append(out, loaded{e.Name, testdb.Open(t, e.URL), testSF})
 	}
 	var wg sync.WaitGroup
 	for _, l := range out {
@@ -114,7 +107,14 @@ func TestTheQueriesAnswerAlikeAndThePowerAndThroughputTestsRunOnEveryEngine(t *t
 	dbs := loadAll(t, "tpch_run")
 
 	t.Run("the 22 queries return the same rows on every engine", func(t *testing.T) {
-		for _, set := range []string{"qualification", "stream 3"} {
+		sets := []string{"qualification", "stream 3"}
+		if raceEnabled {
+			// SQLite is pure Go: under -race it runs the 22 queries at SF
+			// 0.01 in about 45 s rather than 3, so the suite compares one
+			// set of parameters.
+			sets = sets[:1]
+		}
+		for _, set := range sets {
 			draw := func(q int, sf float64) tpch.Draw {
 				if set == "qualification" {
 					return tpch.Qualification(q, sf)
