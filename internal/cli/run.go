@@ -375,6 +375,13 @@ func (a *app) parseRun(args []string, set ...flagSet) (*runSpec, error) {
 			sp.opts.dop = n
 		}
 	}
+	if sc, ok := wl.(workload.Scripted); ok {
+		n := sc.Clients()
+		if sp.fs.Changed("clients") && sp.opts.cfg.Clients != n {
+			return nil, usagef("%s runs %d client(s), one for each of its streams; leave out --clients %d", wl.Name(), n, sp.opts.cfg.Clients)
+		}
+		sp.opts.cfg.Clients = n
+	}
 	if d, ok := wl.(workload.TriesDefaulter); ok && !sp.fs.Changed("max-tries") {
 		sp.opts.cfg.MaxTries = d.DefaultMaxTries()
 	}

@@ -291,9 +291,9 @@ type Caps struct {
 	WALBytes string
 	// FloatType is the column type for a double-precision float.
 	FloatType string
-	// YearOf, with %s an expression of TimestampType, is the year of that
-	// timestamp as an integer; empty means "extract(year from %s)" (see
-	// Year). SQLite has strftime, SQL Server year().
+	// YearOf, with %s a date or timestamp expression, is its year as an
+	// integer; empty means "extract(year from %s)" (see Year). SQLite has
+	// strftime (over ISO text), SQL Server year().
 	YearOf string
 	// CharCode is the function that returns the numeric code of the first
 	// character of a string; empty means ascii (see FirstCharCode). SQLite
@@ -303,6 +303,10 @@ type Caps struct {
 	// ORDER BY to keep only the first rows; empty means " LIMIT %d" (see
 	// LimitClause). SQL Server has OFFSET ... FETCH instead.
 	Limit string
+	// DateLiteral, with %s a date as YYYY-MM-DD, is a date constant
+	// (SQL's DATE 'YYYY-MM-DD'; see DateConst); empty means the standard
+	// form. SQLite, which keeps dates as ISO text, compares with the text.
+	DateLiteral string
 	// ForUpdate is the clause appended to a SELECT to lock the rows it
 	// reads (" FOR UPDATE"); empty where the engine has no row locks and
 	// BeginWrite already takes the write lock (SQLite's BEGIN IMMEDIATE),
@@ -363,8 +367,17 @@ func (c Caps) LimitClause(n int) string {
 	return fmt.Sprintf(c.Limit, n)
 }
 
-// Year is the year of the timestamp expression expr as an integer: SQL's
-// extract, or the engine's own (Caps.YearOf).
+// DateConst is the date constant of ymd (YYYY-MM-DD) in the engine's
+// dialect (Caps.DateLiteral).
+func (c Caps) DateConst(ymd string) string {
+	if c.DateLiteral == "" {
+		return "DATE '" + ymd + "'"
+	}
+	return fmt.Sprintf(c.DateLiteral, ymd)
+}
+
+// Year is the year of the date expression expr as an integer, in the
+// engine's dialect (Caps.YearOf).
 func (c Caps) Year(expr string) string {
 	if c.YearOf == "" {
 		return "extract(year from " + expr + ")"

@@ -187,6 +187,9 @@ func (c *client) run(ctx context.Context) (moveTo int) {
 		if c.cfg.ConnectPerTx && c.conn == nil && !c.connectTx(ctx) {
 			return -1
 		}
+		if h, ok := c.w.(workload.Holder); ok && !c.hold(h) {
+			return -1
+		}
 		op := c.w.Next()
 		var due *time.Time
 		if !c.begun {
@@ -213,6 +216,22 @@ func (c *client) run(ctx context.Context) (moveTo int) {
 		}
 	}
 	return -1
+}
+
+// hold waits while a scripted worker says to, and reports whether the
+// client goes on (false: its script is done, or the run stops).
+func (c *client) hold(h workload.Holder) bool {
+	for {
+		wait, done := h.Hold()
+		switch {
+		case done:
+			return false
+		case wait <= 0:
+			return !c.stopping.Load()
+		case !c.sleep(wait):
+			return false
+		}
+	}
 }
 
 // later is the later of two times.

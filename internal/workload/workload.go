@@ -405,3 +405,25 @@ type MixedRunner interface {
 	// streams included, or an error naming the flag to fix.
 	Clients(terminals int) (int, error)
 }
+
+// Scripted is a Runner whose work is a fixed script for each of a fixed
+// number of clients (TPC-H's power and throughput tests: one stream, then
+// S query streams beside one refresh stream). The harness runs Clients()
+// clients, refuses a --clients that says otherwise, and ends each client
+// when its worker (a Holder) says its script is done.
+type Scripted interface {
+	Runner
+	FixedWorker
+	// Clients is the number of clients the script needs.
+	Clients() int
+}
+
+// Holder is the Worker of a Scripted runner. The driver asks it before each
+// transaction whether the client's script is done (the client ends), or
+// whether it must first wait for other clients' work (a throughput stream
+// waits for the power test): then the driver waits that long, outside any
+// measured latency and cut short when the run stops, and asks again.
+type Holder interface {
+	Worker
+	Hold() (wait time.Duration, done bool)
+}

@@ -127,6 +127,7 @@ func (d *liteDB) Caps() db.Caps {
 		ClusterOnKey:     " WITHOUT ROWID",
 		CurrentTimestamp: "CURRENT_TIMESTAMP",
 		FloatType:        "real",
+		DateLiteral:      "'%s'",
 		YearOf:           "CAST(strftime('%%Y', %s) AS integer)",
 		CharCode:         "unicode",
 	}

@@ -263,6 +263,7 @@ func (d *msDB) Caps() db.Caps {
 		FloatType:             "float",
 		YearOf:                "year(%s)",
 		Limit:                 " OFFSET 0 ROWS FETCH NEXT %d ROWS ONLY",
+		DateLiteral:           "CAST('%s' AS date)",
 		// Babelfish accepts and ignores table hints
 		// (escape_hatch_table_hints); its reads do not lock.
 		LockHint: " WITH (UPDLOCK, ROWLOCK)",

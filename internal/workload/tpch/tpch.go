@@ -26,6 +26,10 @@ type TPCH struct {
 	// Scale is the scale factor to load (init): as dbgen's -s, thousandths
 	// below 1 and whole numbers from 1.
 	Scale float64
+	// Streams is the throughput test's query streams (run --streams); 0
+	// runs the power test alone.
+	Streams streamsFlag
+	bench   *bench
 }
 
 // Name implements workload.Generator.
@@ -41,11 +45,16 @@ func (w *TPCH) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 	switch cmd {
 	case workload.CmdInit:
 		fs.Float64VarP(&w.Scale, "scale", "s", 1, "scale factor as dbgen's -s: SF 1 is about 1 GB (6 million line items); below 1 in thousandths (0.01), from 1 whole numbers")
+	case workload.CmdRun:
+		runFlags(w, fs)
 	}
 }
 
 // Validate implements workload.Validator: --scale for init.
 func (w *TPCH) Validate(cmd workload.Command) error {
+	if cmd == workload.CmdRun {
+		return w.Streams.validate()
+	}
 	if cmd == workload.CmdInit {
 		if err := dbgen.CheckScale(w.Scale); err != nil {
 			return fmt.Errorf("--scale %s: %w", strconv.FormatFloat(w.Scale, 'g', -1, 64), err)
@@ -89,6 +98,9 @@ func (w *TPCH) Init(ctx context.Context, env *workload.Env) error {
 		if err := workload.ExecParallel(ctx, env, keys); err != nil {
 			return err
 		}
+	}
+	if err := createIndexes(ctx, env); err != nil {
+		return err
 	}
 	if caps.Analyze != "" {
 		env.Progress.Phase(caps.AnalyzeName)
