@@ -89,6 +89,10 @@ var allowed = map[string][]string{
 	// ch is tpcc's terminals beside analytic query streams: it runs
 	// tpcc's transactions, schema and checks as they are.
 	"internal/workload/ch": {"internal/datagen", "internal/db", "internal/workload", "internal/workload/tpcc"},
+	// tpch generates its data with dbgen, a generator that knows no
+	// database (bench/tpchtbl writes the same rows as files).
+	"internal/workload/tpch":       {"internal/datagen", "internal/db", "internal/workload", "internal/workload/tpch/dbgen"},
+	"internal/workload/tpch/dbgen": {},
 	// Each workload's package is linked by workload/all alone, so that a new
 	// workload is its package plus its import line there.
 	"internal/workload/all": {"internal/workload/*"},
@@ -120,9 +124,13 @@ var allowed = map[string][]string{
 	// engines and workloads.
 	"internal/cli": {"internal/collect", "internal/db", "internal/doctor", "internal/loadgen", "internal/experiment", "internal/hostinfo", "internal/iobench", "internal/k8sjob", "internal/metrics", "internal/redact", "internal/report",
 		"internal/results", "internal/runner", "internal/store", "internal/sweep", "internal/tablescan", "internal/workload", "internal/workload/all", "internal/workload/script"},
-	"cmd/dbharness":     {"internal/cli", "internal/db/all"},
-	"bench/pairs":       {"internal/selfcost"},
-	"bench/iofio":       {},
+	"cmd/dbharness": {"internal/cli", "internal/db/all"},
+	"bench/pairs":   {"internal/selfcost"},
+	"bench/iofio":   {},
+	"bench/tpchtbl": {"internal/workload/tpch/dbgen"},
+	// baremssql is go-mssqldb alone, what dbharness's SQL Server engine is
+	// measured against: it imports the driver and nothing of ours.
+	"bench/baremssql":   {},
 	"bench/metricscost": {"internal/evidence", "internal/measure", "internal/metrics"},
 	// collectcost -load runs a load as the binary does (cli.Main), so
 	// that the collectors it measures share the load's process.
@@ -136,7 +144,7 @@ var drivers = []string{"github.com/jackc/pgx", "github.com/go-sql-driver/mysql",
 // driverImporters are the packages that may import a driver: an engine's
 // package under db (and db/sqlconn, should it need one), the results store
 // and the tests' databases.
-var driverImporters = []string{"internal/db/*", "internal/store", "internal/testdb"}
+var driverImporters = []string{"internal/db/*", "internal/store", "internal/testdb", "bench/baremssql"}
 
 // mayLinkDrivers are the packages that may link a driver through their
 // imports: those that open a database or the results store, and what puts
@@ -145,7 +153,7 @@ var driverImporters = []string{"internal/db/*", "internal/store", "internal/test
 var mayLinkDrivers = []string{
 	"internal/db/*", "internal/store", "internal/testdb",
 	"internal/runner", "internal/sweep", "internal/tablescan", "internal/cli",
-	"cmd/dbharness", "bench/collectcost",
+	"cmd/dbharness", "bench/collectcost", "bench/baremssql",
 }
 
 // rule returns the allowed imports of pkg and the key that gave them.
