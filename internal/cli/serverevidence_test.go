@@ -98,6 +98,26 @@ func TestARunOnBabelfishNamesEachDMVItLacksAndCompletes(t *testing.T) {
 	}
 }
 
+// The plan check on Babelfish, which accepts SET SHOWPLAN_XML ON and then
+// runs the statements, explains nothing and says once why the plans are
+// not measured; the run completes.
+func TestAPlanCheckOnBabelfishSaysWhyPlansAreNotMeasured(t *testing.T) {
+	t.Parallel()
+	url := testdb.SQLServer(t, "dbh_bfplans")
+	home := t.TempDir()
+	if r := dbh(t, home, "init", "tpcb", "--db", url); r.code != 0 {
+		t.Fatalf("init: exit %d:\n%s", r.code, r.all())
+	}
+	r := dbh(t, home, "run", "tpcb", "-c", "1", "-T", "1s", "--db", url, "--no-save", "--collect", "plans", "--no-doctor")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.all())
+	}
+	want := "  plans: not checked (not measured: the server accepts SET SHOWPLAN_XML ON but does not honour it (SELECT 1 then returned \"1\", not its plan"
+	if !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "not explained") {
+		t.Errorf("want the one line %q:\n%s", want, r.all())
+	}
+}
+
 // --server-evidence takes the server's evidence from Babelfish's
 // PostgreSQL side with the PostgreSQL engine's collectors, labelled so in
 // the JSON, the text and the HTML; its password is never shown.
