@@ -703,5 +703,6 @@ func (d *msDB) WaitProfiler(appName string, server evidence.Sampler) evidence.Wa
 var (
 	_ evidence.ServerEvidence = (*msDB)(nil)
 	_ evidence.ExplainProber  = (*msDB)(nil)
+	_ db.DelayedCommitter     = (*msDB)(nil)
 	_ db.Tagger               = (*msDB)(nil)
 )
