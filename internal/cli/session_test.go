@@ -219,7 +219,7 @@ func TestDelayedDurabilityIsRefusedWithTheUsageStatus(t *testing.T) {
 	home := t.TempDir()
 	bf := testdb.SQLServer(t, "dbh_dd_refuse")
 	for _, c := range []struct{ url, want string }{
-		{"sqlite://" + filepath.Join(home, "x.db"), "--delayed-durability is SQL Server's COMMIT ... WITH (DELAYED_DURABILITY = ON), which the sqlite engine does not have (PostgreSQL's like is --set synchronous_commit=off)"},
+		{testdb.SQLite(t), "--delayed-durability is SQL Server's COMMIT ... WITH (DELAYED_DURABILITY = ON), which the sqlite engine does not have (PostgreSQL's like is --set synchronous_commit=off)"},
 		// Babelfish has none; a SQL Server's new database has it DISABLED.
 		{bf, "--delayed-durability: "},
 	} {
