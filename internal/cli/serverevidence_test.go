@@ -98,6 +98,29 @@ func TestARunOnBabelfishNamesEachDMVItLacksAndCompletes(t *testing.T) {
 	}
 }
 
+// The plan check on Babelfish, which accepts SET SHOWPLAN_XML ON and then
+// runs the statements, explains nothing and says once why the plans are
+// not measured; the run completes.
+func TestAPlanCheckOnBabelfishSaysWhyPlansAreNotMeasured(t *testing.T) {
+	t.Parallel()
+	url := testdb.SQLServer(t, "dbh_bfplans")
+	home := t.TempDir()
+	// The smallest workload whose statement the check can explain, with
+	// no table to load: a script with one parameter.
+	script := filepath.Join(home, "one.sql")
+	if err := os.WriteFile(script, []byte("\\set k random(1, 10)\nSELECT :k AS v;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := dbh(t, home, "run", "--script", script, "-c", "1", "-T", "1s", "--db", url, "--no-save", "--collect", "plans", "--no-doctor")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.all())
+	}
+	want := "  plans: not checked (not measured: the server accepts SET SHOWPLAN_XML ON but does not honour it (SELECT 1 then returned \"1\", not its plan"
+	if !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "not explained") {
+		t.Errorf("want the one line %q:\n%s", want, r.all())
+	}
+}
+
 // --server-evidence takes the server's evidence from Babelfish's
 // PostgreSQL side with the PostgreSQL engine's collectors, labelled so in
 // the JSON, the text and the HTML; its password is never shown.

@@ -210,3 +210,25 @@ func TestASweepOverASettingInterleavesAndComparesItsSeries(t *testing.T) {
 		t.Errorf("the HTML report (%v) has no series section", err)
 	}
 }
+
+// run inserts --delayed-durability where the commit would not be delayed
+// (an engine without it, Babelfish) is one sentence and exit 2 before any
+// run starts.
+func TestDelayedDurabilityIsRefusedWithTheUsageStatus(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	bf := testdb.SQLServer(t, "dbh_dd_refuse")
+	for _, c := range []struct{ url, want string }{
+		{testdb.SQLite(t), "--delayed-durability is SQL Server's COMMIT ... WITH (DELAYED_DURABILITY = ON), which the sqlite engine does not have (PostgreSQL's like is --set synchronous_commit=off)"},
+		// Babelfish has none; a SQL Server's new database has it DISABLED.
+		{bf, "--delayed-durability: "},
+	} {
+		r := dbh(t, home, "run", "inserts", "--delayed-durability", "--db", c.url, "-t", "1", "--collect", "none", "--no-doctor")
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 1 {
+			t.Errorf("exit %d, want 2 and one sentence with %q\n%s", r.code, c.want, r.all())
+		}
+		if strings.Contains(r.stdout, "completed") || strings.Contains(r.stdout, "saved as") {
+			t.Errorf("a run started:\n%s", r.stdout)
+		}
+	}
+}

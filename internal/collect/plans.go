@@ -169,6 +169,11 @@ func startPlans(ctx context.Context, env *PhaseEnv) *PhaseHooks {
 		run.Collect.PlansNotChecked = errLine(err)
 		return nil
 	}
+	if err := CanExplain(ctx, env.DB, conn); err != nil {
+		conn.Close()
+		run.Collect.PlansNotChecked = "not measured: " + errLine(err)
+		return nil
+	}
 	run.Plans = pc.Before(ctx, conn)
 	conn.Close()
 	return &PhaseHooks{After: func(ctx context.Context, _ bool) {
@@ -373,6 +378,20 @@ func params(st workload.Statement, v []any) map[string]any {
 func Fingerprint(shape string) string {
 	h := sha256.Sum256([]byte(shape))
 	return hex.EncodeToString(h[:8])
+}
+
+// CanExplain says why the engine of d cannot explain statements on conn:
+// it is no Explainer, or its server does not honour its way of explaining
+// (evidence.ExplainProber). Nil when it can.
+func CanExplain(ctx context.Context, d db.DB, conn db.Conn) error {
+	e, ok := d.(evidence.Explainer)
+	if !ok {
+		return fmt.Errorf("this engine cannot explain statements")
+	}
+	if p, ok := e.(evidence.ExplainProber); ok {
+		return p.ProbeExplain(ctx, conn)
+	}
+	return nil
 }
 
 // Explain returns the normalized plan of sql (with $1..$n placeholders) for

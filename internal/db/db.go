@@ -1135,3 +1135,13 @@ func CheckDOP(ctx context.Context, t *Target, set []Assignment, n int) error {
 	}
 	return SetDOP(ctx, d, n)
 }
+
+// DelayedCommitter is a DB whose engine can commit a transaction without
+// waiting for its log records to reach the disk, the commit returning
+// before the flush (SQL Server's delayed durability).
+type DelayedCommitter interface {
+	// DelayedCommit returns the statement that commits the transaction
+	// open on conn so, or, as one sentence, why the database of conn would
+	// not honour it.
+	DelayedCommit(ctx context.Context, conn Conn) (string, error)
+}

@@ -48,3 +48,13 @@ type Workers struct {
 	// NotMeasured, when set, says why there are no figures.
 	NotMeasured string
 }
+
+// ExplainProber is an Explainer whose server may accept its way of
+// explaining without honouring it (Babelfish accepts SQL Server's SET
+// SHOWPLAN_XML ON and then runs the statements). The plan check probes it
+// once on its own connection before it explains anything: an error is why
+// the plans are not measured, and no statement is explained.
+type ExplainProber interface {
+	Explainer
+	ProbeExplain(ctx context.Context, conn db.Conn) error
+}

@@ -396,6 +396,9 @@ func (r *oneRun) setUp(ctx context.Context) (*results.Dataset, error) {
 	}
 	defer conn.Close()
 	err = r.runner.Setup(ctx, r.env, conn)
+	if wr := (*workload.Refused)(nil); errors.As(err, &wr) {
+		err = &UsageError{wr.Msg}
+	}
 	var dataset *results.Dataset
 	if err == nil {
 		var derr error

@@ -427,3 +427,10 @@ type Holder interface {
 	Worker
 	Hold() (wait time.Duration, done bool)
 }
+
+// Refused is a run flag of the workload that the target cannot honour (a
+// feature its engine or database lacks), found when the workload sets up:
+// the user's to fix, so the run ends with the usage exit status.
+type Refused struct{ Msg string }
+
+func (e *Refused) Error() string { return e.Msg }

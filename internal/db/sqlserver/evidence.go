@@ -702,5 +702,7 @@ func (d *msDB) WaitProfiler(appName string, server evidence.Sampler) evidence.Wa
 // The engine's optional capabilities, checked at compile time.
 var (
 	_ evidence.ServerEvidence = (*msDB)(nil)
+	_ evidence.ExplainProber  = (*msDB)(nil)
+	_ db.DelayedCommitter     = (*msDB)(nil)
 	_ db.Tagger               = (*msDB)(nil)
 )

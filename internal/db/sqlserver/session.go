@@ -187,9 +187,9 @@ func (d *msDB) SetSession(ctx context.Context, set []db.Assignment) error {
 // DELAYED_DURABILITY is refused: it is the database's option, which
 // sys.databases shows where the server has it.
 func delayedDurability(ctx context.Context, c db.Conn) string {
-	v, err := db.QueryString(ctx, c, "SELECT CAST(delayed_durability_desc AS varchar(20)) FROM sys.databases WHERE name = DB_NAME()")
-	if err != nil || v == "" {
-		return "this server has no delayed durability (sys.databases shows no delayed_durability_desc for the database; Babelfish also refuses ALTER DATABASE ... SET DELAYED_DURABILITY, error 33557097)"
+	v := databaseDelayedDurability(ctx, c)
+	if v == "" {
+		return noDelayedDurability
 	}
 	return fmt.Sprintf("delayed durability is the database's option, not a session's (it is %s now): set it with ALTER DATABASE ... SET DELAYED_DURABILITY = FORCED, which holds for every session", v)
 }
@@ -225,5 +225,38 @@ func readSettled(ctx context.Context, c db.Conn, q, want string) (string, error)
 			return got, nil
 		case <-time.After(50 * time.Millisecond):
 		}
+	}
+}
+
+// noDelayedDurability says that the server has none.
+const noDelayedDurability = "this server has no delayed durability (sys.databases shows no delayed_durability_desc for the database; Babelfish also refuses ALTER DATABASE ... SET DELAYED_DURABILITY, error 33557097)"
+
+// databaseDelayedDurability is the database's DELAYED_DURABILITY
+// (DISABLED, ALLOWED or FORCED), or "" where the server has none.
+func databaseDelayedDurability(ctx context.Context, c db.Conn) string {
+	v, err := db.QueryString(ctx, c, "SELECT CAST(delayed_durability_desc AS varchar(20)) FROM sys.databases WHERE name = DB_NAME()")
+	if err != nil {
+		return ""
+	}
+	return v
+}
+
+// delayedCommit commits a transaction with delayed durability: SQL Server
+// honours it when the database's DELAYED_DURABILITY is ALLOWED (under
+// FORCED every commit is delayed anyway).
+const delayedCommit = "COMMIT TRANSACTION WITH (DELAYED_DURABILITY = ON)"
+
+// DelayedCommit implements db.DelayedCommitter. Under the database's
+// DISABLED, SQL Server ignores the COMMIT's option and commits fully
+// durable, so it is refused rather than run as a silent no-op; a server
+// without the option (Babelfish) is refused as --set refuses it.
+func (d *msDB) DelayedCommit(ctx context.Context, c db.Conn) (string, error) {
+	switch v := databaseDelayedDurability(ctx, c); v {
+	case "":
+		return "", errors.New(noDelayedDurability)
+	case "ALLOWED", "FORCED":
+		return delayedCommit, nil
+	default:
+		return "", fmt.Errorf("the database's DELAYED_DURABILITY is %s, under which SQL Server ignores COMMIT ... WITH (DELAYED_DURABILITY = ON) and commits fully durable: ALTER DATABASE ... SET DELAYED_DURABILITY = ALLOWED first", v)
 	}
 }

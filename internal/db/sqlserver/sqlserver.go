@@ -273,6 +273,12 @@ func (d *msDB) Caps() db.Caps {
 		// the driver never sends an attention (which Babelfish does not
 		// confirm).
 		CancelByRequest: true,
+		// HammerDB's TPM on SQL Server is the change of the server-wide
+		// Batch Requests/sec counter (cumulative, whatever its name says);
+		// Babelfish has no sys.dm_os_performance_counters, and tpcc says
+		// hammerdb_tpm is not measured there.
+		ServerXacts: "SELECT RTRIM(counter_name), cntr_value FROM sys.dm_os_performance_counters " +
+			"WHERE counter_name = 'Batch Requests/sec' AND object_name LIKE '%:SQL Statistics%'",
 	}
 }
 

@@ -107,9 +107,13 @@ type Inserts struct {
 	Batch         int
 	RowsPerStmt   int
 	RowsPerClient int64
+	// DelayedDurability commits each batch with the engine's delayed
+	// commit (db.DelayedCommitter), which Setup reads into commit.
+	DelayedDurability bool
 
-	key  string // the table's strategy, read by Setup
-	caps db.Caps
+	key    string // the table's strategy, read by Setup
+	caps   db.Caps
+	commit string // the statement that commits a batch
 
 	rows, commits atomic.Int64 // committed by this run, all phases
 	walStart      int64
@@ -139,6 +143,7 @@ func (w *Inserts) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 		fs.IntVar(&w.Batch, "batch", 1, "rows per commit (1 = singleton inserts)")
 		fs.IntVar(&w.RowsPerStmt, "rows-per-statement", 1, "rows per INSERT statement (multi-row VALUES); at most --batch")
 		fs.Int64Var(&w.RowsPerClient, "rows-per-client", 0, "fixed work: rows each client inserts (a multiple of --batch), instead of --duration")
+		fs.BoolVar(&w.DelayedDurability, "delayed-durability", false, "commit each batch WITH (DELAYED_DURABILITY = ON) (SQL Server, the database's DELAYED_DURABILITY ALLOWED or FORCED)")
 	}
 }
 
@@ -336,10 +341,15 @@ func (w *Inserts) FixedWork() (int64, string, error) {
 	return w.RowsPerClient / int64(w.Batch), "--rows-per-client", nil
 }
 
-// Setup implements workload.Runner: it reads the table's key strategy and
-// refuses a --key that differs.
+// Setup implements workload.Runner: it refuses a --delayed-durability the
+// target cannot honour, reads the table's key strategy and refuses a --key
+// that differs.
 func (w *Inserts) Setup(ctx context.Context, env *workload.Env, conn db.Conn) error {
 	if err := w.validate(); err != nil {
+		return err
+	}
+	var err error
+	if w.commit, err = w.commitStatement(ctx, env, conn); err != nil {
 		return err
 	}
 	if err := workload.RequireTables(ctx, env, conn, "inserts", Table, MetaTable); err != nil {
@@ -364,6 +374,25 @@ func (w *Inserts) Setup(ctx context.Context, env *workload.Env, conn db.Conn) er
 	return nil
 }
 
+// commitStatement is the statement that commits a batch: COMMIT, or with
+// --delayed-durability the engine's delayed commit, refused in one
+// sentence (workload.Refused) where the engine or the database has none.
+func (w *Inserts) commitStatement(ctx context.Context, env *workload.Env, conn db.Conn) (string, error) {
+	if !w.DelayedDurability {
+		return "COMMIT", nil
+	}
+	dc, ok := env.DB.(db.DelayedCommitter)
+	if !ok {
+		return "", &workload.Refused{Msg: fmt.Sprintf("--delayed-durability is SQL Server's COMMIT ... WITH (DELAYED_DURABILITY = ON), which the %s engine does not have (PostgreSQL's like is --set synchronous_commit=off)",
+			env.DB.Target().Kind)}
+	}
+	commit, err := dc.DelayedCommit(ctx, conn)
+	if err != nil {
+		return "", &workload.Refused{Msg: "--delayed-durability: " + err.Error()}
+	}
+	return commit, nil
+}
+
 // Ops implements workload.Runner: one transaction is one commit of --batch
 // rows.
 func (w *Inserts) Ops() []string { return []string{"insert"} }
@@ -374,6 +403,9 @@ func (w *Inserts) MixName() string {
 	key := w.key
 	if key == "" {
 		key = w.Key
+	}
+	if w.DelayedDurability {
+		return fmt.Sprintf("%s, batch %d, delayed durability", key, w.Batch)
 	}
 	return fmt.Sprintf("%s, batch %d", key, w.Batch)
 }
@@ -459,11 +491,13 @@ type worker struct {
 func (wk *worker) Next() int { return 0 }
 
 // Do inserts one batch. A batch that one statement holds runs in autocommit
-// (the statement is the commit: one round trip); a larger one runs between
-// BEGIN and COMMIT, one statement per --rows-per-statement rows.
+// (the statement is the commit: one round trip); a larger one, or any with
+// --delayed-durability (whose commit is a statement of its own), runs
+// between BEGIN and the commit, one statement per --rows-per-statement
+// rows.
 func (wk *worker) Do(ctx context.Context, _ int) error {
 	w := wk.w
-	if w.Batch == w.RowsPerStmt {
+	if w.Batch == w.RowsPerStmt && !w.DelayedDurability {
 		if err := wk.exec(ctx, wk.full, w.RowsPerStmt); err != nil {
 			return err
 		}
@@ -477,7 +511,7 @@ func (wk *worker) Do(ctx context.Context, _ int) error {
 			}
 			return err
 		}
-		if err := wk.conn.Exec(ctx, "COMMIT"); err != nil {
+		if err := wk.conn.Exec(ctx, w.commit); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,10 @@ package inserts_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -257,4 +260,112 @@ func TestPartitionedKeysAsTheWorkerUsesThem(t *testing.T) {
 	if k := g.Next(); k != 2*datagen.PartitionStride+1 {
 		t.Fatalf("first key %d, want %d", k, 2*datagen.PartitionStride+1)
 	}
+}
+
+// --delayed-durability is refused, in one sentence, wherever the commit
+// would not be delayed: on the engines without it (naming PostgreSQL's
+// like), on Babelfish (which has none), and on a SQL Server database whose
+// DELAYED_DURABILITY is DISABLED (where SQL Server ignores the commit's
+// option). The refusal is the user's to fix (workload.Refused) and comes
+// before the table is read.
+func TestDelayedDurabilityIsRefusedWhereTheCommitWouldNotBeDelayed(t *testing.T) {
+	for _, e := range testdb.EnginesAndSQLServer(t, "dbh_inserts_dd") {
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			d := testdb.Open(t, e.URL)
+			ctx := context.Background()
+			c, err := d.Connect(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			w := inserts.New()
+			w.DelayedDurability = true
+			err = w.Setup(ctx, env(d), c)
+			var refused *workload.Refused
+			if !errors.As(err, &refused) || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "--delayed-durability") {
+				t.Fatalf("Setup: %v, want a one-sentence refusal of --delayed-durability", err)
+			}
+			want := "which the " + e.Name + " engine does not have (PostgreSQL's like is --set synchronous_commit=off)"
+			if e.Name == "sqlserver" {
+				info, err := d.Info(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = "DELAYED_DURABILITY is DISABLED" // a SQL Server's default
+				if info.Engine == "babelfish" {
+					want = "this server has no delayed durability"
+				}
+			}
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("refusal %q, want it to say %q", err, want)
+			}
+			if !strings.Contains(w.MixName(), "delayed durability") {
+				t.Errorf("mix %q does not record the option", w.MixName())
+			}
+		})
+	}
+}
+
+// delayedDB is an engine whose delayed commit is COMMIT TRANSACTION (none
+// of the test servers has SQL Server's): it counts the commits its
+// connections run, so that the test sees the workload commit each batch
+// with the statement the engine gave, even a batch of one row.
+type delayedDB struct {
+	db.DB
+	commits *atomic.Int64
+}
+
+const delayedCommit = "COMMIT TRANSACTION"
+
+func (d delayedDB) DelayedCommit(context.Context, db.Conn) (string, error) { return delayedCommit, nil }
+
+func (d delayedDB) Connect(ctx context.Context) (db.Conn, error) {
+	c, err := d.DB.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return countingConn{Conn: c, commits: d.commits}, nil
+}
+
+type countingConn struct {
+	db.Conn
+	commits *atomic.Int64
+}
+
+func (c countingConn) Exec(ctx context.Context, s string) error {
+	if s == delayedCommit {
+		c.commits.Add(1)
+	}
+	return c.Conn.Exec(ctx, s)
+}
+
+func TestDelayedDurabilityCommitsEachBatchWithTheEnginesCommit(t *testing.T) {
+	t.Parallel()
+	d := delayedDB{DB: testdb.Open(t, testdb.SQLite(t)), commits: &atomic.Int64{}}
+	ctx := context.Background()
+	in := inserts.New()
+	in.Key = inserts.KeySerial
+	if err := in.Init(ctx, env(d.DB)); err != nil {
+		t.Fatal(err)
+	}
+	for _, shape := range [][2]int{{1, 1}, {4, 2}} {
+		d.commits.Store(0)
+		w := inserts.New()
+		w.Batch, w.RowsPerStmt, w.DelayedDurability = shape[0], shape[1], true
+		res, m := run(t, d, w, loadgen.Config{Clients: 2, Transactions: 5, MaxTries: 1, Interval: 100 * time.Millisecond})
+		if res.Ops[0].Errors != 0 || res.Ops[0].Hist.TotalCount() != 10 {
+			t.Fatalf("batch %v: %d commits, %d errors: %v", shape, res.Ops[0].Hist.TotalCount(), res.Ops[0].Errors, res.ErrorSamples)
+		}
+		if n := d.commits.Load(); n != 10 {
+			t.Errorf("batch %v: %d commits with the engine's delayed commit, want 10", shape, n)
+		}
+		if m["rows_per_s"]/m["commits_per_s"] != float64(shape[0]) {
+			t.Errorf("batch %v: figures %v", shape, m)
+		}
+		if w.MixName() != fmt.Sprintf("serial, batch %d, delayed durability", shape[0]) {
+			t.Errorf("mix %q", w.MixName())
+		}
+	}
+	passes(t, d.DB)
 }

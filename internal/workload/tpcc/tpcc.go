@@ -103,6 +103,10 @@ type TPCC struct {
 	rb         rollbacks
 	routines   *routineSet // server mode's routines; nil in client mode
 	phase      phaseCounts
+	// noServerXacts, when set, is why the engine's server-wide
+	// transaction counter (Caps.ServerXacts) cannot be read on this
+	// server: hammerdb_tpm is not measured.
+	noServerXacts string
 }
 
 // phaseCounts are what MeasureStart and MeasureEnd read: sum(D_NEXT_O_ID)
@@ -318,6 +322,18 @@ func (w *TPCC) Setup(ctx context.Context, env *workload.Env, conn db.Conn) error
 	w.rb = rollbacks{}
 	w.phase = phaseCounts{}
 	w.routines = nil
+	// The server-wide counter is probed once: a server without it (SQL
+	// Server's performance counters on Babelfish, or without VIEW SERVER
+	// STATE) runs without hammerdb_tpm.
+	w.noServerXacts = ""
+	if q := w.caps.ServerXacts; q != "" {
+		if _, err := db.QueryCounts(ctx, conn, q); err != nil {
+			if env.DB.Classify(err).ConnLost {
+				return err
+			}
+			w.noServerXacts = strings.SplitN(err.Error(), "\n", 2)[0]
+		}
+	}
 	if w.Mode == "" {
 		w.Mode = ModeServer
 	}
@@ -495,7 +511,7 @@ func (w *TPCC) readPhase(ctx context.Context, conn db.Conn, i int) error {
 		}
 		ph.hasDBXact = true
 	}
-	if q := w.caps.ServerXacts; q != "" {
+	if q := w.caps.ServerXacts; q != "" && w.noServerXacts == "" {
 		if ph.server[i], err = db.QueryCounts(ctx, conn, q); err != nil {
 			return fmt.Errorf("read the server's transaction counters: %w", err)
 		}
@@ -514,7 +530,7 @@ func (w *TPCC) MetricLabels() map[string]string {
 		"nopm":          "New-Order transactions committed per minute, counted by the harness",
 		"tpmc":          "New-Order transactions completed per minute, the 1% rolled back by design included (go-tpc's tpmC)",
 		"hammerdb_nopm": "HammerDB's NOPM: the growth of sum(D_NEXT_O_ID) per minute, read from the database",
-		"hammerdb_tpm":  "HammerDB's TPM: the server's commits and rollbacks per minute, every database and session included",
+		"hammerdb_tpm":  "HammerDB's TPM: the server's commits and rollbacks per minute (on SQL Server its batch requests, as HammerDB counts there), every database and session included",
 		"server_tpm":    "the target database's commits and rollbacks per minute, from the server's counters",
 	}
 }
@@ -541,7 +557,9 @@ func (w *TPCC) HeadlineMetric() string {
 // measured phase. A counter that went down (reset during the run) gives no
 // figure and an error saying so; where only other databases' counters went
 // down (pg_stat_reset in another database), hammerdb_tpm counts their
-// transactions from the reset on, and the error says that instead.
+// transactions from the reset on, and the error says that instead. A
+// server whose counter could not be read (Setup's probe) gives no
+// hammerdb_tpm, and the error says it is not measured and why.
 func (w *TPCC) AfterRun(_ context.Context, _ *workload.Env, _ db.Conn, t workload.Totals) (map[string]float64, error) {
 	if t.Seconds <= 0 {
 		return nil, nil
@@ -588,6 +606,9 @@ func (w *TPCC) AfterRun(_ context.Context, _ *workload.Env, _ db.Conn, t workloa
 	if ph.hasDBXact {
 		d, gone := ph.database[1].Growth(ph.database[0])
 		figure("server_tpm", d, len(gone) == 0)
+	}
+	if w.noServerXacts != "" {
+		notes = append(notes, "hammerdb_tpm not measured: the server's transaction counter cannot be read: "+w.noServerXacts)
 	}
 	if len(reset) > 0 {
 		notes = append(notes, fmt.Sprintf("%s left out: its counter went down during the run (reset by another session, or init run meanwhile)", strings.Join(reset, ", ")))
