@@ -306,7 +306,11 @@ func TestTheMixRunsInBothModes(t *testing.T) {
 					// Babelfish has no performance counters: hammerdb_tpm is
 					// not measured, and the error says so.
 					notMeasured := err != nil && strings.Contains(err.Error(), "hammerdb_tpm not measured: the server's transaction counter cannot be read: ")
-					if err != nil && !strings.Contains(err.Error(), "went down") && !notMeasured {
+					// Other tests drop and re-create their databases on the
+					// shared server meanwhile: a name whose counter went down
+					// is said so in the error, and the figure is still given.
+					othersReset := err != nil && strings.Contains(err.Error(), "other database(s) only from when their statistics were reset")
+					if err != nil && !strings.Contains(err.Error(), "went down") && !notMeasured && !othersReset {
 						t.Fatal(err)
 					}
 					t.Logf("%s: %d transactions, %d retries, metrics %v", mode, 900, sumRetries(res), m)
@@ -330,7 +334,7 @@ func TestTheMixRunsInBothModes(t *testing.T) {
 					}
 					// HammerDB's TPM where the engine counts the server's
 					// transactions and the server has the counter.
-					if _, ok := m["hammerdb_tpm"]; ok != (d.Caps().ServerXacts != "" && !notMeasured) && (err == nil || notMeasured) {
+					if _, ok := m["hammerdb_tpm"]; ok != (d.Caps().ServerXacts != "" && !notMeasured) && (err == nil || notMeasured || othersReset) {
 						t.Errorf("hammerdb_tpm given %v, the engine's server counters %q: %v (%v)", ok, d.Caps().ServerXacts, m, err)
 					}
 					if notMeasured != (e.Name == "sqlserver" && babelfish(t, d)) {
