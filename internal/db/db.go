@@ -223,6 +223,10 @@ type Caps struct {
 	// Analyze is the statement run after loading to refresh statistics, with
 	// %s for the table name; empty if none.
 	Analyze string
+	// AnalyzeAll, where Analyze is empty, refreshes the statistics of every
+	// table at once (Babelfish's sp_updatestats, which analyzes the whole
+	// instance): a load runs it once rather than once per table.
+	AnalyzeAll string
 	// Vacuum, with %s for a table, reclaims its dead rows (PostgreSQL's
 	// VACUUM); empty where the engine has nothing of the kind to run.
 	Vacuum string

@@ -174,6 +174,49 @@ func ExecAll(ctx context.Context, conn db.Conn, stmts ...string) error {
 	return nil
 }
 
+// Analyzes says whether the engine refreshes statistics after a load
+// (Analyze per table, or AnalyzeAll once).
+func Analyzes(caps db.Caps) bool { return caps.Analyze != "" || caps.AnalyzeAll != "" }
+
+// AnalyzeTables refreshes the statistics of the tables after a load: the
+// engine's Analyze for each, on parallel connections, or its AnalyzeAll
+// once. A statement the server chose as a deadlock victim is run again
+// (ExecRetrying).
+func AnalyzeTables(ctx context.Context, env *Env, tables ...string) error {
+	caps := env.DB.Caps()
+	if caps.Analyze == "" {
+		if caps.AnalyzeAll == "" {
+			return nil
+		}
+		return ExecParallel(ctx, env, [][]string{{caps.AnalyzeAll}})
+	}
+	groups := make([][]string, len(tables))
+	for i, t := range tables {
+		groups[i] = []string{fmt.Sprintf(caps.Analyze, t)}
+	}
+	return ExecParallel(ctx, env, groups)
+}
+
+// ExecRetrying runs one statement of a load's maintenance (keys, indexes,
+// statistics) in autocommit and runs it again, up to five times in all,
+// when the server chose it as a deadlock victim or refused it for a
+// serialization failure: the statement was rolled back whole, and such
+// statements meet other sessions' DDL on a shared server (Babelfish's
+// sp_updatestats analyzes every table of the instance).
+func ExecRetrying(ctx context.Context, d db.DB, conn db.Conn, stmt string) error {
+	for try := 1; ; try++ {
+		err := conn.Exec(ctx, stmt)
+		if err == nil || try == 5 || !d.Classify(err).Retryable {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(try*try) * 50 * time.Millisecond):
+		}
+	}
+}
+
 func firstLine(s string) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\n' {
@@ -239,9 +282,11 @@ func ExecParallel(ctx context.Context, env *Env, groups [][]string) error {
 			}
 			defer conn.Close()
 			for g := range jobs {
-				if err := ExecAll(ctx, conn, g...); err != nil {
-					errs <- err
-					return
+				for _, st := range g {
+					if err := ExecRetrying(ctx, env.DB, conn, st); err != nil {
+						errs <- fmt.Errorf("%s: %w", firstLine(st), err)
+						return
+					}
 				}
 			}
 			errs <- nil

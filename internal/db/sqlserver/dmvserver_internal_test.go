@@ -20,7 +20,7 @@ import (
 // columns, so that the engine's own code (its queries through
 // sqlconn, the scans, the deltas and derived figures) reads them as it
 // reads a real SQL Server's. It answers a query by the first of its
-// views the query names (FROM sys.dm_...), and SELECT @@SPID.
+// views the query names (FROM sys.dm_...), and SELECT @@SPID and @@VERSION.
 type dmvServer struct {
 	mu sync.Mutex
 	// views maps a view's name to its result, or errs to an error.
@@ -67,8 +67,14 @@ func (s *dmvServer) query(q string) (driver.Rows, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seen = append(s.seen, q)
-	if strings.TrimSpace(q) == "SELECT @@SPID" {
+	const version = "Microsoft SQL Server 2022 (RTM) - 16.0.1000.6 (X64)"
+	switch strings.TrimSpace(q) {
+	case "SELECT @@SPID":
 		return &dmvRows{cols: []string{""}, rows: [][]driver.Value{{s.spid}}}, nil
+	case "SELECT @@SPID, @@VERSION": // the engine's first connection
+		return &dmvRows{cols: []string{"", ""}, rows: [][]driver.Value{{s.spid, version}}}, nil
+	case "SELECT @@VERSION":
+		return &dmvRows{cols: []string{""}, rows: [][]driver.Value{{version}}}, nil
 	}
 	for _, v := range s.order {
 		if !strings.Contains(q, "FROM "+v) {

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -241,13 +242,21 @@ func (d *msDB) Target() *db.Target { return d.t }
 // connection rewrites $n), has no LIMIT (OFFSET ... FETCH after ORDER BY)
 // and no SELECT ... FOR UPDATE (UPDLOCK hints, which go after the table).
 func (d *msDB) Caps() db.Caps {
+	// Babelfish has no UPDATE STATISTICS (and refuses it when it parses
+	// the batch, hence EXEC of a string in the statement for a server not
+	// yet known): there, sp_updatestats analyzes the whole instance, once
+	// after a load. The first connection tells which server this is.
+	analyze, analyzeAll := "IF CHARINDEX('Babelfish', @@VERSION) > 0 EXEC sp_updatestats ELSE EXEC('UPDATE STATISTICS %s')", ""
+	if bf, known := d.knownBabelfish(); known && bf {
+		analyze, analyzeAll = "", "EXEC sp_updatestats"
+	} else if known {
+		analyze = "UPDATE STATISTICS %s"
+	}
 	return db.Caps{
-		NumberedParams:  true,
-		ParallelWriters: 4,
-		// Babelfish has no UPDATE STATISTICS (and refuses it when it
-		// parses the batch, hence EXEC of a string): there, sp_updatestats
-		// refreshes the whole database, once per table loaded.
-		Analyze:               "IF CHARINDEX('Babelfish', @@VERSION) > 0 EXEC sp_updatestats ELSE EXEC('UPDATE STATISTICS %s')",
+		NumberedParams:        true,
+		ParallelWriters:       4,
+		Analyze:               analyze,
+		AnalyzeAll:            analyzeAll,
 		AnalyzeName:           "update statistics",
 		Truncate:              "TRUNCATE TABLE %s",
 		BeginWrite:            "BEGIN TRANSACTION",
@@ -306,8 +315,17 @@ func (d *msDB) Connect(ctx context.Context) (db.Conn, error) {
 	// checks that the connection works.
 	var id int64
 	c, nc, err := d.conn(ctx, func(c *sql.Conn) error {
-		if err := c.QueryRowContext(ctx, "SELECT @@SPID").Scan(&id); err != nil {
-			return err
+		// The first connection reads the version too (babelfish).
+		if _, known := d.knownBabelfish(); known {
+			if err := c.QueryRowContext(ctx, "SELECT @@SPID").Scan(&id); err != nil {
+				return err
+			}
+		} else {
+			var v string
+			if err := c.QueryRowContext(ctx, "SELECT @@SPID, @@VERSION").Scan(&id, &v); err != nil {
+				return err
+			}
+			d.setBabelfish(isBabelfish(v))
 		}
 		if len(d.sessionSQL) > 0 {
 			_, err := c.ExecContext(ctx, strings.Join(d.sessionSQL, "; "))
@@ -563,100 +581,147 @@ func bulkValues(dst, vals []any) []any {
 	return dst
 }
 
-// babelfish reports whether the server is Babelfish, read once.
+// babelfish reports whether the server is Babelfish, read once (on the
+// first connection, which reads @@VERSION).
 func (d *msDB) babelfish(ctx context.Context, c db.Conn) (bool, error) {
+	if bf, known := d.knownBabelfish(); known {
+		return bf, nil
+	}
+	v, err := db.QueryString(ctx, c, "SELECT @@VERSION")
+	if err != nil {
+		return false, err
+	}
+	d.setBabelfish(isBabelfish(v))
+	return isBabelfish(v), nil
+}
+
+// knownBabelfish is whether the server is Babelfish, and whether that is
+// known yet.
+func (d *msDB) knownBabelfish() (bf, known bool) {
 	d.bfOnce.Lock()
 	defer d.bfOnce.Unlock()
 	if d.bf == nil {
-		v, err := db.QueryString(ctx, c, "SELECT @@VERSION")
-		if err != nil {
-			return false, err
-		}
-		bf := isBabelfish(v)
-		d.bf = &bf
+		return false, false
 	}
-	return *d.bf, nil
+	return *d.bf, true
+}
+
+func (d *msDB) setBabelfish(bf bool) {
+	d.bfOnce.Lock()
+	defer d.bfOnce.Unlock()
+	d.bf = &bf
 }
 
 // maxParams is below SQL Server's 2,100 parameters per request.
 const maxParams = 2000
 
 // insertRows loads the rows of src into table with multi-row INSERT
-// statements of as many rows as maxParams allows (at most 1,000, T-SQL's
-// limit for a VALUES list). A NULL is written as such in the statement:
-// go-mssqldb sends a nil parameter with the TDS type NULL (0x1F), which
-// Babelfish refuses; so the statements are kept by their NULLs.
+// statements of up to 1,000 rows (T-SQL's limit for a VALUES list). NULLs,
+// numbers and text are written into the statement as literals (sqlLiteral);
+// other values (times, bytes) go as parameters, at most maxParams of them
+// per statement. Babelfish, the server that loads through here, runs such
+// a statement about four times as fast as the same rows all sent as
+// parameters (20,000 rows of 10 columns: 3.5 s against 15.3 s): it parses
+// each request's parameter declarations anew. A NULL is never a parameter
+// either: go-mssqldb sends a nil one with the TDS type NULL (0x1F), which
+// Babelfish refuses.
 func insertRows(ctx context.Context, tx *sql.Tx, table string, columns []string, src db.RowSource) (int64, error) {
-	per := min(1000, maxParams/len(columns))
-	stmts := map[string]*sql.Stmt{}
-	defer func() {
-		for _, st := range stmts {
-			st.Close()
-		}
-	}()
-	var n int64
-	var nulls []byte // per value: 'n' for NULL, '.' for a parameter
-	args := make([]any, 0, per*len(columns))
-	rows := 0
+	head := "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES "
+	var (
+		n    int64
+		b    strings.Builder
+		args []any
+		rows int
+	)
 	flush := func() error {
 		if rows == 0 {
 			return nil
 		}
-		st := stmts[string(nulls)]
-		if st == nil {
-			var b strings.Builder
-			b.WriteString("INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES ")
-			p := 0
-			for r := 0; r < rows; r++ {
-				if r > 0 {
-					b.WriteString(", ")
-				}
-				b.WriteByte('(')
-				for c := range columns {
-					if c > 0 {
-						b.WriteString(", ")
-					}
-					if nulls[r*len(columns)+c] == 'n' {
-						b.WriteString("NULL")
-						continue
-					}
-					p++
-					b.WriteString("@p" + strconv.Itoa(p))
-				}
-				b.WriteByte(')')
-			}
-			var err error
-			if st, err = tx.PrepareContext(ctx, b.String()); err != nil {
-				return err
-			}
-			stmts[string(nulls)] = st
-		}
-		if _, err := st.ExecContext(ctx, args...); err != nil {
+		if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
 			return err
 		}
 		n += int64(rows)
-		args, nulls, rows = args[:0], nulls[:0], 0
+		b.Reset()
+		args, rows = args[:0], 0
 		return nil
 	}
 	for src.Next() {
-		for _, v := range src.Values() {
-			if v == nil {
-				nulls = append(nulls, 'n')
-				continue
-			}
-			nulls = append(nulls, '.')
-			args = append(args, v)
-		}
-		if rows++; rows == per {
+		vals := src.Values()
+		if rows == 1000 || len(args)+len(vals) > maxParams {
 			if err := flush(); err != nil {
 				return n, err
 			}
 		}
+		if rows == 0 {
+			b.WriteString(head)
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for c, v := range vals {
+			if c > 0 {
+				b.WriteString(", ")
+			}
+			if lit, ok := sqlLiteral(v); ok {
+				b.WriteString(lit)
+				continue
+			}
+			args = append(args, v)
+			b.WriteString("@p" + strconv.Itoa(len(args)))
+		}
+		b.WriteByte(')')
+		rows++
 	}
 	if err := src.Err(); err != nil {
 		return n, err
 	}
 	return n, flush()
+}
+
+// sqlLiteral is v as a T-SQL literal, for NULL, the integer and float
+// types, exact decimals, booleans and text (Unicode, quotes doubled); ok is
+// false for any other type, which goes as a parameter.
+func sqlLiteral(v any) (lit string, ok bool) {
+	switch x := v.(type) {
+	case nil:
+		return "NULL", true
+	case int:
+		return strconv.FormatInt(int64(x), 10), true
+	case int8:
+		return strconv.FormatInt(int64(x), 10), true
+	case int16:
+		return strconv.FormatInt(int64(x), 10), true
+	case int32:
+		return strconv.FormatInt(int64(x), 10), true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	case uint8:
+		return strconv.FormatUint(uint64(x), 10), true
+	case uint16:
+		return strconv.FormatUint(uint64(x), 10), true
+	case uint32:
+		return strconv.FormatUint(uint64(x), 10), true
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return "", false
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64), true
+	case float32:
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return "", false
+		}
+		return strconv.FormatFloat(float64(x), 'g', -1, 32), true
+	case db.Decimal:
+		return x.String(), true
+	case bool:
+		if x {
+			return "1", true
+		}
+		return "0", true
+	case string:
+		return "N'" + strings.ReplaceAll(x, "'", "''") + "'", true
+	}
+	return "", false
 }
 
 // newConn wraps a database/sql connection to the server: statements are

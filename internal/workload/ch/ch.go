@@ -121,15 +121,11 @@ func (c *CH) Init(ctx context.Context, env *workload.Env) error {
 	if err := workload.Load(ctx, env, loadTables(env.Seed)); err != nil {
 		return err
 	}
-	if caps.Analyze == "" {
+	if !workload.Analyzes(caps) {
 		return nil
 	}
 	env.Progress.Phase(caps.AnalyzeName + " (supplier, nation, region)")
-	var groups [][]string
-	for _, t := range Tables {
-		groups = append(groups, []string{fmt.Sprintf(caps.Analyze, t)})
-	}
-	return workload.ExecParallel(ctx, env, groups)
+	return workload.AnalyzeTables(ctx, env, Tables...)
 }
 
 // allTables are tpcc's tables and ch's.

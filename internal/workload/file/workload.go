@@ -165,12 +165,14 @@ func (w *Workload) Init(ctx context.Context, env *workload.Env) error {
 			}
 		}
 	}
-	if caps.Analyze != "" {
+	if workload.Analyzes(caps) {
 		env.Progress.Phase(caps.AnalyzeName)
+		var names []string
 		for _, t := range spec.Tables {
-			if err := conn.Exec(ctx, fmt.Sprintf(caps.Analyze, t.Name)); err != nil {
-				return fmt.Errorf("analyze %s: %w", t.Name, err)
-			}
+			names = append(names, t.Name)
+		}
+		if err := workload.AnalyzeTables(ctx, env, names...); err != nil {
+			return fmt.Errorf("analyze: %w", err)
 		}
 	}
 	return w.saveMeta(ctx, env, conn)

@@ -173,9 +173,9 @@ func (w *Inserts) Init(ctx context.Context, env *workload.Env) error {
 		if err := workload.Load(ctx, env, []workload.Table{w.prefillTable(caps, env.Seed, time.Now())}); err != nil {
 			return err
 		}
-		if caps.Analyze != "" {
+		if workload.Analyzes(caps) {
 			env.Progress.Phase(caps.AnalyzeName)
-			if err := conn.Exec(ctx, fmt.Sprintf(caps.Analyze, Table)); err != nil {
+			if err := workload.AnalyzeTables(ctx, env, Table); err != nil {
 				return fmt.Errorf("analyze %s: %w", Table, err)
 			}
 		}

@@ -220,16 +220,22 @@ func (w *TPCB) Init(ctx context.Context, env *workload.Env) error {
 	// The step's name says what this engine runs: "vacuum, analyze and
 	// keys" on PostgreSQL, "analyze" on MySQL/MariaDB and SQLite.
 	var steps []string
-	if caps.Analyze != "" {
+	if workload.Analyzes(caps) {
 		steps = append(steps, caps.AnalyzeName)
 	}
 	if caps.KeysAfterLoad {
 		steps = append(steps, "keys")
 	}
-	if len(groups) > 0 {
+	if len(steps) > 0 {
 		env.Progress.Phase(strings.Join(steps, " and "))
 	}
-	return workload.ExecParallel(ctx, env, groups)
+	if err := workload.ExecParallel(ctx, env, groups); err != nil {
+		return err
+	}
+	if caps.Analyze == "" {
+		return workload.AnalyzeTables(ctx, env) // AnalyzeAll, once
+	}
+	return nil
 }
 
 // createStatements is pgbench's DDL in each engine's closest types. On

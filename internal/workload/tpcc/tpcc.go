@@ -246,13 +246,9 @@ func (w *TPCC) Init(ctx context.Context, env *workload.Env) error {
 	if err := execParallel(ctx, env, post); err != nil {
 		return err
 	}
-	if caps.Analyze != "" {
+	if workload.Analyzes(caps) {
 		env.Progress.Phase(caps.AnalyzeName)
-		var an []string
-		for _, t := range Tables {
-			an = append(an, fmt.Sprintf(caps.Analyze, t))
-		}
-		if err := execParallel(ctx, env, an); err != nil {
+		if err := workload.AnalyzeTables(ctx, env, Tables...); err != nil {
 			return err
 		}
 	}

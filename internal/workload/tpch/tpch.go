@@ -29,6 +29,9 @@ type TPCH struct {
 	// Streams is the throughput test's query streams (run --streams); 0
 	// runs the power test alone.
 	Streams streamsFlag
+	// Answers is the directory of dbgen's qualification answers (check
+	// --answers): q1.out to q22.out, scale factor 1's.
+	Answers string
 	bench   *bench
 }
 
@@ -47,6 +50,8 @@ func (w *TPCH) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 		fs.Float64VarP(&w.Scale, "scale", "s", 1, "scale factor as dbgen's -s: SF 1 is about 1 GB (6 million line items); below 1 in thousandths (0.01), from 1 whole numbers")
 	case workload.CmdRun:
 		runFlags(w, fs)
+	case workload.CmdCheck:
+		fs.StringVar(&w.Answers, "answers", "", "directory of dbgen's qualification answers (q1.out to q22.out, answers/ in TPC's kit): at SF 1, each query's result with its validation parameters is compared with them (clause 2.1.3.5's rounding)")
 	}
 }
 
@@ -54,6 +59,9 @@ func (w *TPCH) Flags(cmd workload.Command, fs *pflag.FlagSet) {
 func (w *TPCH) Validate(cmd workload.Command) error {
 	if cmd == workload.CmdRun {
 		return w.Streams.validate()
+	}
+	if cmd == workload.CmdCheck && w.Answers != "" {
+		return CheckAnswersDir(w.Answers)
 	}
 	if cmd == workload.CmdInit {
 		if err := dbgen.CheckScale(w.Scale); err != nil {
@@ -102,13 +110,9 @@ func (w *TPCH) Init(ctx context.Context, env *workload.Env) error {
 	if err := createIndexes(ctx, env); err != nil {
 		return err
 	}
-	if caps.Analyze != "" {
+	if workload.Analyzes(caps) {
 		env.Progress.Phase(caps.AnalyzeName)
-		var an [][]string
-		for _, t := range Tables {
-			an = append(an, []string{fmt.Sprintf(caps.Analyze, t)})
-		}
-		if err := workload.ExecParallel(ctx, env, an); err != nil {
+		if err := workload.AnalyzeTables(ctx, env, Tables...); err != nil {
 			return err
 		}
 	}

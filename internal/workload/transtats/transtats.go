@@ -151,13 +151,9 @@ func (w *TransStats) Init(ctx context.Context, env *workload.Env) error {
 			return err
 		}
 	}
-	if caps.Analyze != "" {
+	if workload.Analyzes(caps) {
 		env.Progress.Phase(caps.AnalyzeName)
-		for _, t := range Tables() {
-			if err := conn.Exec(ctx, fmt.Sprintf(caps.Analyze, t)); err != nil {
-				return fmt.Errorf("analyze %s: %w", t, err)
-			}
-		}
+		return workload.AnalyzeTables(ctx, env, Tables()...)
 	}
 	return nil
 }
