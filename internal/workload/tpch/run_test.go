@@ -2,7 +2,10 @@ package tpch_test
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,7 +48,7 @@ func loadAll(t *testing.T, name string) []loaded {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &tpch.TPCH{Scale: l.sf}
+			w := testdb.Workload(t, "tpch", workload.CmdInit, "--scale", strconv.FormatFloat(l.sf, 'g', -1, 64)).(*tpch.TPCH)
 			if err := w.Init(context.Background(), runEnv(l.d, 1)); err != nil {
 				t.Errorf("%s: init: %v", l.name, err)
 			}
@@ -93,7 +96,9 @@ func counts(t *testing.T, d db.DB) (orders, lines int64) {
 }
 
 // TestTheQueriesAnswerAlikeAndThePowerAndThroughputTestsRunOnEveryEngine
-// loads SF 0.01 on PostgreSQL, MariaDB and SQLite. The 22 queries with the
+// loads SF 0.01 on PostgreSQL, MariaDB and SQLite (init --scale 0.01), and
+// checks the load (checkTheLoad: one load per engine serves the whole
+// test, as loading takes most of its time). The 22 queries with the
 // qualification parameters and with a stream's drawn parameters return
 // the same rows on the three, within clause 2.1.3.5's rounding. Then each
 // runs the power test and a throughput test of 2 streams, which end by
@@ -101,10 +106,14 @@ func counts(t *testing.T, d db.DB) (orders, lines int64) {
 // (once in the power test, once per pair of the refresh stream), the
 // figures of clause 5.4 are there, ORDERS is back to its count and
 // LINEITEM moved by what the update sets inserted and deleted, and the
-// row-count check passes. A further run takes the next update set.
+// row-count check passes. A further run takes the next update set, and a
+// batch of line items deleted fails the check.
 func TestTheQueriesAnswerAlikeAndThePowerAndThroughputTestsRunOnEveryEngine(t *testing.T) {
 	t.Parallel()
 	dbs := loadAll(t, "tpch_run")
+	for _, l := range dbs {
+		t.Run("init loads dbgen's data on "+l.name, func(t *testing.T) { checkTheLoad(t, l) })
+	}
 
 	t.Run("the 22 queries return the same rows on every engine", func(t *testing.T) {
 		sets := []string{"qualification", "stream 3"}
@@ -172,6 +181,9 @@ func TestTheQueriesAnswerAlikeAndThePowerAndThroughputTestsRunOnEveryEngine(t *t
 					t.Errorf("%s parameters: %d of the 22 queries returned no row on %s", set, empty, l.name)
 				}
 				t.Logf("%s, %s parameters: %d of 22 queries returned no row", l.name, set, empty)
+			}
+			if set == "qualification" {
+				answerFiles(t, dbs, answers)
 			}
 		}
 	})
@@ -258,6 +270,7 @@ func TestTheQueriesAnswerAlikeAndThePowerAndThroughputTestsRunOnEveryEngine(t *t
 			if params["update_sets"] != "4-4" {
 				t.Errorf("the next run uses update sets %v, want 4-4", params["update_sets"])
 			}
+			aMissingBatchFails(t, l)
 		})
 	}
 }
@@ -294,5 +307,131 @@ func TestStreamsBelowOneOrNotANumberAreRefused(t *testing.T) {
 	setFlags(t, w, "--streams", "3")
 	if w.Clients() != 4 {
 		t.Errorf("--streams 3 runs %d clients, want 3 query streams and the refresh stream", w.Clients())
+	}
+}
+
+// answerFiles checks check tpch --answers's reading and comparison: the
+// qualification answers of the last engine (SQLite) are written in
+// dbgen's answer-file layout (a header line, values padded, '|' between)
+// and compared with the second engine's (MariaDB's) live results of the
+// same queries; all pass. Then one count in q1.out is changed, and Q1
+// fails, naming the row and column, while the others still pass. Check
+// itself at SF 0.01 says the answers are SF 1's.
+func answerFiles(t *testing.T, dbs []loaded, answers [][23]tpch.Answer) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := len(dbs) - 1
+	write := func(q int, a tpch.Answer) {
+		var b strings.Builder
+		cols := len(a[0])
+		for c := 0; c < cols; c++ {
+			if c > 0 {
+				b.WriteString("|")
+			}
+			fmt.Fprintf(&b, "col%-20d", c+1)
+		}
+		b.WriteString("\n")
+		for _, row := range a {
+			for c, v := range row {
+				if c > 0 {
+					b.WriteString("|")
+				}
+				fmt.Fprintf(&b, "%20s", v)
+			}
+			b.WriteString("\n")
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("q%d.out", q)), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for q := 1; q <= 22; q++ {
+		if len(answers[src][q]) == 0 {
+			t.Fatalf("Q%d returned no row on %s: no answer file to write", q, dbs[src].name)
+		}
+		write(q, answers[src][q])
+	}
+	if err := tpch.CheckAnswersDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	other := dbs[1]
+	c, err := other.d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := tpch.AnswerFileChecks(ctx, c, other.d.Caps(), other.sf, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 22 {
+		t.Fatalf("%d results, want one per query", len(res))
+	}
+	for _, r := range res {
+		if !r.Pass {
+			t.Errorf("%s's answers against %s's files: %s: %s", other.name, dbs[src].name, r.Name, r.Detail)
+		}
+	}
+
+	// Q1's count_order (the last column) of its first row, one more.
+	q1 := slices.Clone(answers[src][1])
+	q1[0] = slices.Clone(q1[0])
+	n, err := strconv.ParseInt(q1[0][len(q1[0])-1], 10, 64)
+	if err != nil {
+		t.Fatalf("Q1's count_order %q: %v", q1[0][len(q1[0])-1], err)
+	}
+	q1[0][len(q1[0])-1] = strconv.FormatInt(n+1, 10)
+	write(1, q1)
+	res, err = tpch.AnswerFileChecks(ctx, c, other.d.Caps(), other.sf, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Pass || !strings.Contains(res[0].Detail, "row 1 column 10") || !strings.Contains(res[0].Detail, strconv.FormatInt(n+1, 10)) {
+		t.Errorf("a changed count in q1.out: %+v", res[0])
+	}
+	for _, r := range res[1:] {
+		if !r.Pass {
+			t.Errorf("after changing q1.out only: %s: %s", r.Name, r.Detail)
+		}
+	}
+
+	// check --answers on SF 0.01: one result, skipped, saying why.
+	w := &tpch.TPCH{Answers: dir}
+	if err := w.Validate(workload.CmdCheck); err != nil {
+		t.Fatal(err)
+	}
+	all, err := w.Check(ctx, runEnv(other.d, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := all[len(all)-1]
+	if !last.Skipped || !strings.Contains(last.Detail, "scale factor 1's") {
+		t.Errorf("check --answers at SF %v: %+v", other.sf, last)
+	}
+}
+
+// TestCheckRefusesABadAnswersDirectory: --answers that is not there, a
+// file, or a directory without every qN.out is refused in one sentence
+// before anything runs.
+func TestCheckRefusesABadAnswersDirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "q1.out")
+	if err := os.WriteFile(file, []byte("a|b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ dir, want string }{
+		{filepath.Join(dir, "nothere"), "no such directory"},
+		{file, "is a file"},
+		{dir, "lacks q2.out, q3.out"},
+	} {
+		err := (&tpch.TPCH{Answers: c.dir}).Validate(workload.CmdCheck)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("--answers %s: %v, want one sentence with %q", c.dir, err, c.want)
+		}
+	}
+	// A file whose columns are not the query's is not taken for its answer.
+	if _, err := tpch.ReadAnswerFile(file, 1); err == nil || !strings.Contains(err.Error(), "not dbgen's answer file for Q1") {
+		t.Errorf("a 2-column q1.out: %v", err)
 	}
 }
