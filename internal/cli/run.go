@@ -380,6 +380,17 @@ func (a *app) parseRun(args []string, set ...flagSet) (*runSpec, error) {
 		if sp.fs.Changed("clients") && sp.opts.cfg.Clients != n {
 			return nil, usagef("%s runs %d client(s), one for each of its streams; leave out --clients %d", wl.Name(), n, sp.opts.cfg.Clients)
 		}
+		// Each stream's script runs once, whole, back to back, in one
+		// process: what would cut, space or split it is refused.
+		for _, f := range []struct{ flag, why string }{
+			{"warmup", "a warm-up would take the first part of each script out of the measured test"},
+			{"rate", "a stream runs each query as soon as the one before it ends, which --rate would space out"},
+			{"shard", "its streams make one test in one process; --shard would split them among processes"},
+		} {
+			if sp.fs.Changed(f.flag) {
+				return nil, usagef("%s runs each stream's script once, whole: %s; leave out --%s", wl.Name(), f.why, f.flag)
+			}
+		}
 		sp.opts.cfg.Clients = n
 	}
 	if d, ok := wl.(workload.TriesDefaulter); ok && !sp.fs.Changed("max-tries") {
