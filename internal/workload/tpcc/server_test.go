@@ -181,6 +181,7 @@ func TestServerModeMakesTheChangesOfClientMode(t *testing.T) {
 	t.Parallel() // each on databases of its own; SQL Server's (Babelfish) loads slowly
 	for _, e := range serverEngines(t, "dbh_tpcc_same_a") {
 		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel() // the engines' databases are their own
 			url := map[string]func(testing.TB, string) string{"postgres": testdb.Postgres, "mysql": testdb.MySQL,
 				"sqlserver": testdb.SQLServer}[e.Name](t, "dbh_tpcc_same_b")
 			dc, ds := testdb.Open(t, e.URL), testdb.Open(t, url)
@@ -271,6 +272,7 @@ func TestTheMixRunsInBothModes(t *testing.T) {
 	ctx := context.Background()
 	for _, e := range serverEngines(t, "dbh_tpcc_mix") {
 		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel() // the engines' databases are their own
 			d := testdb.Open(t, e.URL)
 			initDB(t, d, mixPopulation)
 			c := connect(t, d)
@@ -460,6 +462,7 @@ func TestDeadlocksAreRetriedInBothModes(t *testing.T) {
 	ctx := context.Background()
 	for _, e := range lockEngines(t, "dbh_tpcc_deadlock") {
 		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel() // the engines' databases are their own
 			d := testdb.Open(t, e.URL)
 			initDB(t, d, mixPopulation)
 			for _, mode := range modes {
@@ -534,6 +537,7 @@ func TestInitCreatesTheRoutinesAndServerModeNeedsThem(t *testing.T) {
 	drop := map[string]string{"postgres": "DROP FUNCTION", "mysql": "DROP PROCEDURE", "sqlserver": "DROP PROCEDURE"}
 	for _, e := range serverEngines(t, "dbh_tpcc_routines") {
 		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel() // the engines' databases are their own
 			d := testdb.Open(t, e.URL)
 			initDB(t, d, mixPopulation)
 			c := connect(t, d)

@@ -120,6 +120,7 @@ func TestTPCCOnEveryEngine(t *testing.T) {
 	t.Parallel() // each on databases of its own; SQL Server's (Babelfish) loads slowly
 	for _, e := range testdb.EnginesAndSQLServer(t, "dbh_tpcc_it") {
 		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel() // the engines' databases are their own
 			d := testdb.Open(t, e.URL)
 			ctx := context.Background()
 			pop, want := tpcc.Spec, wantFingerprint
