@@ -144,3 +144,56 @@ func TestInfoNamesTheServer(t *testing.T) {
 		t.Fatalf("info %+v, %v", info, err)
 	}
 }
+
+// TestALoadKeepsEveryValue loads awkward values through CopyIn into a table
+// with a narrow decimal, which Babelfish loads with multi-row INSERTs that
+// carry numbers and text as literals (SQL Server, with bulk copy): a quote,
+// non-ASCII text, NULL, negative and exact decimals, floats in exponent
+// form, a boolean and a time all read back as they were.
+func TestALoadKeepsEveryValue(t *testing.T) {
+	t.Parallel()
+	d, c := testdb.Connect(t, testdb.SQLServer(t, "dbh_mssql_load"))
+	ctx := context.Background()
+	testdb.Exec(t, c, "DROP TABLE IF EXISTS lit",
+		"CREATE TABLE lit (k int PRIMARY KEY, s nvarchar(40), m decimal(15,2), f float, b bit, ts "+d.Caps().TimestampType+")")
+	ts := time.Date(2026, 11, 28, 4, 5, 6, 123456000, time.UTC)
+	rows := [][]any{
+		{int64(1), "it's a 'quote'", db.Decimal{Unscaled: -71156, Scale: 2}, 1e-7, true, ts},
+		{int32(2), "Zürich, 東京", db.Decimal{Unscaled: 99, Scale: 2}, 2.5e+21, false, ts},
+		{int16(3), nil, nil, nil, nil, nil},
+	}
+	n, err := d.CopyIn(ctx, c, "lit", []string{"k", "s", "m", "f", "b", "ts"}, &db.SliceSource{Rows: rows})
+	if err != nil || n != 3 {
+		t.Fatalf("load: %d rows, %v", n, err)
+	}
+	var s, m *string
+	var f *float64
+	var b *bool
+	var got *time.Time
+	for _, want := range []struct {
+		k    int64
+		s, m string
+		f    float64
+		b    bool
+	}{{1, "it's a 'quote'", "-711.56", 1e-7, true}, {2, "Zürich, 東京", "0.99", 2.5e+21, false}} {
+		if _, err := db.QueryRow(ctx, c, "SELECT s, CAST(m AS varchar(20)), f, b, ts FROM lit WHERE k = $1", []any{want.k}, &s, &m, &f, &b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if s == nil || *s != want.s || m == nil || *m != want.m || f == nil || *f != want.f || b == nil || *b != want.b || got == nil || !got.Equal(ts) {
+			t.Errorf("row %d read back as %v %v %v %v %v; want %q %s %g %v %v", want.k, deref(s), deref(m), deref(f), deref(b), deref(got), want.s, want.m, want.f, want.b, ts)
+		}
+	}
+	if _, err := db.QueryRow(ctx, c, "SELECT s, CAST(m AS varchar(20)), f, b, ts FROM lit WHERE k = 3", nil, &s, &m, &f, &b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if s != nil || m != nil || f != nil || b != nil || got != nil {
+		t.Errorf("row 3's NULLs read back as %v %v %v %v %v", deref(s), deref(m), deref(f), deref(b), deref(got))
+	}
+}
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return "NULL"
+	}
+	return *p
+}
