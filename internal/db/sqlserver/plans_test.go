@@ -130,18 +130,12 @@ func TestShowplanShapeIsThePlansStructure(t *testing.T) {
 // inserted either.
 func TestExplainProvesShowplanHoldsAndNeverRunsTheStatement(t *testing.T) {
 	t.Parallel()
-	url := testdb.SQLServer(t, "dbh_showplan")
-	d := testdb.Open(t, url)
+	d, c := testdb.Connect(t, testdb.SQLServer(t, "dbh_showplan"))
 	ctx := context.Background()
 	info, err := d.Info(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := d.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
 	if err := c.Exec(ctx, "CREATE TABLE plan_probe (id bigint PRIMARY KEY, v int)"); err != nil {
 		t.Fatal(err)
 	}
