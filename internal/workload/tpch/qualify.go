@@ -125,7 +125,7 @@ func AnswerFileChecks(ctx context.Context, conn db.Conn, caps db.Caps, sf float6
 			}
 		}
 		if err := CompareAnswers(q, want, got); err != nil {
-			r.Detail = fmt.Sprintf("differs from %s: %v (the file's value first)", fmt.Sprintf("q%d.out", q), err)
+			r.Detail = fmt.Sprintf("differs from q%d.out: %v (the file's value first)", q, err)
 		} else {
 			r.Pass = true
 			rows := "rows"

@@ -270,6 +270,16 @@ func TestTheQueriesAnswerAlikeAndThePowerAndThroughputTestsRunOnEveryEngine(t *t
 			if params["update_sets"] != "4-4" {
 				t.Errorf("the next run uses update sets %v, want 4-4", params["update_sets"])
 			}
+			// check --answers after the run: the 3 refresh pairs changed
+			// the data the answers count, and it says so (the directory
+			// is not read).
+			res3, err := (&tpch.TPCH{Answers: t.TempDir()}).Check(ctx, runEnv(l.d, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if last := res3[len(res3)-1]; !last.Skipped || !strings.Contains(last.Detail, "3 refresh pairs have changed the data") {
+				t.Errorf("check --answers after 3 refresh pairs: %+v", last)
+			}
 			aMissingBatchFails(t, l)
 		})
 	}
