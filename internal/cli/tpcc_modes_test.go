@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/testdb"
 	"github.com/dbharness/dbharness/internal/workload"
 	"github.com/dbharness/dbharness/internal/workload/tpcc"
@@ -106,12 +108,28 @@ func TestTPCCModesThroughTheCommandLine(t *testing.T) {
 		!strings.Contains(r.stdout, "server") || !strings.Contains(r.stdout, "client") {
 		t.Errorf("compare does not show the modes: exit %d\n%s", r.code, r.all())
 	}
+	// compare shows the workload's own figures of both runs, NOPM, the
+	// headline, first: in the text and in the JSON, as each run saved it.
+	r := dbh(t, home, "compare", ids[0], ids[1])
+	if !strings.Contains(r.stdout, "Workload figures, B against A") ||
+		!regexp.MustCompile(`(?m)^  nopm \*\s+[\d,]+\s+[\d,]+\s+\S+\s+\S`).MatchString(r.stdout) || !strings.Contains(r.stdout, "\n  hammerdb_nopm ") {
+		t.Errorf("compare does not show the workload figures: exit %d\n%s", r.code, r.all())
+	}
+	r = dbh(t, home, "compare", ids[0], ids[1], "--json")
+	var cmp results.Comparison
+	if err := json.Unmarshal([]byte(r.stdout), &cmp); err != nil || len(cmp.Figures) == 0 {
+		t.Fatalf("compare --json: %v, figures %+v\n%s", err, cmp.Figures, r.all())
+	}
+	if f := cmp.Figures[0]; f.Name != "nopm" || !f.Headline || f.A == nil || f.B == nil ||
+		*f.A != readRun(t, filepath.Join(home, "run-.json")).Summary["nopm"] || *f.B != readRun(t, filepath.Join(home, "run-client.json")).Summary["nopm"] {
+		t.Errorf("compare --json: first figure %+v, want nopm of both runs, the headline", f)
+	}
 
 	_, c := testdb.Connect(t, url)
 	if err := c.Exec(context.Background(), "DROP FUNCTION tpcc_routines_version"); err != nil {
 		t.Fatal(err)
 	}
-	r := dbh(t, home, "run", "tpcc", "--db", url, "-T", "1s", "-P", "0", "--no-save")
+	r = dbh(t, home, "run", "tpcc", "--db", url, "-T", "1s", "-P", "0", "--no-save")
 	msg := strings.TrimSpace(r.stderr)
 	if r.code != 1 || strings.Contains(msg, "\n") || !strings.Contains(msg, "run `dbharness init tpcc --routines-only --db "+url+"`") {
 		t.Errorf("server mode without the routines: exit %d, want 1 and one sentence naming the init to run:\n%s", r.code, r.all())

@@ -45,6 +45,7 @@ func CompareRuns(a, b *results.Run) *results.Comparison {
 	c.PlanDifferences = results.DiffPlans(a, b)
 	c.PhysicalDifferences = results.PhysicalDiffs(a.Physical, b.Physical)
 	c.ServerCPUDifferences = results.DiffServerCPU(a, b)
+	c.Figures = diffFigures([]*results.Run{a}, []*results.Run{b})
 	if a.Status != results.StatusCompleted || b.Status != results.StatusCompleted {
 		c.Notes = append(c.Notes, fmt.Sprintf("run statuses: A %s, B %s", a.Status, b.Status))
 	}
@@ -174,6 +175,11 @@ func CompareSweeps(a, b *results.Sweep, runs map[string]*results.Run) *results.C
 			ops[i].Clients, ops[i].Vary = ma[k].Clients, ma[k].Vary
 		}
 		c.Ops = append(c.Ops, ops...)
+		figs := diffFigures(ga[k], gb[k])
+		for i := range figs {
+			figs[i].Clients, figs[i].Vary = ma[k].Clients, ma[k].Vary
+		}
+		c.Figures = append(c.Figures, figs...)
 	}
 	switch {
 	case len(methods) > 1:

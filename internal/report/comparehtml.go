@@ -30,18 +30,22 @@ func CompareHTML(w io.Writer, c *results.Comparison, opt HTMLOptions) error {
 }
 
 // opLabel names a compared row: the operation, and for sweeps the point.
-func opLabel(o results.CompareOp) string {
+func opLabel(o results.CompareOp) string { return pointLabel(o.Name, o.Clients, o.Vary) }
+
+// pointLabel names a row of a comparison: name alone for two runs, with
+// the sweep point ("nopm @ 4 clients, set.x=1") for two sweeps.
+func pointLabel(name string, clients int, vary map[string]string) string {
 	var parts []string
-	if o.Clients > 0 {
-		parts = append(parts, fmt.Sprintf("%d clients", o.Clients))
+	if clients > 0 {
+		parts = append(parts, fmt.Sprintf("%d clients", clients))
 	}
-	if v := varyLabel(o.Vary); v != "" {
+	if v := varyLabel(vary); v != "" {
 		parts = append(parts, v)
 	}
 	if len(parts) == 0 {
-		return o.Name
+		return name
 	}
-	return o.Name + " @ " + strings.Join(parts, ", ")
+	return name + " @ " + strings.Join(parts, ", ")
 }
 
 func sideLabel(s results.CompareSide) string {
@@ -100,6 +104,9 @@ func comparePage(c *results.Comparison, opt HTMLOptions) (*page, error) {
 		t.RowClass = append(t.RowClass, verdictClass(o.Verdict))
 	}
 	sec.Tables = append(sec.Tables, t)
+	if ft, ok := figuresTable(c); ok {
+		sec.Tables = append(sec.Tables, ft)
+	}
 	wn := c.WorkloadsNote()
 	for _, n := range c.Notes {
 		if n == wn {
@@ -241,6 +248,13 @@ func compareHeadline(c *results.Comparison) []kv {
 		if o.Name == "total" {
 			if c.A.Kind == "run" {
 				h = append(h, kv{"all transactions", o.Verdict + " " + pctPtr(o.TPSDeltaPct)})
+				// The workload's own result beside it (one figure a
+				// side: a change, no verdict).
+				for _, f := range c.Figures {
+					if f.Headline && f.DeltaPct != nil {
+						h = append(h, kv{f.Name, pctPtr(f.DeltaPct)})
+					}
+				}
 			}
 			continue
 		}

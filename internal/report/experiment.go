@@ -279,6 +279,23 @@ func ComparisonTable(w io.Writer, c *results.Comparison) {
 			pctCell(o.LatencyDeltaPct, "p50"), pctCell(o.LatencyDeltaPct, "p95"), pctCell(o.LatencyDeltaPct, "p99"),
 			pctCell(o.LatencyDeltaPct, "max"), o.Verdict)
 	}
+	if ft, ok := figuresTable(c); ok {
+		widths := make([]int, len(ft.Head))
+		for _, r := range append([][]string{ft.Head}, ft.Rows...) {
+			for i, v := range r {
+				widths[i] = max(widths[i], len([]rune(v)))
+			}
+		}
+		fmt.Fprintf(w, "\n%s:\n", ft.Caption)
+		for _, r := range append([][]string{ft.Head}, ft.Rows...) {
+			fmt.Fprintf(w, "  %-*s", widths[0], r[0])
+			for i := 1; i < len(r)-1; i++ {
+				fmt.Fprintf(w, "  %*s", widths[i], r[i])
+			}
+			fmt.Fprintf(w, "  %s\n", r[len(r)-1])
+		}
+		fmt.Fprintln(w)
+	}
 	for _, n := range c.Notes {
 		if n != wn {
 			fmt.Fprintf(w, "note: %s\n", n)

@@ -108,6 +108,8 @@ func syntheticComparison() *results.Comparison {
 		},
 		ConfigDifferences: []results.ConfigDiff{{Key: "engine.settings.shared_buffers", A: "128MB", B: "1GB"},
 			{Key: "engine.settings.<script>x</script>", A: "<b>on</b>", B: "off"}},
+		Figures: []results.FigureDiff{{Name: "nopm", Label: "New-Order transactions a minute", A: f64(51000), B: f64(58650), DeltaPct: f64(15), Headline: true, RunsA: 1, RunsB: 1},
+			{Name: "<i>tpm</i>", A: f64(117000), B: nil, RunsA: 1}},
 		Notes: []string{"A and B ran on the same host."},
 	}
 }

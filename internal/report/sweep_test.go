@@ -158,6 +158,10 @@ func TestSweepAndCompareCSVAndMarkdown(t *testing.T) {
 	if d := readCSV(t, filepath.Join(dir, CSVConfigDiffs)); len(d) != 3 || d[2][1] != "<b>on</b>" {
 		t.Errorf("config_differences.csv: %v", d)
 	}
+	if f := readCSV(t, filepath.Join(dir, CSVFigures)); len(f) != 3 || f[1][2] != "nopm" || f[1][5] != "51000" || f[1][6] != "58650" ||
+		f[1][8] != "true" || f[2][6] != "" {
+		t.Errorf("compare_figures.csv: %v", f)
+	}
 
 	var md bytes.Buffer
 	if err := SweepMarkdown(&md, sw); err != nil {
@@ -170,7 +174,8 @@ func TestSweepAndCompareCSVAndMarkdown(t *testing.T) {
 	if err := CompareMarkdown(&md, c); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"| tpcb_like | 4,000 | 4,600 | +15.0% | +11.2% … +18.9% | -15.8% | -18.7% | **faster** |", "`128MB` → `1GB`"} {
+	for _, s := range []string{"| tpcb_like | 4,000 | 4,600 | +15.0% | +11.2% … +18.9% | -15.8% | -18.7% | **faster** |", "`128MB` → `1GB`",
+		"| nopm \\* | 51,000 | 58,650 | +15.0% | New-Order transactions a minute |", "| \\<i\\>tpm\\</i\\> | 117,000 | - | - | - |"} {
 		if !strings.Contains(md.String(), s) {
 			t.Errorf("compare markdown lacks %q:\n%s", s, md.String())
 		}

@@ -17,6 +17,8 @@ const (
 	CSVSweepOps    = "sweep_ops.csv"    // one row per point and transaction type
 	CSVCompare     = "compare.csv"      // one row per compared transaction type (and point)
 	CSVConfigDiffs = "config_differences.csv"
+	// CSVFigures is a comparison's workload figures (compare_figures.csv).
+	CSVFigures = "compare_figures.csv"
 )
 
 func fptr(f *float64) string {
@@ -91,6 +93,27 @@ func WriteCompareCSV(dir string, c *results.Comparison) error {
 	})
 	if err != nil {
 		return err
+	}
+	if len(c.Figures) > 0 {
+		err := writeCSVFile(filepath.Join(dir, CSVFigures), func(w *csvWriter) error {
+			if err := w.Write([]string{"a", "b", "figure", "clients", "series", "value_a", "value_b", "delta_pct", "headline", "label"}); err != nil {
+				return err
+			}
+			for _, f := range c.Figures {
+				cl := ""
+				if f.Clients > 0 {
+					cl = fint(f.Clients)
+				}
+				if err := w.Write([]string{c.A.ID, c.B.ID, f.Name, cl, varyLabel(f.Vary), fptr(f.A), fptr(f.B), fptr(f.DeltaPct),
+					strconv.FormatBool(f.Headline), f.Label}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
 	}
 	return writeCSVFile(filepath.Join(dir, CSVConfigDiffs), func(w *csvWriter) error {
 		if err := w.Write([]string{"key", "a", "b", "group"}); err != nil {
@@ -212,6 +235,16 @@ func CompareMarkdown(w io.Writer, c *results.Comparison) error {
 			pctPtr(o.TPSDeltaPct), ci, pctPtr(o.P50DeltaPct), pctPtr(o.P99DeltaPct), v)
 	}
 	b.WriteString("\n")
+	if ft, ok := figuresTable(c); ok {
+		fmt.Fprintf(&b, "%s:\n\n| %s |\n|---|--:|--:|--:|---|\n", ft.Caption, strings.Join(ft.Head, " | "))
+		for _, r := range ft.Rows {
+			for i := range r {
+				r[i] = mdText(r[i])
+			}
+			fmt.Fprintf(&b, "| %s |\n", strings.Join(r, " | "))
+		}
+		b.WriteString("\n")
+	}
 	if len(c.ConfigDifferences) == 0 {
 		b.WriteString("No configuration differences.\n")
 	} else {

@@ -324,6 +324,9 @@ type Comparison struct {
 	// ServerCPUDifferences compares the server's CPU profiles of two runs
 	// that took one (--collect server-cpu).
 	ServerCPUDifferences *ServerCPUDiff `json:"server_cpu_differences,omitempty"`
+	// Figures are the workloads' own figures (nopm, power_at_size, ...)
+	// of both sides, where either has any.
+	Figures []FigureDiff `json:"figures,omitempty"`
 	// Notes explain limits, e.g. points present on one side only.
 	Notes []string `json:"notes,omitempty"`
 	// WorkloadsDiffer is set when A and B ran different workloads, which
