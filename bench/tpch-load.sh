@@ -31,7 +31,8 @@ PGUSER=${PGUSER:-postgres}
 MYUSER=${MYUSER:-root}
 GOTPC=${GOTPC:-github.com/pingcap/go-tpc/cmd/go-tpc@v1.0.7}
 DATA=${DATA:-/tmp/dbh-tpch-tbl-$SF}
-# CEILING=0 leaves out MariaDB's LOAD DATA pairs (go-tpc's alone).
+# CEILING=0 leaves out MariaDB's LOAD DATA pairs (go-tpc's alone);
+# CEILING=only runs them without go-tpc's.
 CEILING=${CEILING:-1}
 
 tmp=$(mktemp -d)
@@ -54,6 +55,18 @@ if (cd "$tmp" && GOBIN="$tmp" go install "$GOTPC") >"$tmp/gotpc-fetch.log" 2>&1;
 	gotpc_bin="$tmp/go-tpc"
 else
 	echo "go-tpc could not be built: $(head -c 300 "$tmp/gotpc-fetch.log" | tr '\n' ' ')"
+fi
+
+# HammerDB's TPROC-H build (buildschema) as a third side where $HAMMERDB
+# points at a HammerDB v4.12 source tree (bench/hammerdb-env.sh says what it
+# needs): on PostgreSQL with $HDB_THREADS threads (1 by default: Debian's
+# Pgtcl 2.7 crashes HammerDB's build with 2). Its scale factors start at 1.
+# It generates its rows in Tcl: at SF 1 one build takes tens of minutes, so
+# $HDB_PAIRS (1 by default) pairs are run.
+HDB_THREADS=${HDB_THREADS:-1}
+HDB_PAIRS=${HDB_PAIRS:-1}
+if [ -n "${HAMMERDB:-}" ]; then
+	. bench/hammerdb-env.sh
 fi
 
 my() { mysql -h 127.0.0.1 -u "$MYUSER" "$@"; }
@@ -88,6 +101,28 @@ for engine in $ENGINES; do
 		"$tmp/pairs" -n "$PAIRS" -title "postgres SF $SF: one COPY per table from files + keys + VACUUM ANALYZE (A) vs dbharness init tpch (B)" \
 			-name-a "ceiling" -a "bash $tmp/pg-ceiling.sh" \
 			-name-b "dbharness" -b "$recreate && $tmp/dbharness init tpch --scale $SF --loaders $LOADERS --db $url >/dev/null 2>&1"
+		if [ -n "${HAMMERDB:-}" ]; then
+			# HammerDB builds its own database and user (dropped first, inside
+			# the timing: milliseconds), with its keys, indexes and ANALYZE.
+			cat >"$tmp/hdb-tpch.tcl" <<TCL
+dbset db pg
+dbset bm TPC-H
+diset connection pg_host $PGHOST
+diset connection pg_port $PGPORT
+diset tpch pg_tpch_superuser $PGUSER
+diset tpch pg_tpch_user dbh_tpch_hdb
+diset tpch pg_tpch_pass dbh_tpch_hdb
+diset tpch pg_tpch_dbase dbh_tpch_hdb
+diset tpch pg_scale_fact $SF
+diset tpch pg_num_tpch_threads $HDB_THREADS
+buildschema
+TCL
+			hdbdrop="psql -q -h $PGHOST -p $PGPORT -U $PGUSER -d postgres -c 'DROP DATABASE IF EXISTS dbh_tpch_hdb WITH (FORCE)' -c 'DROP ROLE IF EXISTS dbh_tpch_hdb' >/dev/null"
+			echo "$hdbdrop && cd $tmp/hdb && rm -f $tmp/*.db $tmp/*.DB && ./hammerdbcli auto $tmp/hdb-tpch.tcl >$DATA/hammerdb-build.log 2>&1; grep -q 'SCHEMA COMPLETE' $DATA/hammerdb-build.log" >"$tmp/hdb-side.sh"
+			"$tmp/pairs" -n "$HDB_PAIRS" -title "postgres SF $SF: HammerDB TPROC-H buildschema, $HDB_THREADS thread(s) (A) vs dbharness init tpch (B)" \
+				-name-a "hammerdb" -a "bash $tmp/hdb-side.sh" \
+				-name-b "dbharness" -b "$recreate && $tmp/dbharness init tpch --scale $SF --loaders $LOADERS --db $url >/dev/null 2>&1"
+		fi
 		;;
 	mysql)
 		my -e "SET GLOBAL local_infile = 1" 2>/dev/null || true
@@ -99,20 +134,26 @@ for engine in $ENGINES; do
 		{
 			echo "set -e; $recreate"
 			echo "mysql -h 127.0.0.1 -u $MYUSER dbh_tpch_load <$tmp/my-schema.sql"
-			printf 'mysql --local-infile=1 -h 127.0.0.1 -u %s dbh_tpch_load -e "SET unique_checks = 0; SET foreign_key_checks = 0; ' "$MYUSER"
-			for t in $tables; do printf "LOAD DATA LOCAL INFILE '%s' INTO TABLE %s FIELDS TERMINATED BY '|'; " "$DATA/$t.tbl" "$t"; done
-			echo "ANALYZE TABLE ${tables// /, };\" >/dev/null"
+			# Two sessions, as the loaders: LINEITEM in one, the other seven
+			# tables in the other.
+			ld() { for t in "$@"; do printf "LOAD DATA LOCAL INFILE '%s' INTO TABLE %s FIELDS TERMINATED BY '|'; " "$DATA/$t.tbl" "$t"; done; }
+			sess="mysql --local-infile=1 -h 127.0.0.1 -u $MYUSER dbh_tpch_load -e \"SET unique_checks = 0; SET foreign_key_checks = 0; "
+			echo "$sess $(ld lineitem)\" & p=\$!; $sess $(ld ${tables% lineitem})\"; wait \$p"
+			echo "mysql -h 127.0.0.1 -u $MYUSER dbh_tpch_load -e 'ANALYZE TABLE ${tables// /, }' >/dev/null"
 		} >"$tmp/my-ceiling.sh"
-		if [ "$CEILING" = 1 ]; then
+		if [ "$CEILING" != 0 ]; then
 			"$tmp/pairs" -n "$PAIRS" -title "mysql SF $SF: one LOAD DATA per table from files + ANALYZE (A) vs dbharness init tpch (B)" \
 				-name-a "ceiling" -a "bash $tmp/my-ceiling.sh" \
 				-name-b "dbharness" -b "$recreate && $tmp/dbharness init tpch --scale $SF --loaders $LOADERS --db $url >/dev/null 2>&1"
 		fi
-		if [ -n "$gotpc_bin" ]; then
+		if [ -n "$gotpc_bin" ] && [ "$CEILING" != only ]; then
 			# go-tpc's --analyze sets a TiDB variable (tidb_build_stats_concurrency)
 			# that MariaDB does not have, and panics: the statistics that init
 			# makes are made here with the same ANALYZE TABLE, inside the timing.
-			analyze="mysql -h 127.0.0.1 -u $MYUSER dbh_tpch_load -e 'ANALYZE TABLE ${tables// /, }' >/dev/null"
+			# ... and a load that wrote no rows (go-tpc takes whole scale
+			# factors: --sf 0.01 loads nothing) fails the pair.
+			analyze="mysql -h 127.0.0.1 -u $MYUSER dbh_tpch_load -e 'ANALYZE TABLE ${tables// /, }' >/dev/null &&
+				test \$(mysql -N -h 127.0.0.1 -u $MYUSER dbh_tpch_load -e 'SELECT COUNT(*) FROM lineitem') -gt 0"
 			"$tmp/pairs" -n "$PAIRS" -title "mysql SF $SF: go-tpc tpch prepare, then ANALYZE TABLE (A) vs dbharness init tpch (B)" \
 				-name-a "go-tpc" -a "$recreate && $gotpc_bin tpch prepare -d mysql -H 127.0.0.1 -P 3306 -U $MYUSER -D dbh_tpch_load --sf $SF -T $LOADERS >$DATA/go-tpc-prepare.log 2>&1 && $analyze" \
 				-name-b "dbharness" -b "$recreate && $tmp/dbharness init tpch --scale $SF --loaders $LOADERS --db $url >/dev/null 2>&1"
