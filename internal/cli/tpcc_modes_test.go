@@ -112,7 +112,7 @@ func TestTPCCModesThroughTheCommandLine(t *testing.T) {
 	// headline, first: in the text and in the JSON, as each run saved it.
 	r := dbh(t, home, "compare", ids[0], ids[1])
 	if !strings.Contains(r.stdout, "Workload figures, B against A") ||
-		!regexp.MustCompile(`(?m)^  nopm \*\s+[\d,]+\s+[\d,]+\s+\S+\s+\S`).MatchString(r.stdout) || !strings.Contains(r.stdout, "\n  hammerdb_nopm ") {
+		!regexp.MustCompile(`(?m)^  nopm \*\s+[\d,.]+\s+[\d,.]+\s+\S+\s+\S`).MatchString(r.stdout) || !strings.Contains(r.stdout, "\n  hammerdb_nopm ") {
 		t.Errorf("compare does not show the workload figures: exit %d\n%s", r.code, r.all())
 	}
 	r = dbh(t, home, "compare", ids[0], ids[1], "--json")
