@@ -90,8 +90,15 @@ func TestRunHDRLogHoldsTheSavedRunsIntervalsAndReportWritesTheSameLog(t *testing
 			t.Errorf("interval %d: the log has %d values where the saved run has none", iv.Seq, h.TotalCount())
 		}
 	}
-	if n != len(run.Intervals)*len(run.Ops) || n < 5 {
+	// As many intervals as the run recorded, whatever their number: on a
+	// busy host a 1.3 s run may close only four 100 ms intervals (the
+	// suite beside two CPU hogs did), so the log is held to the run's own
+	// count, with a warm-up interval first (below) and a measured one last.
+	if n != len(run.Intervals)*len(run.Ops) || n < 2 {
 		t.Errorf("the log has %d histograms, want one per interval (%d) and type (%d)", n, len(run.Intervals), len(run.Ops))
+	}
+	if len(run.Intervals) > 0 && run.Intervals[len(run.Intervals)-1].Phase == "warmup" {
+		t.Errorf("the run's last interval is a warm-up one: no measured interval in the log")
 	}
 	if run.Intervals[0].Phase != "warmup" || !strings.Contains(string(liveLog), "warm-up intervals first") {
 		t.Errorf("the warm-up is not marked in the log (first interval's phase %s)", run.Intervals[0].Phase)
