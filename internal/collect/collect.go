@@ -133,12 +133,10 @@ func New(samplers []evidence.Sampler, waits evidence.WaitProfiler) *Collector {
 // cannot start is dropped with a warning (returned), never failing the run.
 func (c *Collector) Start(ctx context.Context) []string {
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	sctx, cancel := context.WithTimeout(ctx, 2*c.timeout)
-	defer cancel()
 	var warns []string
 	var kept []evidence.Sampler
 	for _, s := range c.samplers {
-		if err := s.Start(sctx); err != nil {
+		if err := startOne(ctx, s.Start); err != nil {
 			warns = append(warns, fmt.Sprintf("%s collector: %v", s.Name(), err))
 			continue
 		}
@@ -164,7 +162,7 @@ func (c *Collector) Start(ctx context.Context) []string {
 		if c.wsided {
 			side = c.side
 		}
-		if err := c.waits.Start(sctx); err != nil {
+		if err := startOne(ctx, c.waits.Start); err != nil {
 			c.wout = &results.Waits{Method: c.waits.Method(), Unit: c.waits.Unit(), Events: []results.WaitShare{}, Unavailable: err.Error()}
 			c.waits = nil
 		} else {
@@ -179,6 +177,20 @@ func (c *Collector) Start(ctx context.Context) []string {
 	c.done = make(chan struct{})
 	go c.loop()
 	return warns
+}
+
+// startTimeout bounds the start of one source (its connection, and the
+// probes of what the server has) before the run: each source has its own,
+// so that a slow login (a busy host, a server that starts a process per
+// session) cannot leave the next source no time at all. The run's own
+// connection has already answered, so a server that stopped answering is
+// rare here.
+const startTimeout = 30 * time.Second
+
+func startOne(ctx context.Context, start func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	return start(ctx)
 }
 
 // Begin marks the start of the run's clock: the baseline is taken again so
