@@ -73,6 +73,14 @@ func (w *SampledWaits) Start(ctx context.Context) error {
 	return nil
 }
 
+// sampleTimeout bounds one sample of the session list, as long as the
+// collector's bound on a sample of any other source. One that fails makes
+// the interval's profile incomplete (Cut), a gap, so it is long beside the
+// period: on a busy host a sample that takes a second or two is not a
+// server that stopped answering; the ticker drops the ticks it misses
+// meanwhile.
+const sampleTimeout = 5 * time.Second
+
 func (w *SampledWaits) loop() {
 	defer close(w.done)
 	t := time.NewTicker(w.Period)
@@ -82,7 +90,7 @@ func (w *SampledWaits) loop() {
 		case <-w.stopC:
 			return
 		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), sampleTimeout)
 			if err := w.sample(ctx); err != nil {
 				w.mu.Lock()
 				w.err = err
