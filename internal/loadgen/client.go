@@ -57,6 +57,11 @@ type client struct {
 	conn    db.Conn
 	w       workload.Worker
 	h, lag  histogram.Handle
+	// early, with a warm-up, takes the latencies of transactions that end
+	// in the measured phase while gate is still false: the ticker has not
+	// yet closed the warm-up's last interval, and h is still the warm-up's.
+	early histogram.Handle
+	gate  *atomic.Bool
 	// hmu, when set, guards h and lag, which the client shares with other
 	// goroutine clients (recordGroups).
 	hmu      *sync.Mutex
@@ -287,12 +292,20 @@ func (c *client) execute(ctx context.Context, op int, intended time.Time, due *t
 	c.ended = end
 	c.st.busySince.Store(0)
 	c.st.lastEnd.Store(int64(end.Sub(c.measureStart)))
-	if begin.After(c.measureStart) {
+	// A transaction belongs to the phase it ends in: counted towards
+	// --transactions, and recorded with the measured phase's however late
+	// the ticker closes the warm-up.
+	inMeasure := end.After(c.measureStart)
+	if inMeasure {
 		*measured++
 	}
 	if err == nil {
 		lat := end.Sub(intended)
-		c.record(c.h, op, lat)
+		h := c.h
+		if inMeasure && c.early != nil && !c.gate.Load() {
+			h = c.early
+		}
+		c.record(h, op, lat)
 		if c.cfg.LatencyLimit > 0 && lat > c.cfg.LatencyLimit {
 			c.st.late[op].Add(1)
 		}

@@ -187,6 +187,50 @@ func TestWarmupIsMeasuredApartFromTheSummary(t *testing.T) {
 	}
 }
 
+// The transactions that end in the measured phase are the measured
+// phase's, however late the ticker closes the warm-up's last interval:
+// --transactions N gives N per client in the figures, and the intervals
+// add up to them. The observer holds the ticker back across the end of the
+// warm-up, as a busy host does; the clients go on meanwhile.
+func TestALateTickerLosesNoMeasuredTransactionToTheWarmup(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Warmup, cfg.Duration, cfg.Transactions = 200*time.Millisecond, 0, 300
+	r := &fakeRunner{ops: []string{"a", "b"}, work: time.Millisecond}
+	var ticks []*Tick
+	res, err := Run(context.Background(), &fakeDB{}, r, cfg, ObserverFunc(func(tk *Tick) {
+		ticks = append(ticks, tk)
+		if tk.Seq == 0 {
+			// The first warm-up interval's tick: the next one, at the end
+			// of the warm-up, comes 150 ms late.
+			time.Sleep(250 * time.Millisecond)
+		}
+	}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, _, _ := total(res.Warmup)
+	meas, _, _ := total(res.Ops)
+	if want := int64(cfg.Clients) * cfg.Transactions; meas != want {
+		t.Errorf("measured %d transactions, want %d clients x %d", meas, cfg.Clients, cfg.Transactions)
+	}
+	if r.calls.Load() != warm+meas {
+		t.Errorf("warm-up %d + measured %d != %d transactions run", warm, meas, r.calls.Load())
+	}
+	var inWarm, inMeas int64
+	for _, tk := range ticks {
+		for _, o := range tk.Ops {
+			if tk.Phase == runphase.Warmup {
+				inWarm += o.Hist.TotalCount()
+			} else {
+				inMeas += o.Hist.TotalCount()
+			}
+		}
+	}
+	if inWarm != warm || inMeas != meas {
+		t.Errorf("the intervals hold %d warm-up and %d measured transactions; the phases %d and %d", inWarm, inMeas, warm, meas)
+	}
+}
+
 func TestSerializationFailuresAreRetriedUpToMaxTries(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Duration, cfg.Transactions, cfg.Clients, cfg.MaxTries = 0, 100, 1, 3

@@ -81,7 +81,12 @@ type run struct {
 	agreed  time.Time
 
 	// startClock's.
-	reg, lagReg  *histogram.Registry
+	reg, lagReg *histogram.Registry
+	// earlyReg, with a warm-up, holds what the clients record in the
+	// measured phase before the ticker has closed the warm-up (gate): the
+	// ticker adds it to the first measured interval.
+	earlyReg     *histogram.Registry
+	gate         atomic.Bool
 	stats        []*workerStats
 	startCost    selfcost.Sample
 	start        time.Time
@@ -194,6 +199,9 @@ func (rn *run) connectClients(stop <-chan struct{}) error {
 func (rn *run) startClock() {
 	cfg := &rn.cfg
 	rn.reg = histogram.NewRegistry(rn.ops)
+	if cfg.Warmup > 0 {
+		rn.earlyReg = histogram.NewRegistry(rn.ops)
+	}
 	if cfg.Rate > 0 {
 		rn.lagReg = histogram.NewRegistry([]string{"lag"})
 	}
@@ -232,11 +240,19 @@ func (rn *run) startClients() {
 	rn.stopper = newStopper(cfg.Grace(), rn.done, rn.interruptLoops, rn.cancelInFlight, rn.abortInFlight)
 	st := rn.stopper
 	handles, lagHandles, locks := recorders(rn.reg, rn.lagReg, cfg.Clients, len(rn.loops))
+	var early []histogram.Handle
+	if rn.earlyReg != nil {
+		// Grouped as handles are, and guarded by the same locks.
+		early, _, _ = recorders(rn.earlyReg, nil, cfg.Clients, len(rn.loops))
+	}
 	rn.clients = make([]*client, cfg.Clients)
 	for i := range rn.clients {
 		rn.clients[i] = &client{id: i, d: rn.d, connect: rn.connect, r: rn.r, cfg: cfg, w: rn.workers[i], h: handles[i], lag: lagHandles[i], hmu: locks[i],
 			st: rn.stats[i], sched: rn.sched, stopping: &st.stopping, hardStop: &st.hardStop, stopC: st.stopC, measureStart: rn.measureStart,
 			start: rn.start, first: rn.first, deadline: rn.deadline, byRequest: rn.d.Caps().CancelByRequest, fail: rn.fail}
+		if early != nil {
+			rn.clients[i].early, rn.clients[i].gate = early[i], &rn.gate
+		}
 		if cfg.ReportStatements || cfg.ConnectPerTx {
 			rn.clients[i].extra = newExtraClock(rn.stmtNames)
 		}
@@ -318,7 +334,7 @@ func (rn *run) startTicker() {
 	if rn.loops != nil {
 		rn.res.Driver, rn.res.Loops = DriverLoop, len(rn.loops)
 	}
-	rn.t = &ticker{cfg: &rn.cfg, ops: rn.ops, reg: rn.reg, lagReg: rn.lagReg, stats: rn.stats, obs: rn.obs, start: rn.start,
+	rn.t = &ticker{cfg: &rn.cfg, ops: rn.ops, reg: rn.reg, lagReg: rn.lagReg, earlyReg: rn.earlyReg, gate: &rn.gate, stats: rn.stats, obs: rn.obs, start: rn.start,
 		measureStart: rn.measureStart, res: rn.res, loops: rn.loops, pl: rn.pl, cost: rn.startCost}
 	rn.t.init()
 }

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -95,9 +96,12 @@ type paddedMutex struct {
 
 // ticker turns the registry's swaps into ticks and phase totals.
 type ticker struct {
-	cfg          *Config
-	ops          []string
-	reg, lagReg  *histogram.Registry
+	cfg         *Config
+	ops         []string
+	reg, lagReg *histogram.Registry
+	// earlyReg and gate: see run.
+	earlyReg     *histogram.Registry
+	gate         *atomic.Bool
 	stats        []*workerStats
 	obs          Observer
 	start        time.Time
@@ -175,6 +179,16 @@ func (t *ticker) tick(now time.Time) {
 		t.phase, t.phaseStart, t.phaseCount = phase, t.last, 0
 	}
 	hists := t.reg.Tick()
+	if t.earlyReg != nil && phase == runphase.Measure {
+		for i, h := range t.earlyReg.Tick() {
+			hists[i].Merge(h)
+		}
+	}
+	if t.gate != nil && !now.Before(t.measureStart) {
+		// The warm-up's last interval is closed: from here the clients
+		// record the measured phase's with h.
+		t.gate.Store(true)
+	}
 	tk := &Tick{Seq: t.seq, Phase: phase, Start: t.last, End: now, Elapsed: now.Sub(t.start),
 		Ops: make([]OpTick, len(t.ops)), ErrorClasses: map[string]int64{}}
 	for i := range t.ops {
