@@ -92,13 +92,15 @@ func TestARunWhoseStoreFailsMidRunExitsOneAndKeepsItsJSON(t *testing.T) {
 	home := t.TempDir()
 	jsonPath := filepath.Join(home, "run.json")
 	// A file size limit of 72 KiB, as a full disk (a new store takes 68
-	// KiB): the store's log outgrows it during the run, at its fifth 50 ms
-	// interval here on a quiet machine, while the run's JSON (49 KiB for
-	// the run's 30 intervals) fits. A starved machine, whose late ticks
-	// take in the boundaries they missed, wrote 7 intervals in a second
-	// beside a load average of 19: the run lasts 1.5 s so that it still
-	// writes enough of them, and its JSON never more than 30.
-	args := []string{"run", "null", "--db", testdb.SQLite(t), "--duration", "1500ms", "-P", "50ms", "--collect", "none",
+	// KiB): the store's log outgrows it during the run, at its fifth
+	// interval on a quiet machine, while the run's JSON (49 KiB for the
+	// run's 30 intervals) fits. A starved machine, whose late ticks take
+	// in the boundaries they missed, wrote 7 intervals in a second beside a
+	// load average of 19, and 5 in 1.5 s at 50 ms when the process got no
+	// CPU for 1.4 s of it (load 20): the run lasts 3 s, its intervals are
+	// 100 ms, so that it still writes enough of them, and its JSON never
+	// more than 30.
+	args := []string{"run", "null", "--db", testdb.SQLite(t), "--duration", "3s", "-P", "100ms", "--collect", "none",
 		"--results", filepath.Join(home, "results.db"), "--json", jsonPath}
 	cmd := exec.Command("sh", append([]string{"-c", `ulimit -f 144 && exec "$0" "$@"`, bin}, args...)...)
 	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+home)
