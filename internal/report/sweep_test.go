@@ -162,6 +162,16 @@ func TestSweepAndCompareCSVAndMarkdown(t *testing.T) {
 		f[1][8] != "true" || f[2][6] != "" {
 		t.Errorf("compare_figures.csv: %v", f)
 	}
+	// A comparison without figures, into the same directory: the file
+	// holds its header, not the earlier comparison's figures.
+	bare := *c
+	bare.Figures = nil
+	if err := WriteCompareCSV(dir, &bare); err != nil {
+		t.Fatal(err)
+	}
+	if f := readCSV(t, filepath.Join(dir, CSVFigures)); len(f) != 1 || f[0][2] != "figure" {
+		t.Errorf("compare_figures.csv after a comparison without figures: %v", f)
+	}
 
 	var md bytes.Buffer
 	if err := SweepMarkdown(&md, sw); err != nil {

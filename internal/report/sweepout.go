@@ -94,26 +94,26 @@ func WriteCompareCSV(dir string, c *results.Comparison) error {
 	if err != nil {
 		return err
 	}
-	if len(c.Figures) > 0 {
-		err := writeCSVFile(filepath.Join(dir, CSVFigures), func(w *csvWriter) error {
-			if err := w.Write([]string{"a", "b", "figure", "clients", "series", "value_a", "value_b", "delta_pct", "headline", "label"}); err != nil {
-				return err
-			}
-			for _, f := range c.Figures {
-				cl := ""
-				if f.Clients > 0 {
-					cl = fint(f.Clients)
-				}
-				if err := w.Write([]string{c.A.ID, c.B.ID, f.Name, cl, varyLabel(f.Vary), fptr(f.A), fptr(f.B), fptr(f.DeltaPct),
-					strconv.FormatBool(f.Headline), f.Label}); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
+	// Written, if only its header, when neither side has figures: a
+	// directory used again then holds no earlier comparison's.
+	err = writeCSVFile(filepath.Join(dir, CSVFigures), func(w *csvWriter) error {
+		if err := w.Write([]string{"a", "b", "figure", "clients", "series", "value_a", "value_b", "delta_pct", "headline", "label"}); err != nil {
 			return err
 		}
+		for _, f := range c.Figures {
+			cl := ""
+			if f.Clients > 0 {
+				cl = fint(f.Clients)
+			}
+			if err := w.Write([]string{c.A.ID, c.B.ID, f.Name, cl, varyLabel(f.Vary), fptr(f.A), fptr(f.B), fptr(f.DeltaPct),
+				strconv.FormatBool(f.Headline), f.Label}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return writeCSVFile(filepath.Join(dir, CSVConfigDiffs), func(w *csvWriter) error {
 		if err := w.Write([]string{"key", "a", "b", "group"}); err != nil {
