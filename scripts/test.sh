@@ -98,10 +98,4 @@ go vet ./...
 # (./... alone runs them in the order of their names, and the workloads'
 # come last).
 slow="./internal/cli ./internal/workload/tpcc ./internal/workload/tpch ./internal/workload/transtats ./internal/runner"
-# The race detector instruments our code, not the pure-Go SQLite (C
-# translated to Go, with its own locking) and the C library under it: those
-# ran a few hundred times slower instrumented, and half of the SQLite tests'
-# time went there. GOFLAGS reaches the dbharness binary that internal/cli's
-# tests build with -race too.
-export GOFLAGS="${GOFLAGS:-} -gcflags=modernc.org/sqlite/...=-race=false -gcflags=modernc.org/libc/...=-race=false"
 go test -race -p 2 -parallel 8 -timeout 40m -count=1 $slow ./...
