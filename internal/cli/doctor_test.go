@@ -157,7 +157,7 @@ func TestRunRecordsTheHostPreflight(t *testing.T) {
 	url := testdb.SQLite(t)
 	for _, noDoctor := range []bool{false, true} {
 		out := filepath.Join(home, "run.json")
-		args := []string{"run", "null", "--db", url, "-T", "0.2", "-P", "0", "--no-save", "--json", out}
+		args := []string{"run", "null", "--db", url, "-t", "50", "-P", "0", "--no-save", "--json", out}
 		if noDoctor {
 			args = append(args, "--no-doctor")
 		}

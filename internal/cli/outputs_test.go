@@ -42,7 +42,7 @@ func TestOutputPathsAreCheckedBeforeAnythingRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	ro := unwritableDir(t)
-	if r := dbh(t, home, "run", "null", "--db", lite, "-T", "0.2", "-P", "0", "--json", filepath.Join(out, "run.json")); r.code != 0 {
+	if r := dbh(t, home, "run", "null", "--db", lite, "-t", "50", "-P", "0", "--json", filepath.Join(out, "run.json")); r.code != 0 {
 		t.Fatal(r.all())
 	}
 	os.Remove(filepath.Join(out, "run.json"))
@@ -85,7 +85,7 @@ func TestOutputPathsAreCheckedBeforeAnythingRuns(t *testing.T) {
 		if err := os.WriteFile(js, []byte("old"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if r := dbh(t, home, "run", "null", "--db", pg, "-T", "0.2", "-P", "0", "--csv", csv, "--json", js); r.code != 0 {
+		if r := dbh(t, home, "run", "null", "--db", pg, "-t", "50", "-P", "0", "--csv", csv, "--json", js); r.code != 0 {
 			t.Fatal(r.all())
 		}
 		if b, err := os.ReadFile(js); err != nil || !strings.Contains(string(b), `"run_id"`) {
@@ -162,7 +162,7 @@ func TestOutputThatCannotReachStandardOutputIsAnError(t *testing.T) {
 		}
 	})
 	t.Run("run --json - to a full device exits 1", func(t *testing.T) {
-		r := dbhTo(t, home, full, "run", "null", "--db", url, "-T", "0.2", "-P", "0", "--json", "-")
+		r := dbhTo(t, home, full, "run", "null", "--db", url, "-t", "50", "-P", "0", "--json", "-")
 		if r.code != 1 || lastLine(r) != "dbharness: cannot write to standard output: no space left on device" {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}
@@ -196,7 +196,7 @@ func TestCSVFilesNeutraliseNamesThatStartAFormula(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	scripts := []string{"--script", filepath.Join(dir, "=HYPERLINK(1).sql"), "--script", filepath.Join(dir, "-2+3.sql"), "--db", url, "-T", "0.3", "-P", "0"}
+	scripts := []string{"--script", filepath.Join(dir, "=HYPERLINK(1).sql"), "--script", filepath.Join(dir, "-2+3.sql"), "--db", url, "-t", "20", "-P", "0"}
 	if r := dbh(t, home, append(append([]string{"run"}, scripts...), "--csv", filepath.Join(dir, "run"))...); r.code != 0 {
 		t.Fatal(r.all())
 	}

@@ -53,7 +53,7 @@ func TestPgbenchLettersLatencyLimitInMillisecondsAndJIsLoops(t *testing.T) {
 		{[]string{"-L", "2.5", "--loops", "1"}, 2.5, 1},
 	} {
 		out := filepath.Join(t.TempDir(), "r.json")
-		args := append([]string{"run", "null", "--db", pg, "-T", "0.3", "--driver", "loop", "--no-save", "--collect", "none", "--json", out}, tc.args...)
+		args := append([]string{"run", "null", "--db", pg, "-t", "50", "--driver", "loop", "--no-save", "--collect", "none", "--json", out}, tc.args...)
 		r := dbh(t, home, args...)
 		if r.code != 0 {
 			t.Fatalf("%v: exit %d\n%s", tc.args, r.code, r.all())
@@ -80,7 +80,7 @@ func TestPGEnvironmentVariablesNameThePostgreSQLTarget(t *testing.T) {
 	home, out := t.TempDir(), filepath.Join(t.TempDir(), "r.json")
 	env := []string{"DBHARNESS_DB=", "PGHOST=" + u.Hostname(), "PGPORT=" + u.Port(), "PGUSER=" + u.User.Username(),
 		"PGDATABASE=" + strings.TrimPrefix(u.Path, "/"), "PGPASSWORD=EnvPw6x", "PGSSLMODE=disable"}
-	r := dbhEnv(t, bin, env, home, "run", "null", "-T", "0.3", "--collect", "none", "--json", out)
+	r := dbhEnv(t, bin, env, home, "run", "null", "-t", "50", "--collect", "none", "--json", out)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.all())
 	}
@@ -126,7 +126,7 @@ func TestKeywordValueConnectionStringIsAPostgreSQLTarget(t *testing.T) {
 	out := filepath.Join(dir, "r.json")
 	var all string
 	for _, args := range [][]string{
-		{"run", "null", "--db", kv, "-T", "0.3", "--collect", "none", "--json", out, "--html", filepath.Join(dir, "r.html")},
+		{"run", "null", "--db", kv, "-t", "50", "--collect", "none", "--json", out, "--html", filepath.Join(dir, "r.html")},
 		{"check", "null", "--db=" + kv},
 		{"runs"},
 	} {

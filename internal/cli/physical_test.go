@@ -245,7 +245,7 @@ func TestABadPhysicalModeIsOneSentence(t *testing.T) {
 func TestAWorkloadWithoutTablesSaysPhysicalWasNotMeasured(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	r := dbh(t, home, "run", "null", "--db", testdb.SQLite(t), "-T", "0.2", "-P", "0", "--no-save", "--collect", "physical", "--json", "-")
+	r := dbh(t, home, "run", "null", "--db", testdb.SQLite(t), "-t", "50", "-P", "0", "--no-save", "--collect", "physical", "--json", "-")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.all())
 	}

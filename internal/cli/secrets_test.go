@@ -20,10 +20,10 @@ func TestSecretURLParametersNeverReachOutputReportsOrTheStore(t *testing.T) {
 	home, out := t.TempDir(), t.TempDir()
 	var all string
 	for _, args := range [][]string{
-		{"run", "null", "--db", url, "-T", "0.3", "-P", "0.1", "--json", filepath.Join(out, "r.json"), "--html", filepath.Join(out, "r.html"),
+		{"run", "null", "--db", url, "-t", "50", "-P", "0.1", "--json", filepath.Join(out, "r.json"), "--html", filepath.Join(out, "r.html"),
 			"--markdown", filepath.Join(out, "r.md"), "--csv", filepath.Join(out, "csv")},
 		{"check", "null", "--db=" + url, "--json", "-"},
-		{"sweep", "null", "-c", "1", "-T", "0.2", "--db", url, "--json", filepath.Join(out, "s.json"), "--html", filepath.Join(out, "s.html")},
+		{"sweep", "null", "-c", "1", "-t", "50", "--db", url, "--json", filepath.Join(out, "s.json"), "--html", filepath.Join(out, "s.html")},
 		{"runs"},
 		{"sweeps", "--json"},
 	} {
