@@ -40,6 +40,11 @@ func Init(ctx context.Context, c InitConfig) error {
 	defer d.Close()
 	conn, err := connect(ctx, d)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Stopped while it connected (a sweep's interrupt that came
+			// between its runs): not a server that refused.
+			return &Interrupted{fmt.Sprintf("init %s interrupted before it connected; nothing was loaded", wl.Name())}
+		}
 		return err
 	}
 	conn.Close()

@@ -147,6 +147,19 @@ func TestAStoppedInitIsInterrupted(t *testing.T) {
 	}
 }
 
+// Stopped before it could connect (a sweep interrupted as its next point's
+// init connects), init is interrupted, not a connection that failed: the
+// sweep then ends as interrupted (exit 130), not failed.
+func TestAnInitStoppedWhileItConnectsIsInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := runner.Init(ctx, runner.InitConfig{Target: target(t, testdb.Postgres(t, "dbh_runner_init_stopped")), Workload: testdb.Workload(t, "tpcb", workload.CmdInit), Seed: 1, Loaders: 1})
+	var ie *runner.Interrupted
+	if !errors.As(err, &ie) || !strings.Contains(ie.Msg, "init tpcb interrupted before it connected") {
+		t.Fatalf("%v", err)
+	}
+}
+
 func TestAWorkloadWithoutDataCannotBeInitialized(t *testing.T) {
 	err := runner.Init(context.Background(), runner.InitConfig{Target: target(t, testdb.SQLite(t)), Workload: testdb.Workload(t, "null", workload.CmdInit)})
 	var ue *runner.UsageError
