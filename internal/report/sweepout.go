@@ -78,11 +78,7 @@ func WriteCompareCSV(dir string, c *results.Comparison) error {
 			return err
 		}
 		for _, o := range c.Ops {
-			cl := ""
-			if o.Clients > 0 {
-				cl = fint(o.Clients)
-			}
-			if err := w.Write([]string{c.A.ID, c.B.ID, o.Name, cl, varyLabel(o.Vary), ff(o.TPSA), ff(o.TPSB), fptr(o.TPSDeltaPct),
+			if err := w.Write([]string{c.A.ID, c.B.ID, o.Name, clientsCell(o.Clients), varyLabel(o.Vary), ff(o.TPSA), ff(o.TPSB), fptr(o.TPSDeltaPct),
 				fptr(o.TPSCILowPct), fptr(o.TPSCIHighPct), latencyCells(o.LatencyA, []string{"p50"})[0], latencyCells(o.LatencyB, []string{"p50"})[0],
 				fptr(o.P50DeltaPct), latencyCells(o.LatencyA, []string{"p99"})[0], latencyCells(o.LatencyB, []string{"p99"})[0],
 				fptr(o.P99DeltaPct), o.Verdict, c.A.Label, c.B.Label}); err != nil {
@@ -101,11 +97,7 @@ func WriteCompareCSV(dir string, c *results.Comparison) error {
 			return err
 		}
 		for _, f := range c.Figures {
-			cl := ""
-			if f.Clients > 0 {
-				cl = fint(f.Clients)
-			}
-			if err := w.Write([]string{c.A.ID, c.B.ID, f.Name, cl, varyLabel(f.Vary), fptr(f.A), fptr(f.B), fptr(f.DeltaPct),
+			if err := w.Write([]string{c.A.ID, c.B.ID, f.Name, clientsCell(f.Clients), varyLabel(f.Vary), fptr(f.A), fptr(f.B), fptr(f.DeltaPct),
 				strconv.FormatBool(f.Headline), f.Label}); err != nil {
 				return err
 			}
@@ -284,4 +276,13 @@ func mdDiffLines[T liner](b *strings.Builder, title string, ds []T) {
 			fmt.Fprintf(b, "- %s\n", mdText(l))
 		}
 	}
+}
+
+// clientsCell is a comparison row's client count: empty for two runs (0),
+// the point's for two sweeps.
+func clientsCell(n int) string {
+	if n > 0 {
+		return fint(n)
+	}
+	return ""
 }
