@@ -302,8 +302,12 @@ func (c *client) execute(ctx context.Context, op int, intended time.Time, due *t
 	if err == nil {
 		lat := end.Sub(intended)
 		h := c.h
-		if inMeasure && c.early != nil && !c.gate.Load() {
-			h = c.early
+		if inMeasure && c.early != nil {
+			if c.gate.Load() {
+				c.early = nil // the gate stays open: no more loads of it
+			} else {
+				h = c.early
+			}
 		}
 		c.record(h, op, lat)
 		if c.cfg.LatencyLimit > 0 && lat > c.cfg.LatencyLimit {
