@@ -242,7 +242,7 @@ func TestWorkloadFileInitProfileRunCheck(t *testing.T) {
 		near("orders rows = customers x mean children", float64(orders.Rows), 2000*ch.Mean, 0.5)
 	})
 	t.Run("run and check", func(t *testing.T) {
-		r := dbh(t, home, "run", example, "--db", url, "-c", "2", "-T", "1s", "--no-save")
+		r := dbh(t, home, "run", example, "--db", url, "-c", "2", "-t", "30", "--no-save")
 		if r.code != 0 {
 			t.Fatalf("run: exit %d\n%s", r.code, r.all())
 		}

@@ -60,7 +60,7 @@ func TestTPCCModesThroughTheCommandLine(t *testing.T) {
 	var ids []string
 	for _, mode := range []string{"", "client"} {
 		js := filepath.Join(home, "run-"+mode+".json")
-		args := []string{"run", "tpcc", "--db", url, "-c", "2", "-T", "1s", "-P", "0", "--collect", "none", "--json", js}
+		args := []string{"run", "tpcc", "--db", url, "-c", "2", "-t", "20", "-P", "0", "--collect", "none", "--json", js}
 		if mode != "" {
 			args = append(args, "--mode", mode)
 		}
@@ -129,7 +129,7 @@ func TestTPCCModesThroughTheCommandLine(t *testing.T) {
 	if err := c.Exec(context.Background(), "DROP FUNCTION tpcc_routines_version"); err != nil {
 		t.Fatal(err)
 	}
-	r = dbh(t, home, "run", "tpcc", "--db", url, "-T", "1s", "-P", "0", "--no-save")
+	r = dbh(t, home, "run", "tpcc", "--db", url, "-t", "20", "-P", "0", "--no-save")
 	msg := strings.TrimSpace(r.stderr)
 	if r.code != 1 || strings.Contains(msg, "\n") || !strings.Contains(msg, "run `dbharness init tpcc --routines-only --db "+url+"`") {
 		t.Errorf("server mode without the routines: exit %d, want 1 and one sentence naming the init to run:\n%s", r.code, r.all())
@@ -137,7 +137,7 @@ func TestTPCCModesThroughTheCommandLine(t *testing.T) {
 	if r := dbh(t, home, "init", "tpcc", "--routines-only", "--db", url); r.code != 0 {
 		t.Fatalf("init --routines-only: exit %d\n%s", r.code, r.all())
 	}
-	if r := dbh(t, home, "run", "tpcc", "--db", url, "-c", "2", "-T", "1s", "--warmup", "1s", "-P", "0", "--no-save"); r.code != 0 ||
+	if r := dbh(t, home, "run", "tpcc", "--db", url, "-c", "2", "-t", "20", "--warmup", "1s", "-P", "0", "--no-save"); r.code != 0 ||
 		!strings.Contains(r.stdout, "hammerdb_nopm: ") {
 		t.Errorf("server mode after init --routines-only, with a warm-up: exit %d\n%s", r.code, r.all())
 	}
