@@ -180,6 +180,43 @@ func TestSweepAndCompareCSVAndMarkdown(t *testing.T) {
 	if !strings.Contains(md.String(), "| mix=select-only | 32 |") || !strings.Contains(md.String(), "USL (mix=tpcb-like): σ = ") {
 		t.Errorf("sweep markdown:\n%s", md.String())
 	}
+	// A sweep whose runs have a result figure (NOPM) and parallel
+	// workers, with its series side by side: the Markdown and the CSV
+	// carry them as the text does.
+	fig := syntheticSweep(true)
+	fig.HeadlineMetric = "nopm"
+	for i := range fig.Points {
+		fig.Points[i].Metrics = map[string]float64{"nopm": 1000 * float64(i+1)}
+	}
+	fig.Points[0].Workers = &results.SweepWorkers{Planned: 2, Launched: 1.5, Runs: 3}
+	up, lo, hi, p99 := 12.5, 4.0, 21.0, -8.0
+	fig.SeriesComparisons = []results.SeriesComparison{{Clients: 4, Flag: "mix", A: map[string]string{"mix": "tpcb-like"},
+		B: map[string]string{"mix": "select-only"}, Method: "repeats", Note: "B's repeats disagree",
+		Ops: []results.CompareOp{{Name: "total", TPSA: 800, TPSB: 900, TPSDeltaPct: &up, TPSCILowPct: &lo, TPSCIHighPct: &hi, P99DeltaPct: &p99, Verdict: "faster"}}}}
+	md.Reset()
+	if err := SweepMarkdown(&md, fig); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| series | clients | nopm (median) | tps (median) | 95% CI | efficiency | errors | workers planned/launched |\n|---|--:|--:|--:|--:|--:|--:|--:|\n",
+		"| mix=select-only | 1 | 1,000 | 2,904 | ", " | 2/1.5 |\n", " | - |\n",
+		"| 4 | mix=tpcb-like | mix=select-only | 800 | 900 | +12.5% | +4.0% … +21.0% | -8.0% | **faster** |",
+		"Note (4 clients, mix=select-only against mix=tpcb-like): B's repeats disagree"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("sweep markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	csvDir := t.TempDir()
+	if err := WriteSweepCSV(csvDir, fig); err != nil {
+		t.Fatal(err)
+	}
+	fp := readCSV(t, filepath.Join(csvDir, CSVSweepPoints))
+	if h := fp[0][12:]; strings.Join(h, ",") != "headline_metric,headline_median,workers_planned,workers_launched" ||
+		strings.Join(fp[1][12:], ",") != "nopm,1000,2,1.5" || strings.Join(fp[2][12:], ",") != "nopm,2000,," {
+		t.Errorf("sweep_points.csv's figure and workers columns: %v", fp[:3])
+	}
+	if strings.Join(pts[1][12:], ",") != ",,," {
+		t.Errorf("sweep_points.csv without figures or workers: %v", pts[1])
+	}
 	md.Reset()
 	if err := CompareMarkdown(&md, c); err != nil {
 		t.Fatal(err)

@@ -36,12 +36,22 @@ func WriteSweepCSV(dir string, sw *results.Sweep) error {
 	}
 	err := writeCSVFile(filepath.Join(dir, CSVSweepPoints), func(w *csvWriter) error {
 		if err := w.Write([]string{"sweep_id", "series", "clients", "tps_median", "tps_ci_low", "tps_ci_high", "ci_method", "efficiency", "errors", "runs",
-			"tps_ci_low_clipped", "label"}); err != nil {
+			"tps_ci_low_clipped", "label", "headline_metric", "headline_median", "workers_planned", "workers_launched"}); err != nil {
 			return err
 		}
 		for _, p := range sw.Points {
+			// The workload's result figure (TPC-C's NOPM) and a --dop
+			// sweep's parallel workers, empty where the runs have none.
+			hv, wp, wl := "", "", ""
+			if v, ok := p.Metrics[sw.HeadlineMetric]; ok && sw.HeadlineMetric != "" {
+				hv = ff(v)
+			}
+			if p.Workers != nil {
+				wp, wl = ff(p.Workers.Planned), ff(p.Workers.Launched)
+			}
 			if err := w.Write([]string{sw.SweepID, varyLabel(p.Vary), fint(p.Clients), ff(p.TPSMedian), ff(p.TPSCILow), ff(p.TPSCIHigh),
-				p.CIMethod, fptr(p.Efficiency), fi(p.Errors), strings.Join(p.Runs, " "), strconv.FormatBool(p.TPSCILowClipped), sw.Label}); err != nil {
+				p.CIMethod, fptr(p.Efficiency), fi(p.Errors), strings.Join(p.Runs, " "), strconv.FormatBool(p.TPSCILowClipped), sw.Label,
+				sw.HeadlineMetric, hv, wp, wl}); err != nil {
 				return err
 			}
 		}
@@ -121,14 +131,25 @@ func WriteCompareCSV(dir string, c *results.Comparison) error {
 }
 
 // SweepMarkdown writes a compact summary of a sweep: the throughput per
-// point with its interval and efficiency, and the USL fit.
+// point with its interval and efficiency (beside the workload's result
+// figure and a --dop sweep's parallel workers, where the runs have them),
+// the series side by side, and the USL fit.
 func SweepMarkdown(w io.Writer, sw *results.Sweep) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### dbharness sweep `%s`%s: %s\n\n", mdCode(sw.SweepID), mdLabel(sw.Label), mdText(sw.Name()))
 	fmt.Fprintf(&b, "**%s** · %d of %d runs · %d repeat(s)\n\n", mdText(sw.Status), len(sw.RunIDs), len(sw.Plan), sw.Repeat)
 	series := seriesOf(sw)
 	interfered, clipped := false, false
-	b.WriteString("| series | clients | tps (median) | 95% CI | efficiency | errors |\n|---|--:|--:|--:|--:|--:|\n")
+	hm, workers := sw.HeadlineMetric, sweepHasWorkers(sw.Points)
+	head, align := []string{"series", "clients"}, "|---|--:|"
+	if hm != "" {
+		head, align = append(head, mdText(hm)+" (median)"), align+"--:|"
+	}
+	head, align = append(head, "tps (median)", "95% CI", "efficiency", "errors"), align+"--:|--:|--:|--:|"
+	if workers {
+		head, align = append(head, "workers planned/launched"), align+"--:|"
+	}
+	b.WriteString("| " + strings.Join(head, " | ") + " |\n" + align + "\n")
 	for _, s := range series {
 		for _, p := range s.points {
 			eff := "-"
@@ -140,18 +161,33 @@ func SweepMarkdown(w io.Writer, sw *results.Sweep) error {
 				tps += " ⚠"
 				interfered = true
 			}
-			fmt.Fprintf(&b, "| %s | %d | %s | %s – %s | %s | %s |\n", mdText(orDash(s.label)), p.Clients, tps,
-				ciLow(p, fmtNum), fmtNum(p.TPSCIHigh), eff, fmtCount(p.Errors))
+			row := []string{mdText(orDash(s.label)), strconv.Itoa(p.Clients)}
+			if hm != "" {
+				v := "-"
+				if x, ok := p.Metrics[hm]; ok {
+					v = fmtNum(x)
+				}
+				row = append(row, v)
+			}
+			row = append(row, tps, ciLow(p, fmtNum)+" – "+fmtNum(p.TPSCIHigh), eff, fmtCount(p.Errors))
+			if workers {
+				row = append(row, workersCell(p.Workers))
+			}
+			b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 			clipped = clipped || p.TPSCILowClipped
 		}
 	}
 	b.WriteString("\n")
+	if hm != "" {
+		fmt.Fprintf(&b, "%s (median): the workload's result, median over the point's runs; the interval and efficiency are of the tps.\n\n", mdText(hm))
+	}
 	if clipped {
 		b.WriteString(ciClippedNote + ".\n\n")
 	}
 	if interfered {
 		fmt.Fprintf(&b, "⚠ other processes used more than %d%% of the host's CPU during a run of the point: its figures include their interference.\n\n", results.OthersWarnPct)
 	}
+	seriesMarkdown(&b, sw.SeriesComparisons)
 	if rows := sweepPhysicalRows(series); len(rows) > 0 {
 		b.WriteString("| " + strings.Join(sweepPhysicalHead, " | ") + " |\n|---|--:|---|---|--:|--:|--:|\n")
 		for _, r := range rows {
@@ -198,6 +234,46 @@ func SweepMarkdown(w io.Writer, sw *results.Sweep) error {
 	return err
 }
 
+// mdChange is a compared row's throughput interval ("-" when there is
+// none) and its verdict, in bold when it is one.
+func mdChange(o results.CompareOp) (ci, verdict string) {
+	ci = "-"
+	if o.TPSCILowPct != nil && o.TPSCIHighPct != nil {
+		ci = pctPtr(o.TPSCILowPct) + " … " + pctPtr(o.TPSCIHighPct)
+	}
+	verdict = mdText(o.Verdict)
+	if o.Verdict == verdictFaster || o.Verdict == verdictSlower {
+		verdict = "**" + verdict + "**"
+	}
+	return ci, verdict
+}
+
+// seriesMarkdown writes a sweep's series side by side, as the text's
+// seriesTable: B against A, which differs from it in one swept flag, at
+// each client count, with compare's verdict on the total throughput.
+func seriesMarkdown(b *strings.Builder, cs []results.SeriesComparison) {
+	if len(cs) == 0 {
+		return
+	}
+	b.WriteString("Series side by side, B against A at each client count (as `compare` computes it):\n\n")
+	b.WriteString("| clients | A | B | tps A | tps B | Δ tps | 95% interval | Δ p99 | verdict |\n|--:|---|---|--:|--:|--:|--:|--:|---|\n")
+	for _, c := range cs {
+		o := c.Total()
+		if o == nil {
+			continue
+		}
+		ci, v := mdChange(*o)
+		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Clients, mdText(varyCell(c.A)), mdText(varyCell(c.B)),
+			fmtNum(o.TPSA), fmtNum(o.TPSB), pctPtr(o.TPSDeltaPct), ci, pctPtr(o.P99DeltaPct), v)
+	}
+	for _, c := range cs {
+		if c.Note != "" {
+			fmt.Fprintf(b, "\nNote (%d clients, %s against %s): %s\n", c.Clients, mdText(varyCell(c.B)), mdText(varyCell(c.A)), mdText(c.Note))
+		}
+	}
+	b.WriteString("\n")
+}
+
 // CompareMarkdown writes a compact summary of a comparison: one row per
 // compared transaction type with the change, its interval and the verdict,
 // then the configuration differences.
@@ -214,14 +290,7 @@ func CompareMarkdown(w io.Writer, c *results.Comparison) error {
 	}
 	fmt.Fprintf(&b, "| transaction | tps A | tps B | Δ tps | %.0f%% interval | Δ p50 | Δ p99 | verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n", 100*level)
 	for _, o := range c.Ops {
-		ci := "-"
-		if o.TPSCILowPct != nil && o.TPSCIHighPct != nil {
-			ci = pctPtr(o.TPSCILowPct) + " … " + pctPtr(o.TPSCIHighPct)
-		}
-		v := mdText(o.Verdict)
-		if o.Verdict == verdictFaster || o.Verdict == verdictSlower {
-			v = "**" + v + "**"
-		}
+		ci, v := mdChange(o)
 		ta, tb := sidesTPS(o, fmtNum)
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdText(opLabel(o)), ta, tb,
 			pctPtr(o.TPSDeltaPct), ci, pctPtr(o.P50DeltaPct), pctPtr(o.P99DeltaPct), v)
