@@ -130,7 +130,9 @@ func TestServerEvidenceIsReadFromBabelfishsPostgreSQLSide(t *testing.T) {
 	pg := testdb.BabelfishPostgresSide(t)
 	home := t.TempDir()
 	out, html := filepath.Join(home, "run.json"), filepath.Join(home, "run.html")
-	r := dbh(t, home, "run", "null", "-c", "2", "-T", "1s", "--db", url, "--server-evidence", pg, "--collect", "server,waits",
+	// 3 s, not 1: the intervals and the wait samples asserted below must
+	// come even when a busy host holds the process back for a second.
+	r := dbh(t, home, "run", "null", "-c", "2", "-T", "3s", "--db", url, "--server-evidence", pg, "--collect", "server,waits",
 		"--json", out, "--html", html)
 	if r.code != 0 {
 		t.Fatalf("exit %d:\n%s", r.code, r.all())
