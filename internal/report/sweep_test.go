@@ -71,6 +71,15 @@ func TestSweepReport(t *testing.T) {
 	if n := bytes.Count(b, []byte("<svg xmlns=")); n != 2 {
 		t.Errorf("%d charts, want 2 (throughput, latency)", n)
 	}
+	// The USL peak has thousands separators, as the best throughput
+	// beside it does, in the HTML and the Markdown.
+	var md bytes.Buffer
+	if err := SweepMarkdown(&md, syntheticSweep(false)); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte("<dd>6,721 tps at 22 clients</dd>")) || !strings.Contains(md.String(), "peak 6,721 tps at 22.0 clients") {
+		t.Errorf("the USL peak is not written 6,721 tps in the HTML headline and the Markdown:\n%s", md.String())
+	}
 	// The CI bars are drawn: one per client count.
 	if n := len(regexp.MustCompile(`<path d="M[0-9.]+,[0-9.]+V[0-9.]+M`).FindAll(b, -1)); n != 6 {
 		t.Errorf("%d confidence bars in the throughput chart, want 6", n)

@@ -81,6 +81,16 @@ func optNum(f *float64, format string) string {
 	return fmt.Sprintf(format, *f)
 }
 
+// optTPS is a throughput the fit may not give, in whole transactions a
+// second with thousands separators, as the tables' λ (fmtNum); "-" when
+// there is none.
+func optTPS(f *float64) string {
+	if f == nil || math.IsNaN(*f) || math.IsInf(*f, 0) {
+		return "-"
+	}
+	return group(strconv.FormatFloat(*f, 'f', 0, 64))
+}
+
 // SweepHTML writes the HTML report of a sweep: throughput against clients
 // with confidence bars, the fitted USL curve and the ideal linear line from
 // the single-client point, latency against clients per transaction type,
@@ -340,9 +350,9 @@ func uslTable(series []sweepSeries) table {
 			continue
 		}
 		f := s.fit
-		peakN, peakX := optNum(f.PeakClients, "%.1f"), optNum(f.PeakTPS, "%.0f")
+		peakN, peakX := optNum(f.PeakClients, "%.1f"), optTPS(f.PeakTPS)
 		if f.PeakClients == nil && f.AsymptoteTPS != nil {
-			peakN, peakX = "none (κ = 0)", "→ "+optNum(f.AsymptoteTPS, "%.0f")
+			peakN, peakX = "none (κ = 0)", "→ "+optTPS(f.AsymptoteTPS)
 		}
 		r2 := fmt.Sprintf("%.3f", f.R2)
 		switch {
@@ -368,9 +378,9 @@ func uslHeadline(f *results.USLModel) []kv {
 	case f.PeakExtrapolated:
 		return []kv{{"USL peak", fmt.Sprintf("not stated: extrapolated past the clients measured (%s)", optNum(f.PeakClients, "%.0f"))}, r2}
 	case f.PeakClients != nil:
-		return []kv{{"USL peak", fmt.Sprintf("%s tps at %.0f clients", optNum(f.PeakTPS, "%.0f"), *f.PeakClients)}, r2}
+		return []kv{{"USL peak", fmt.Sprintf("%s tps at %.0f clients", optTPS(f.PeakTPS), *f.PeakClients)}, r2}
 	case f.AsymptoteTPS != nil:
-		return []kv{{"USL ceiling", "→ " + optNum(f.AsymptoteTPS, "%.0f") + " tps (no peak)"}, r2}
+		return []kv{{"USL ceiling", "→ " + optTPS(f.AsymptoteTPS) + " tps (no peak)"}, r2}
 	}
 	return []kv{r2}
 }

@@ -213,7 +213,7 @@ func SweepMarkdown(w io.Writer, sw *results.Sweep) error {
 			case f.PeakExtrapolated:
 				peak = fmt.Sprintf("peak not stated: extrapolated past the clients measured (%s)", optNum(f.PeakClients, "%.1f"))
 			case f.PeakClients != nil:
-				peak = fmt.Sprintf("peak %s tps at %.1f clients", optNum(f.PeakTPS, "%.0f"), *f.PeakClients)
+				peak = fmt.Sprintf("peak %s tps at %.1f clients", optTPS(f.PeakTPS), *f.PeakClients)
 			}
 			fmt.Fprintf(&b, "USL%s: σ = %.4g, κ = %.4g, λ = %s tps, %s, R² = %.3f\n", name, f.Sigma, f.Kappa, fmtNum(f.Lambda), peak, f.R2)
 		case s.fitErr != "":
