@@ -190,9 +190,19 @@ func AnalyzeTables(ctx context.Context, env *Env, tables ...string) error {
 		}
 		return ExecParallel(ctx, env, [][]string{{caps.AnalyzeAll}})
 	}
-	groups := make([][]string, len(tables))
+	stmts := make([]string, len(tables))
 	for i, t := range tables {
-		groups[i] = []string{fmt.Sprintf(caps.Analyze, t)}
+		stmts[i] = fmt.Sprintf(caps.Analyze, t)
+	}
+	return ExecEach(ctx, env, stmts)
+}
+
+// ExecEach runs independent statements at once, each on its own
+// connection, as ExecParallel runs groups of one.
+func ExecEach(ctx context.Context, env *Env, stmts []string) error {
+	groups := make([][]string, len(stmts))
+	for i, s := range stmts {
+		groups[i] = []string{s}
 	}
 	return ExecParallel(ctx, env, groups)
 }

@@ -243,7 +243,7 @@ func (w *TPCC) Init(ctx context.Context, env *workload.Env) error {
 	}
 	post = append(post, secondaryIndexes...)
 	env.Progress.Phase("keys and indexes")
-	if err := execParallel(ctx, env, post); err != nil {
+	if err := workload.ExecEach(ctx, env, post); err != nil {
 		return err
 	}
 	if workload.Analyzes(caps) {
@@ -275,15 +275,6 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
-}
-
-// execParallel runs independent statements, each on its own connection.
-func execParallel(ctx context.Context, env *workload.Env, stmts []string) error {
-	groups := make([][]string, len(stmts))
-	for i, s := range stmts {
-		groups[i] = []string{s}
-	}
-	return workload.ExecParallel(ctx, env, groups)
 }
 
 // Setup implements workload.Runner: it checks the tables, reads the number

@@ -21,9 +21,5 @@ var indexes = []string{
 // createIndexes builds the indexes, in parallel.
 func createIndexes(ctx context.Context, env *workload.Env) error {
 	env.Progress.Phase("indexes")
-	var stmts [][]string
-	for _, s := range indexes {
-		stmts = append(stmts, []string{s})
-	}
-	return workload.ExecParallel(ctx, env, stmts)
+	return workload.ExecEach(ctx, env, indexes)
 }

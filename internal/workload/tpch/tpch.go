@@ -99,11 +99,11 @@ func (w *TPCH) Init(ctx context.Context, env *workload.Env) error {
 	}
 	if caps.KeysAfterLoad {
 		env.Progress.Phase("keys")
-		var keys [][]string
+		var keys []string
 		for i := range schema {
-			keys = append(keys, []string{schema[i].addKeyStatement()})
+			keys = append(keys, schema[i].addKeyStatement())
 		}
-		if err := workload.ExecParallel(ctx, env, keys); err != nil {
+		if err := workload.ExecEach(ctx, env, keys); err != nil {
 			return err
 		}
 	}
