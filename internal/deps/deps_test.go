@@ -48,6 +48,7 @@ var allowed = map[string][]string{
 	"internal/analysis":   {},
 	"internal/report/svg": {},
 	"internal/redact":     {},
+	"internal/numfmt":     {},
 	// What /proc says of this host's processes, for the collectors and
 	// the drivers' hot path alike.
 	"internal/procfs":   {},
@@ -66,14 +67,14 @@ var allowed = map[string][]string{
 	// Where runs are kept: an SQLite file or a PostgreSQL database, each
 	// through its driver. Only what saves or reads runs imports it.
 	"internal/store":      {"internal/datadir", "internal/evidence", "internal/redact", "internal/results"},
-	"internal/experiment": {"internal/analysis", "internal/results", "internal/runphase"},
+	"internal/experiment": {"internal/analysis", "internal/numfmt", "internal/results", "internal/runphase"},
 	// The storage probe (`dbharness io`) measures files, not a database.
 	"internal/iobench": {"internal/histogram", "internal/hostinfo", "internal/results"},
 	// A table scan's bandwidth (`dbharness scan`): the engine's package
 	// knows the size and the query, through db.TableScanner; the runner
 	// says how a run records the server.
 	"internal/tablescan": {"internal/db", "internal/histogram", "internal/hostinfo", "internal/results", "internal/runner"},
-	"internal/report":    {"internal/analysis", "internal/evidence", "internal/histogram", "internal/redact", "internal/report/svg", "internal/results", "internal/runphase"},
+	"internal/report":    {"internal/analysis", "internal/evidence", "internal/histogram", "internal/numfmt", "internal/redact", "internal/report/svg", "internal/results", "internal/runphase"},
 
 	// The database core, the workloads, the driver and the evidence. None
 	// of them knows an engine: they ask the db.DB for capabilities.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dbharness/dbharness/internal/analysis"
+	"github.com/dbharness/dbharness/internal/numfmt"
 	"github.com/dbharness/dbharness/internal/results"
 )
 
@@ -69,10 +70,10 @@ func fitCaveats(sw *results.Sweep) []results.SweepCaveat {
 		}
 		peak := "its ceiling"
 		if m.AsymptoteTPS != nil {
-			peak = fmt.Sprintf("its ceiling (%.0f tps)", *m.AsymptoteTPS)
+			peak = fmt.Sprintf("its ceiling (%s tps)", numfmt.Whole(*m.AsymptoteTPS))
 		}
 		if m.PeakClients != nil && m.PeakTPS != nil {
-			peak = fmt.Sprintf("its peak (%.1f clients at %.0f tps)", *m.PeakClients, *m.PeakTPS)
+			peak = fmt.Sprintf("its peak (%.1f clients at %s tps)", *m.PeakClients, numfmt.Whole(*m.PeakTPS))
 		}
 		switch {
 		case m.Poor():
@@ -105,8 +106,8 @@ func efficiencyCaveats(sw *results.Sweep) []results.SweepCaveat {
 			continue
 		}
 		out = append(out, results.SweepCaveat{Kind: results.CaveatEfficiencyAbove1, Vary: p.Vary, Clients: []int{1, p.Clients}, Runs: b.Runs,
-			Text: fmt.Sprintf("efficiency %.2f at %s: %.0f tps per client against %.0f at 1 client, more than linear scaling gives; the 1-client baseline is suspect (runs %s)",
-				*p.Efficiency, pointName(p.Clients, p.Vary), p.TPSMedian/float64(p.Clients), b.TPSMedian, strings.Join(b.Runs, ", "))})
+			Text: fmt.Sprintf("efficiency %.2f at %s: %s tps per client against %s at 1 client, more than linear scaling gives; the 1-client baseline is suspect (runs %s)",
+				*p.Efficiency, pointName(p.Clients, p.Vary), numfmt.Whole(p.TPSMedian/float64(p.Clients)), numfmt.Whole(b.TPSMedian), strings.Join(b.Runs, ", "))})
 	}
 	return out
 }
@@ -161,7 +162,7 @@ func repeatCaveats(sw *results.Sweep, runs map[string]*results.Run) []results.Sw
 		}
 		spread := "while the runs' intervals do not vary"
 		if pooled > 0 {
-			spread = fmt.Sprintf("%.1f times the runs' interval-to-interval standard deviation (%.0f tps)", gap/pooled, pooled)
+			spread = fmt.Sprintf("%.1f times the runs' interval-to-interval standard deviation (%s tps)", gap/pooled, numfmt.Whole(pooled))
 		}
 		var ids []string
 		for _, r := range rs {
@@ -179,7 +180,7 @@ func repeatCaveats(sw *results.Sweep, runs map[string]*results.Run) []results.Sw
 func repeatGroup(rs []repeatRun) string {
 	parts := make([]string, len(rs))
 	for i, r := range rs {
-		parts[i] = fmt.Sprintf("%.0f tps (run %s", r.tps, r.id)
+		parts[i] = fmt.Sprintf("%s tps (run %s", numfmt.Whole(r.tps), r.id)
 		if r.idle != nil {
 			parts[i] += fmt.Sprintf(", host %.0f%% idle", *r.idle)
 		}

@@ -212,7 +212,7 @@ func TestAnalyzeFlagsRepeatsInTwoRegimesWithTheirRuns(t *testing.T) {
 	if !slices.Equal(c.Clients, []int{1}) || !slices.Equal(c.Runs, []string{"r1-c1", "r3-c1", "r2-c1"}) {
 		t.Errorf("caveat on clients %v, runs %v", c.Clients, c.Runs)
 	}
-	for _, s := range []string{"repeats at 1 client disagree", "17098 tps (run r2-c1, host 17% idle) against 8141 tps (run r1-c1, host 60% idle) and 8823 tps (run r3-c1)"} {
+	for _, s := range []string{"repeats at 1 client disagree", "17,098 tps (run r2-c1, host 17% idle) against 8,141 tps (run r1-c1, host 60% idle) and 8,823 tps (run r3-c1)"} {
 		if !strings.Contains(c.Text, s) {
 			t.Errorf("caveat %q lacks %q", c.Text, s)
 		}

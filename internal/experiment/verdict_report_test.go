@@ -123,7 +123,7 @@ func TestTheCaveatsNameTheirPointsAndRunsInEveryOutput(t *testing.T) {
 	Analyze(sw, runs)
 	r := render(t, sw)
 	for where, s := range map[string]string{"text": r.text, "HTML": r.html, "Markdown": r.markdown} {
-		contains(t, where, s, "repeats at 1 client disagree beyond their own spread: 17098 tps (run r2-c1)",
+		contains(t, where, s, "repeats at 1 client disagree beyond their own spread: 17,098 tps (run r2-c1)",
 			"efficiency 1.16 at 2 clients", "the 1-client baseline is suspect (runs r1-c1, r2-c1, r3-c1)")
 	}
 	contains(t, "JSON", r.json, `"kind": "repeats-disagree"`, `"kind": "efficiency-above-1"`)

@@ -18,6 +18,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/dbharness/dbharness/internal/numfmt"
 	"github.com/dbharness/dbharness/internal/redact"
 	"github.com/dbharness/dbharness/internal/report/svg"
 	"github.com/dbharness/dbharness/internal/results"
@@ -879,7 +880,7 @@ func fmtNum(v float64) string {
 	a := math.Abs(v)
 	switch {
 	case a >= 1000:
-		return group(strconv.FormatFloat(v, 'f', 0, 64))
+		return numfmt.Group(strconv.FormatFloat(v, 'f', 0, 64))
 	case a >= 100:
 		// 266, not 266.0: a count of samples has no tenths to show.
 		return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0")
@@ -890,24 +891,7 @@ func fmtNum(v float64) string {
 	}
 }
 
-func fmtCount(n int64) string { return group(strconv.FormatInt(n, 10)) }
-
-// group inserts thousands separators into an integer string.
-func group(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func fmtCount(n int64) string { return numfmt.Group(strconv.FormatInt(n, 10)) }
 
 func fmtSeconds(s float64) string {
 	if s >= 3600 {

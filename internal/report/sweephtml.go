@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dbharness/dbharness/internal/analysis"
+	"github.com/dbharness/dbharness/internal/numfmt"
 	"github.com/dbharness/dbharness/internal/redact"
 	"github.com/dbharness/dbharness/internal/report/svg"
 	"github.com/dbharness/dbharness/internal/results"
@@ -88,7 +89,7 @@ func optTPS(f *float64) string {
 	if f == nil || math.IsNaN(*f) || math.IsInf(*f, 0) {
 		return "-"
 	}
-	return group(strconv.FormatFloat(*f, 'f', 0, 64))
+	return numfmt.Group(strconv.FormatFloat(*f, 'f', 0, 64))
 }
 
 // SweepHTML writes the HTML report of a sweep: throughput against clients
