@@ -880,7 +880,7 @@ func fmtNum(v float64) string {
 	a := math.Abs(v)
 	switch {
 	case a >= 1000:
-		return numfmt.Group(strconv.FormatFloat(v, 'f', 0, 64))
+		return numfmt.Whole(v)
 	case a >= 100:
 		// 266, not 266.0: a count of samples has no tenths to show.
 		return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0")

@@ -89,7 +89,7 @@ func optTPS(f *float64) string {
 	if f == nil || math.IsNaN(*f) || math.IsInf(*f, 0) {
 		return "-"
 	}
-	return numfmt.Group(strconv.FormatFloat(*f, 'f', 0, 64))
+	return numfmt.Whole(*f)
 }
 
 // SweepHTML writes the HTML report of a sweep: throughput against clients

@@ -188,7 +188,7 @@ func AnalyzeTables(ctx context.Context, env *Env, tables ...string) error {
 		if caps.AnalyzeAll == "" {
 			return nil
 		}
-		return ExecParallel(ctx, env, [][]string{{caps.AnalyzeAll}})
+		return ExecEach(ctx, env, []string{caps.AnalyzeAll})
 	}
 	stmts := make([]string, len(tables))
 	for i, t := range tables {
