@@ -445,6 +445,17 @@ func (l *LockWaits) Observe(d time.Duration) {
 	}
 }
 
+// TextBorrower is a Conn whose Exec is done with the statement's text when
+// it returns: it encodes the text at once and keeps no reference to it, in
+// its messages, its errors or anywhere else. A caller may then pass Exec a
+// string that shares the memory of a buffer it reuses (a script in simple
+// query mode writes each statement into one), instead of a copy made for
+// each statement.
+type TextBorrower interface {
+	Conn
+	BorrowsText()
+}
+
 // Conn is one connection to the target database. It is used by one
 // goroutine at a time.
 type Conn interface {

@@ -274,6 +274,11 @@ func (c *pgLoopConn) Exec(ctx context.Context, sql string) error {
 	return c.roundTrip()
 }
 
+// BorrowsText implements db.TextBorrower: Exec encodes the text into the
+// connection's write buffer before it sends anything (sendQuery), and the
+// server's errors carry none of it.
+func (c *pgLoopConn) BorrowsText() {}
+
 // sendQuery queues sql as a simple query, in the connection's own message:
 // Send encodes it at once, and a message made for each statement would be
 // garbage (one allocation a statement under -M simple).
@@ -638,3 +643,5 @@ func (r *pgLoopRows) Err() error { return nil }
 func (r *pgLoopRows) Close() {}
 
 var _ db.LoopConn = (*pgLoopConn)(nil)
+
+var _ db.TextBorrower = (*pgLoopConn)(nil)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/spf13/pflag"
 
@@ -623,6 +624,16 @@ func (k *client) fetch(s *Script, c *Command, rows db.Rows) error {
 func (k *client) send(ctx context.Context, s *Script, c *Command) (db.Rows, error) {
 	wantRows := c.gset || c.aset
 	if k.w.QueryMode == ModeSimple {
+		if !wantRows && len(c.pieces) > 1 {
+			if _, ok := k.conn.(db.TextBorrower); ok {
+				// The text lives in k.buf only while Exec runs.
+				b, err := k.simpleBytes(s, c)
+				if err != nil {
+					return nil, err
+				}
+				return nil, k.conn.Exec(ctx, unsafe.String(unsafe.SliceData(b), len(b)))
+			}
+		}
 		text, err := k.simpleText(s, c)
 		if err != nil {
 			return nil, err
@@ -660,6 +671,13 @@ func (k *client) simpleText(s *Script, c *Command) (string, error) {
 	if len(c.pieces) == 1 {
 		return c.pieces[0].text, nil
 	}
+	b, err := k.simpleBytes(s, c)
+	return string(b), err
+}
+
+// simpleBytes writes the command's text, variables included, into k.buf
+// and returns it; the next command's text overwrites it.
+func (k *client) simpleBytes(s *Script, c *Command) ([]byte, error) {
 	b := k.buf[:0]
 	for _, p := range c.pieces {
 		b = append(b, p.text...)
@@ -671,13 +689,13 @@ func (k *client) simpleText(s *Script, c *Command) (string, error) {
 		case ok:
 			b = v.appendSQL(b)
 		case p.required:
-			return "", fmt.Errorf("%s: undefined variable :%s", c.where(s), p.name)
+			return nil, fmt.Errorf("%s: undefined variable :%s", c.where(s), p.name)
 		default:
 			b = append(append(b, ':'), p.name...)
 		}
 	}
 	k.buf = b
-	return string(b), nil
+	return b, nil
 }
 
 func toVariable(x any) variable {
