@@ -40,9 +40,11 @@ type Loop struct {
 	live        int
 	interrupted bool
 	aborted     bool
-	socks       map[int32]*Sock
-	events      []unix.EpollEvent
-	noPwait2    bool
+	// socks are the attached sockets by descriptor (nil where none is),
+	// written and read on the loop's thread only.
+	socks    []*Sock
+	events   []unix.EpollEvent
+	noPwait2 bool
 	// raw: a blocking wait leaves the Go scheduler alone, as rawNow
 	// last found, which asks again when rawLeft is down to 0.
 	raw     bool
@@ -83,7 +85,7 @@ func New() (*Loop, error) {
 		unix.Close(wakefd)
 		return nil, err
 	}
-	l := &Loop{epfd: epfd, wakefd: wakefd, socks: map[int32]*Sock{}, events: make([]unix.EpollEvent, 128), pin: -1}
+	l := &Loop{epfd: epfd, wakefd: wakefd, events: make([]unix.EpollEvent, 128), pin: -1}
 	l.cpu.Store(-1)
 	return l, nil
 }
@@ -450,6 +452,9 @@ func (l *Loop) poll(timeout time.Duration) {
 	for _, ev := range l.events[:n] {
 		if ev.Fd == int32(l.wakefd) {
 			l.wakeEv = true // drained at the top of the loop
+			continue
+		}
+		if int(ev.Fd) >= len(l.socks) {
 			continue
 		}
 		s := l.socks[ev.Fd]

@@ -114,7 +114,10 @@ func (s *Sock) Attach(t *Task) error {
 	if err := unix.EpollCtl(t.l.epfd, unix.EPOLL_CTL_ADD, s.fd, &ev); err != nil {
 		return os.NewSyscallError("epoll_ctl", err)
 	}
-	t.l.socks[int32(s.fd)] = s
+	if s.fd >= len(t.l.socks) {
+		t.l.socks = append(t.l.socks, make([]*Sock, s.fd+1-len(t.l.socks))...)
+	}
+	t.l.socks[s.fd] = s
 	s.task = t
 	s.outArmed = false
 	// What the socket holds already is not known: look once.
@@ -153,7 +156,7 @@ func (s *Sock) Detach() {
 		return
 	}
 	_ = unix.EpollCtl(s.task.l.epfd, unix.EPOLL_CTL_DEL, s.fd, nil)
-	delete(s.task.l.socks, int32(s.fd))
+	s.task.l.socks[s.fd] = nil
 	s.task = nil
 }
 
