@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -541,7 +542,8 @@ func (s *pgLoopStmt) Exec(ctx context.Context, args ...any) (int64, error) {
 	if res.err != nil {
 		return 0, res.err
 	}
-	return pgconn.NewCommandTag(string(res.tag)).RowsAffected(), nil
+	// The tag is only read here: no copy of it is needed.
+	return pgconn.NewCommandTag(unsafe.String(unsafe.SliceData(res.tag), len(res.tag))).RowsAffected(), nil
 }
 
 // QueryRow runs the statement and scans its first row into dest.
