@@ -11,7 +11,8 @@
 // the database server on this host, that is the server's work for the
 // same transactions, and how many reschedule interrupts the machine took
 // (wake-ups that crossed CPUs: where a client and a server on one host
-// ran apart, each message costs both more).
+// ran apart, each message costs both more), and each side's CPU time split
+// into user and system time.
 //
 // With fixed work, wall time is throughput: a ratio under 1 means B was
 // faster (or cheaper). Alternating spreads the machine's drift over both
@@ -40,7 +41,10 @@ import (
 // unknown).
 type sample struct {
 	wall, cpu, busy, idle time.Duration
-	resched               float64
+	// user and sys are cpu's two parts: where two tools differ in CPU,
+	// this says whether in their own code or in the kernel's work for them.
+	user, sys time.Duration
+	resched   float64
 }
 
 // idleShare is the part of the machine's CPU time that stood idle.
@@ -67,6 +71,7 @@ func main() {
 		fmt.Println(*title)
 	}
 	var wall, cpu, other, idleA, idleB, resA, resB []float64
+	var userA, userB, sysA, sysB []float64
 	for i := 1; i <= *n; i++ {
 		// Alternate which runs first, so that neither always follows the
 		// other.
@@ -81,6 +86,8 @@ func main() {
 		wall, cpu, other = append(wall, wr), append(cpu, cr), append(other, or)
 		idleA, idleB = append(idleA, 100*sa.idleShare()), append(idleB, 100*sb.idleShare())
 		resA, resB = append(resA, sa.resched/1000), append(resB, sb.resched/1000)
+		userA, userB = append(userA, sa.user.Seconds()), append(userB, sb.user.Seconds())
+		sysA, sysB = append(sysA, sa.sys.Seconds()), append(sysB, sb.sys.Seconds())
 		fmt.Printf("  pair %d: %s %6.2fs wall %6.2fs cpu %4.1f%% idle %6.1fk IPIs | %s %6.2fs wall %6.2fs cpu %4.1f%% idle %6.1fk IPIs | %s/%s wall %.3f cpu %.3f others' cpu %.3f\n",
 			i, *nameA, sa.wall.Seconds(), sa.cpu.Seconds(), 100*sa.idleShare(), sa.resched/1000, *nameB, sb.wall.Seconds(), sb.cpu.Seconds(), 100*sb.idleShare(), sb.resched/1000, *nameB, *nameA, wr, cr, or)
 	}
@@ -90,6 +97,12 @@ func main() {
 	fmt.Printf("  the machine's idle CPU time, median: %s %.1f%% (range %.1f-%.1f), %s %.1f%% (range %.1f-%.1f); the rest of the machine's CPU (the server's, on this host), %s/%s median %.3f (range %.3f-%.3f)\n",
 		*nameA, median(idleA), minOf(idleA), maxOf(idleA), *nameB, median(idleB), minOf(idleB), maxOf(idleB),
 		*nameB, *nameA, median(other), minOf(other), maxOf(other))
+	line := fmt.Sprintf("  CPU time, median seconds: %s user %.3f system %.3f, %s user %.3f system %.3f",
+		*nameA, median(userA), median(sysA), *nameB, median(userB), median(sysB))
+	if median(userA) > 0 && median(sysA) > 0 {
+		line += fmt.Sprintf("; the medians' ratio %s/%s: user %.3f, system %.3f", *nameB, *nameA, median(userB)/median(userA), median(sysB)/median(sysA))
+	}
+	fmt.Println(line)
 	if minOf(resA) >= 0 && minOf(resB) >= 0 {
 		fmt.Printf("  reschedule interrupts (wake-ups that crossed CPUs), thousands, median: %s %.1f (range %.1f-%.1f), %s %.1f (range %.1f-%.1f)\n",
 			*nameA, median(resA), minOf(resA), maxOf(resA), *nameB, median(resB), minOf(resB), maxOf(resB))
@@ -118,7 +131,8 @@ func run(name, cmd string) sample {
 		os.Exit(1)
 	}
 	ru := c.ProcessState.SysUsage().(*syscall.Rusage)
-	return sample{wall: wall, cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), busy: busy1 - busy0, idle: idle1 - idle0, resched: res}
+	user, sys := time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
+	return sample{wall: wall, cpu: user + sys, user: user, sys: sys, busy: busy1 - busy0, idle: idle1 - idle0, resched: res}
 }
 
 // resched is the reschedule interrupts every CPU has taken so far (from
