@@ -62,7 +62,11 @@ type Loop struct {
 	one   unix.CPUSet
 	moves atomic.Int64
 
-	start   atomic.Int64 // unix ns
+	start atomic.Int64 // unix ns
+	// epoch is New's instant: poll times its waits as time.Since(epoch),
+	// one read of the monotonic clock each side, where time.Now reads
+	// the wall clock too.
+	epoch   time.Time
 	blocked atomic.Int64 // ns spent in blocking epoll waits
 	waits   atomic.Int64
 	resumes atomic.Int64
@@ -85,7 +89,7 @@ func New() (*Loop, error) {
 		unix.Close(wakefd)
 		return nil, err
 	}
-	l := &Loop{epfd: epfd, wakefd: wakefd, events: make([]unix.EpollEvent, 128), pin: -1}
+	l := &Loop{epfd: epfd, wakefd: wakefd, events: make([]unix.EpollEvent, 128), pin: -1, epoch: time.Now()}
 	l.cpu.Store(-1)
 	return l, nil
 }
@@ -441,9 +445,9 @@ func (l *Loop) poll(timeout time.Duration) {
 		n = l.epollWait(0, false)
 	}
 	if n == 0 && timeout != 0 {
-		t0 := time.Now()
+		t0 := time.Since(l.epoch)
 		n = l.epollWait(timeout, true)
-		l.blocked.Add(int64(time.Since(t0)))
+		l.blocked.Add(int64(time.Since(l.epoch) - t0))
 		if n >= 0 {
 			l.waits.Add(1)
 		}
