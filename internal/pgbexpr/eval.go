@@ -27,6 +27,12 @@ type ArgStacker interface {
 	ArgStack() *[]Value
 }
 
+// Slotter is an Env that keeps its variables by number, as Bind numbered
+// them: a bound variable is read by VarSlot, without looking its name up.
+type Slotter interface {
+	VarSlot(slot int) (v Value, ok bool, err error)
+}
+
 // DistKey identifies a random function's distribution.
 type DistKey struct {
 	Fn     string
@@ -47,6 +53,8 @@ type litNode struct {
 type varNode struct {
 	name string
 	pos  int
+	// slot is the variable's number (Bind), or -1.
+	slot int
 }
 
 type unaryNode struct {
@@ -87,7 +95,14 @@ func eval(n node, env Env) (Value, error) {
 	case *litNode:
 		return x.v, nil
 	case *varNode:
-		v, ok, err := env.Var(x.name)
+		var v Value
+		var ok bool
+		var err error
+		if st, is := env.(Slotter); is && x.slot >= 0 {
+			v, ok, err = st.VarSlot(x.slot)
+		} else {
+			v, ok, err = env.Var(x.name)
+		}
 		if err != nil {
 			return Value{}, err
 		}

@@ -387,3 +387,38 @@ func TestRandomCallFindsAPlainDraw(t *testing.T) {
 		}
 	}
 }
+
+// slotEnv keeps variables by number too; by name they read otherwise, so
+// that a test sees which way a variable was read.
+type slotEnv struct {
+	*testEnv
+	slots []Value
+}
+
+func (e *slotEnv) VarSlot(i int) (Value, bool, error) { return e.slots[i], true, nil }
+
+func TestBoundVariablesAreReadByNumber(t *testing.T) {
+	e, err := Parse(":scale * 100 + :x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &slotEnv{testEnv: newEnv(), slots: []Value{IntValue(7)}}
+	// Unbound, every variable is read by name: 10 * 100 + 2.5.
+	if v, err := e.Eval(env); err != nil || v.String() != "1002.5" {
+		t.Fatalf("unbound: %v, %v; want 1002.5", v, err)
+	}
+	// :scale bound to slot 0 (7), :x left to its name (2.5).
+	e.Bind(func(name string) int {
+		if name == "scale" {
+			return 0
+		}
+		return -1
+	})
+	if v, err := e.Eval(env); err != nil || v.String() != "702.5" {
+		t.Fatalf("bound: %v, %v; want 702.5", v, err)
+	}
+	// An Env that keeps no slots reads a bound variable by its name.
+	if v, err := e.Eval(newEnv()); err != nil || v.String() != "1002.5" {
+		t.Fatalf("bound, read by an Env without slots: %v, %v; want 1002.5", v, err)
+	}
+}

@@ -190,6 +190,18 @@ func (e *Expr) Refs() []Ref {
 	return out
 }
 
+// Bind numbers the expression's variables for an Env that is a Slotter:
+// slot gives a name its number, or -1 to leave it read by name. An
+// expression is bound once, before it is evaluated, and not while another
+// goroutine evaluates it.
+func (e *Expr) Bind(slot func(name string) int) {
+	walk(e.root, func(n node) {
+		if x, ok := n.(*varNode); ok {
+			x.slot = slot(x.name)
+		}
+	})
+}
+
 // randomFuncs are the functions that draw random numbers.
 var randomFuncs = map[string]bool{"random": true, "random_exponential": true, "random_gaussian": true, "random_zipfian": true}
 
@@ -447,7 +459,7 @@ func (p *parser) primary() (node, error) {
 	case tDouble:
 		return &litNode{v: DoubleValue(t.f), pos: t.pos}, nil
 	case tVar:
-		return &varNode{name: t.text, pos: t.pos}, nil
+		return &varNode{name: t.text, pos: t.pos, slot: -1}, nil
 	case tLParen:
 		n, err := p.expr(0)
 		if err != nil {

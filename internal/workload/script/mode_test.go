@@ -19,6 +19,12 @@ import (
 
 // runScript runs the first script of w once as client 0 on url.
 func runScript(t *testing.T, url string, w *Workload) error {
+	_, err := runClient(t, url, w)
+	return err
+}
+
+// runClient is runScript that returns the client too.
+func runClient(t *testing.T, url string, w *Workload) (*client, error) {
 	t.Helper()
 	ctx := context.Background()
 	d, conn := testdb.Connect(t, url)
@@ -27,9 +33,9 @@ func runScript(t *testing.T, url string, w *Workload) error {
 	}
 	wk, err := w.NewWorker(ctx, conn, 0)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return wk.Do(ctx, 0)
+	return wk.(*client), wk.Do(ctx, 0)
 }
 
 // pgWith creates PostgreSQL database name, runs stmts in it and returns
@@ -170,5 +176,46 @@ INSERT INTO log VALUES (:who, ':x', '[:name]', ':big/:yes', 'a:nope', :q, ':pric
 	}
 	if ours.A != "0.3" || ours.B != "[007]" || ours.C != "1e+21/true" || ours.D != "a:nope" || ours.F != "1.50" || ours.G != "1.50" {
 		t.Fatalf("dbharness wrote %+v", ours)
+	}
+}
+
+// A client keeps the variables the scripts name in numbered slots, and a
+// column of \gset that no script names (SELECT *) by its name: both are
+// set and read in every query mode.
+func TestVariablesInSlotsAndByNameAreSetAndRead(t *testing.T) {
+	url, pc := pgWith(t, "dbh_sc_slots", "DROP TABLE IF EXISTS slot_out", "CREATE TABLE slot_out (mode text, a int, c int)")
+	const src = "SELECT * FROM (VALUES (3, 4)) AS t(a, b) \\gset p_\n" +
+		"\\set c :p_a * 10 + :client_id\n" +
+		"INSERT INTO slot_out VALUES (:m, :p_a, :c);\n"
+	for _, mode := range []string{ModeSimple, ModeExtended, ModePrepared} {
+		t.Run(mode, func(t *testing.T) {
+			w := &Workload{QueryMode: mode, Defines: []string{"m=" + mode}}
+			if mode == ModeSimple {
+				w.Defines = []string{"m='" + mode + "'"}
+			}
+			if err := loadInto(t, w, src); err != nil {
+				t.Fatal(err)
+			}
+			k, err := runClient(t, url, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var a, c int
+			if err := pc.QueryRow(context.Background(), "SELECT a, c FROM slot_out WHERE mode = $1", mode).Scan(&a, &c); err != nil {
+				t.Fatal(err)
+			}
+			if a != 3 || c != 30 {
+				t.Errorf("the row is (%d, %d), want (3, 30)", a, c)
+			}
+			if _, named := w.slots["p_b"]; named {
+				t.Fatal("p_b has a slot, though no script names it")
+			}
+			if v, ok := k.get("p_b"); !ok || v.sqlText() != "4" {
+				t.Errorf("p_b, set by name: %+v %v, want 4", v, ok)
+			}
+			if v, ok := k.get("p_a"); !ok || v.sqlText() != "3" || w.slots["p_a"] < 0 {
+				t.Errorf("p_a, in slot %d: %+v %v, want 3", w.slots["p_a"], v, ok)
+			}
+		})
 	}
 }

@@ -68,6 +68,12 @@ type Command struct {
 	// stmt is an SQL command's number among its script's SQL commands,
 	// from 0: its statement clock under -r.
 	stmt int
+	// The numbers of the variables (Workload.number): slot is \set's,
+	// sleepSlot \sleep's, varSlots those of vars; id is an SQL command's
+	// number among the run's, its prepared statement's on a client.
+	slot, sleepSlot int
+	varSlots        []int
+	id              int
 }
 
 // where names the command's place in script s for errors at run time.
@@ -385,6 +391,8 @@ func Parse(name, src string) (*Script, error) {
 type piece struct {
 	text, name string
 	required   bool
+	// slot is name's number among the run's variables (Workload.number).
+	slot int
 }
 
 // simplePieces splits an SQL command as pgbench -M simple substitutes into

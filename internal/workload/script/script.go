@@ -68,6 +68,14 @@ type Workload struct {
 	// built-in script; empty otherwise.
 	preRun  string
 	defines map[string]string
+	// slots numbers every variable the scripts, -D and pgbench's built-ins
+	// name, and slotNames names them: a client keeps these in a slice.
+	// A variable no script names (a column of \gset from SELECT *) is
+	// kept by name.
+	slots     map[string]int
+	slotNames []string
+	// sqls counts the SQL commands of the run's scripts.
+	sqls int
 	// leftOut are the commands the last Statements left out, and why.
 	leftOut []string
 }
@@ -171,6 +179,7 @@ func (w *Workload) Load() error {
 	if err := checkVariables(w.parsed, w.defines); err != nil {
 		return err
 	}
+	w.number()
 	if w.QueryMode != ModeSimple {
 		for _, s := range w.parsed {
 			for _, c := range s.Commands {
@@ -241,6 +250,54 @@ func (w *Workload) Setup(ctx context.Context, env *workload.Env, conn db.Conn) e
 	return nil
 }
 
+// number gives each variable a slot and each SQL command an id, and binds
+// the expressions to the slots.
+func (w *Workload) number() {
+	w.slots, w.slotNames, w.sqls = map[string]int{}, nil, 0
+	add := func(n string) int {
+		if n == "" {
+			return -1
+		}
+		if i, ok := w.slots[n]; ok {
+			return i
+		}
+		w.slots[n] = len(w.slotNames)
+		w.slotNames = append(w.slotNames, n)
+		return w.slots[n]
+	}
+	for _, n := range builtins {
+		add(n)
+	}
+	for n := range w.defines {
+		add(n)
+	}
+	for n := range assigned(w.parsed).fetched {
+		add(n)
+	}
+	for _, s := range w.parsed {
+		for _, c := range s.Commands {
+			c.slot, c.sleepSlot = add(c.name), add(c.sleepVar)
+			for _, u := range c.uses {
+				add(u.name)
+			}
+			c.varSlots = c.varSlots[:0]
+			for _, n := range c.vars {
+				c.varSlots = append(c.varSlots, add(n))
+			}
+			for i := range c.pieces {
+				c.pieces[i].slot = add(c.pieces[i].name)
+			}
+			if c.expr != nil {
+				c.expr.Bind(add)
+			}
+			if c.kind == cSQL {
+				c.id = w.sqls
+				w.sqls++
+			}
+		}
+	}
+}
+
 // ScaleUsed is the value :scale has in the run.
 func (w *Workload) ScaleUsed() int64 { return w.scale }
 
@@ -270,18 +327,18 @@ func (w *Workload) Ops() []string {
 // NewWorker implements workload.Runner.
 func (w *Workload) NewWorker(ctx context.Context, conn db.Conn, id int) (workload.Worker, error) {
 	k := &client{w: w, conn: conn, rng: datagen.NewRand(w.seed, 1<<41, uint64(id)),
-		vars: map[string]variable{}, cache: map[pgbexpr.DistKey]datagen.IntDist{},
-		stmts: map[*Command]db.Stmt{}}
+		vars: make([]variable, len(w.slotNames)), cache: map[pgbexpr.DistKey]datagen.IntDist{},
+		stmts: make([]db.Stmt, w.sqls)}
 	for n, v := range w.defines {
-		k.vars[n] = textVariable(v)
+		k.put(n, textVariable(v))
 	}
-	if _, ok := k.vars["scale"]; !ok {
-		k.vars["scale"] = variable{val: pgbexpr.IntValue(w.scale)}
+	if _, ok := k.get("scale"); !ok {
+		k.put("scale", variable{val: pgbexpr.IntValue(w.scale)})
 	}
-	k.vars["client_id"] = variable{val: pgbexpr.IntValue(int64(id))}
-	k.vars["random_seed"] = variable{val: pgbexpr.IntValue(int64(w.seed))}
-	if _, ok := k.vars["default_seed"]; !ok {
-		k.vars["default_seed"] = variable{val: pgbexpr.IntValue(w.defaultSeed())}
+	k.put("client_id", variable{val: pgbexpr.IntValue(int64(id))})
+	k.put("random_seed", variable{val: pgbexpr.IntValue(int64(w.seed))})
+	if _, ok := k.get("default_seed"); !ok {
+		k.put("default_seed", variable{val: pgbexpr.IntValue(w.defaultSeed())})
 	}
 	if err := w.prepare(ctx, k); err != nil {
 		return nil, err
@@ -301,7 +358,7 @@ func (w *Workload) prepare(ctx context.Context, k *client) error {
 			if err != nil {
 				return fmt.Errorf("%s: prepare: %w", c.where(s), err)
 			}
-			k.stmts[c] = st
+			k.stmts[c.id] = st
 		}
 	}
 	return nil
@@ -319,6 +376,8 @@ type variable struct {
 	hasText bool
 	// isText: the text is not a number, so expressions cannot use it.
 	isText bool
+	// set: the variable has a value (a client's slots start unset).
+	set bool
 }
 
 // textVariable is a variable given as text (-D, \gset): in expressions
@@ -330,7 +389,7 @@ func textVariable(s string) variable {
 
 // arg is the variable as a statement parameter: a number or a boolean as
 // itself, text (and the text "null") as text, as pgbench sends it.
-func (v variable) arg() any {
+func (v *variable) arg() any {
 	if v.isText || v.hasText && v.val.Kind == pgbexpr.Null {
 		return v.text
 	}
@@ -339,7 +398,7 @@ func (v variable) arg() any {
 
 // sqlText is the variable as pgbench writes it into SQL: the text it was
 // given, else its value in pgbench's format.
-func (v variable) sqlText() string {
+func (v *variable) sqlText() string {
 	if v.hasText {
 		return v.text
 	}
@@ -348,7 +407,7 @@ func (v variable) sqlText() string {
 
 // appendSQL appends sqlText to b; an integer is written without a string
 // of its own.
-func (v variable) appendSQL(b []byte) []byte {
+func (v *variable) appendSQL(b []byte) []byte {
 	if !v.hasText && v.val.Kind == pgbexpr.Int {
 		return strconv.AppendInt(b, v.val.I, 10)
 	}
@@ -356,12 +415,16 @@ func (v variable) appendSQL(b []byte) []byte {
 }
 
 type client struct {
-	w     *Workload
-	conn  db.Conn
-	rng   *rand.Rand
-	vars  map[string]variable
+	w    *Workload
+	conn db.Conn
+	rng  *rand.Rand
+	// vars are the variables by slot (Workload.number); more are those
+	// outside the slots, by name.
+	vars  []variable
+	more  map[string]variable
 	cache map[pgbexpr.DistKey]datagen.IntDist
-	stmts map[*Command]db.Stmt
+	// stmts are the prepared statements by Command.id.
+	stmts []db.Stmt
 	args  []any
 	buf   []byte
 	// argStack holds function arguments while expressions are evaluated.
@@ -411,6 +474,28 @@ func (w *Workload) Rebind(ctx context.Context, wk workload.Worker, conn db.Conn)
 	return w.prepare(ctx, k)
 }
 
+// get reads a variable by name.
+func (k *client) get(name string) (variable, bool) {
+	if i, ok := k.w.slots[name]; ok {
+		return k.vars[i], k.vars[i].set
+	}
+	v, ok := k.more[name]
+	return v, ok
+}
+
+// put sets a variable by name.
+func (k *client) put(name string, v variable) {
+	v.set = true
+	if i, ok := k.w.slots[name]; ok {
+		k.vars[i] = v
+		return
+	}
+	if k.more == nil {
+		k.more = map[string]variable{}
+	}
+	k.more[name] = v
+}
+
 // Debug implements pgbexpr.Debugger: pgbench's line on stderr, with the
 // script's index among the run's scripts and the command's number in it
 // (from 1).
@@ -425,8 +510,20 @@ func (k *client) Debug(v pgbexpr.Value) {
 	_, _ = io.WriteString(out, line)
 }
 
+// Var implements pgbexpr.Env.
 func (k *client) Var(name string) (pgbexpr.Value, bool, error) {
-	v, ok := k.vars[name]
+	v, ok := k.get(name)
+	return v.expr(name, ok)
+}
+
+// VarSlot implements pgbexpr.Slotter.
+func (k *client) VarSlot(slot int) (pgbexpr.Value, bool, error) {
+	v := k.vars[slot]
+	return v.expr(k.w.slotNames[slot], v.set)
+}
+
+// expr is the variable's value in an expression; ok says it is set.
+func (v variable) expr(name string, ok bool) (pgbexpr.Value, bool, error) {
 	if !ok {
 		return pgbexpr.Value{}, false, nil
 	}
@@ -443,8 +540,14 @@ func (k *client) ArgStack() *[]pgbexpr.Value { return &k.argStack }
 
 func (k *client) Cache() map[pgbexpr.DistKey]datagen.IntDist { return k.cache }
 
-// Next picks a script by weight.
-func (k *client) Next() int { return k.w.picker.Index(k.rng) }
+// Next picks a script by weight; with one script it draws nothing, as
+// pgbench's chooseScript.
+func (k *client) Next() int {
+	if len(k.w.parsed) == 1 {
+		return 0
+	}
+	return k.w.picker.Index(k.rng)
+}
 
 // Do runs one script from the top, as pgbench counts one transaction per
 // script run. An error rolls back an open transaction.
@@ -475,13 +578,13 @@ func (k *client) run(ctx context.Context, s *Script) error {
 			if err != nil {
 				return fmt.Errorf("%s: \\set %s: %w", c.where(s), c.name, err)
 			}
-			k.vars[c.name] = variable{val: v}
+			k.vars[c.slot] = variable{val: v, set: true}
 			pc++
 		case cSleep:
 			n := c.sleepN
 			if c.sleepVar != "" {
-				v, ok := k.vars[c.sleepVar]
-				if !ok {
+				v := &k.vars[c.sleepSlot]
+				if !v.set {
 					return fmt.Errorf("%s: \\sleep: undefined variable %q", c.where(s), c.sleepVar)
 				}
 				n = atoi(v.sqlText())
@@ -597,10 +700,10 @@ func (k *client) fetch(s *Script, c *Command, rows db.Rows) error {
 		got++
 		for i, col := range cols {
 			name := c.prefix + col
-			if _, ok := k.vars[name]; !ok && !validVar(name) {
+			if _, ok := k.get(name); !ok && !validVar(name) {
 				return fmt.Errorf("%s: the column %q cannot set a variable: %q is not a valid variable name; name the column with AS", c.where(s), col, name)
 			}
-			k.vars[name] = toVariable(vals[i])
+			k.put(name, toVariable(vals[i]))
 		}
 		if c.gset {
 			if rows.Next() {
@@ -644,10 +747,10 @@ func (k *client) send(ctx context.Context, s *Script, c *Command) (db.Rows, erro
 		return db.QueryOnce(ctx, k.conn, db.Simple, text)
 	}
 	k.args = k.args[:0]
-	for _, n := range c.vars {
-		v, ok := k.vars[n]
-		if !ok {
-			return nil, fmt.Errorf("%s: undefined variable :%s", c.where(s), n)
+	for i, slot := range c.varSlots {
+		v := &k.vars[slot]
+		if !v.set {
+			return nil, fmt.Errorf("%s: undefined variable :%s", c.where(s), c.vars[i])
 		}
 		k.args = append(k.args, v.arg())
 	}
@@ -659,10 +762,10 @@ func (k *client) send(ctx context.Context, s *Script, c *Command) (db.Rows, erro
 	case c.noParams:
 		return k.conn.Query(ctx, c.sql)
 	case !wantRows:
-		_, err := k.stmts[c].Exec(ctx, k.args...)
+		_, err := k.stmts[c.id].Exec(ctx, k.args...)
 		return nil, err
 	}
-	return k.stmts[c].Query(ctx, k.args...)
+	return k.stmts[c.id].Query(ctx, k.args...)
 }
 
 // simpleText writes the variables' text into the command, as pgbench -M
@@ -684,9 +787,9 @@ func (k *client) simpleBytes(s *Script, c *Command) ([]byte, error) {
 		if p.name == "" {
 			continue
 		}
-		v, ok := k.vars[p.name]
+		v := &k.vars[p.slot]
 		switch {
-		case ok:
+		case v.set:
 			b = v.appendSQL(b)
 		case p.required:
 			return nil, fmt.Errorf("%s: undefined variable :%s", c.where(s), p.name)
