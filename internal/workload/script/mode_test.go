@@ -219,3 +219,37 @@ func TestVariablesInSlotsAndByNameAreSetAndRead(t *testing.T) {
 		})
 	}
 }
+
+// Under -M prepared every SQL command is prepared, BEGIN and END too, as
+// pgbench prepares them; a compound command without variables, which the
+// server will not prepare, is sent as text.
+func TestPreparedModePreparesEveryCommand(t *testing.T) {
+	url, _ := pgWith(t, "dbh_sc_prepall")
+	w := &Workload{QueryMode: ModePrepared}
+	if err := loadInto(t, w, "BEGIN;\nSELECT 1 \\; SELECT 2;\n\\set a 5\nSELECT :a::int;\nEND;\n"); err != nil {
+		t.Fatal(err)
+	}
+	k, err := runClient(t, url, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Set-up's queries and this one are prepared too (the connection's
+	// statement cache): they read the catalog, and are left out.
+	rows, err := k.conn.Query(context.Background(), "SELECT coalesce(string_agg(statement, ' | ' ORDER BY statement), '') FROM pg_prepared_statements WHERE statement NOT LIKE '%pg\\_%'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got string
+	for rows.Next() {
+		if err := rows.Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got != "BEGIN | END | SELECT $1::int" {
+		t.Errorf("prepared on the connection: %q; want BEGIN, END and SELECT $1::int, and not the compound command", got)
+	}
+}

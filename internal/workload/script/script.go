@@ -347,14 +347,20 @@ func (w *Workload) NewWorker(ctx context.Context, conn db.Conn, id int) (workloa
 }
 
 // prepare prepares the client's statements on its connection under
-// --query-mode prepared.
+// --query-mode prepared: every SQL command, BEGIN and END too, as pgbench
+// does. A command without variables that the server will not prepare (a
+// compound one, or a statement MySQL's protocol does not take) is sent
+// as text instead.
 func (w *Workload) prepare(ctx context.Context, k *client) error {
 	for _, s := range w.parsed {
 		for _, c := range s.Commands {
-			if c.kind != cSQL || c.noParams || w.QueryMode != ModePrepared {
+			if c.kind != cSQL || w.QueryMode != ModePrepared {
 				continue
 			}
 			st, err := k.conn.Prepare(ctx, c.sql)
+			if err != nil && c.noParams && k.conn.Alive() {
+				continue
+			}
 			if err != nil {
 				return fmt.Errorf("%s: prepare: %w", c.where(s), err)
 			}
@@ -754,18 +760,19 @@ func (k *client) send(ctx context.Context, s *Script, c *Command) (db.Rows, erro
 		}
 		k.args = append(k.args, v.arg())
 	}
+	st := k.stmts[c.id] // nil but in prepared mode
 	switch {
 	case k.w.QueryMode == ModeExtended:
 		return db.QueryOnce(ctx, k.conn, db.Unnamed, c.sql, k.args...)
-	case c.noParams && !wantRows:
+	case st == nil && !wantRows:
 		return nil, k.conn.Exec(ctx, c.sql)
-	case c.noParams:
+	case st == nil:
 		return k.conn.Query(ctx, c.sql)
 	case !wantRows:
-		_, err := k.stmts[c.id].Exec(ctx, k.args...)
+		_, err := st.Exec(ctx, k.args...)
 		return nil, err
 	}
-	return k.stmts[c.id].Query(ctx, k.args...)
+	return st.Query(ctx, k.args...)
 }
 
 // simpleText writes the variables' text into the command, as pgbench -M
