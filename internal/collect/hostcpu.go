@@ -366,11 +366,18 @@ func shares(harness, server, busy, total float64) [4]float64 {
 	return [4]float64{pc(harness), pc(server), pc(others), pc(idle)}
 }
 
+// minHostTicks is the least host CPU time, in clock ticks over every CPU,
+// that an account is given for: each share is a difference of counts in
+// whole ticks, off by a tick or two either way, so that over fewer than 50
+// ticks (a quarter of a second on 2 CPUs) the others' share could pass the
+// 5% of the warning by rounding alone.
+const minHostTicks = 50
+
 // result is the account of every reading so far on a host of cpus CPUs;
 // ServerPct is set (0 when the server was not found).
 func (a *hostAcc) result(cpus int) *results.HostCPU {
 	out := &results.HostCPU{CPUs: cpus, Seconds: round3(a.seconds), Intervals: a.points}
-	if a.total == 0 {
+	if a.total < minHostTicks {
 		out.NotMeasured = "the measured phase was too short to read the host's CPU time"
 		out.Intervals = nil
 		return out

@@ -168,3 +168,19 @@ func BenchmarkHostPartialReading(b *testing.B) {
 		}
 	}
 }
+
+// TestHostAccountTooShort: over fewer than minHostTicks the shares are not
+// given, whatever they would be (here 80% others over 20 ticks).
+func TestHostAccountTooShort(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	var a hostAcc
+	a.add(hostReading{at: t0, busy: 0, total: 0}, 10, 0, false, 0, false)
+	a.add(hostReading{at: t0.Add(100 * time.Millisecond), busy: 16, total: 20}, 10, 0, false, 0.1, false)
+	if h := a.result(2); h.NotMeasured == "" || h.OthersPct != 0 || h.OthersWarning() != "" {
+		t.Errorf("account over 20 ticks: %+v, want it not measured and no warning", h)
+	}
+	a.add(hostReading{at: t0.Add(300 * time.Millisecond), busy: 48, total: 60}, 10, 0, false, 0.3, false)
+	if h := a.result(2); h.NotMeasured != "" || h.OthersPct != 80 {
+		t.Errorf("account over 60 ticks: %+v, want others 80%%", h)
+	}
+}
