@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"unsafe"
 
@@ -15,19 +16,15 @@ import (
 // changes. A prepared statement's Exec counts the rows it affected.
 func TestTheLoopConnectionKeepsNothingOfTheTextItIsLent(t *testing.T) {
 	ctx := context.Background()
-	d, pc := testdb.Connect(t, testdb.Postgres(t, "dbh_pg_borrow"))
+	pc, lc := bothConns(t, "dbh_pg_borrow")
 	testdb.Exec(t, pc, "CREATE TABLE t (k int, v text)")
-	lc, err := d.(db.LoopDB).ConnectLoop(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lc.Close() })
 	if _, ok := lc.(db.TextBorrower); !ok {
 		t.Fatal("PostgreSQL's loop connection does not borrow text: scripts copy every statement")
 	}
 	buf := []byte("INSERT INTO t VALUES (1, 'lent')")
 	lend := func() string { return unsafe.String(unsafe.SliceData(buf), len(buf)) }
-	if err := lc.Exec(ctx, lend()); err != nil {
+	err := lc.Exec(ctx, lend())
+	if err != nil {
 		t.Fatal(err)
 	}
 	copy(buf, "INSERT INTO t VALUES (2, 'over')")
@@ -54,4 +51,52 @@ func TestTheLoopConnectionKeepsNothingOfTheTextItIsLent(t *testing.T) {
 	if n, err := st.Exec(ctx, "x", int64(2)); err != nil || n != 2 {
 		t.Fatalf("the update affected %d rows, %v; want 2", n, err)
 	}
+}
+
+// A statement Prepare returned stays prepared while Query's one-off SQL
+// fills the connection's statement cache and empties it to make room: the
+// caller holds it (a script under -M prepared holds every command's).
+func TestTheLoopConnectionKeepsWhatPrepareReturned(t *testing.T) {
+	ctx := context.Background()
+	_, lc := bothConns(t, "dbh_pg_kept")
+	// Query first, so that the statement is in the cache when Prepare
+	// asks for the same text.
+	if n, err := db.QueryInt64(ctx, lc, "SELECT $1::int + 1", int64(1)); err != nil || n != 2 {
+		t.Fatalf("query: %d, %v", n, err)
+	}
+	cached, err := lc.Prepare(ctx, "SELECT $1::int + 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := lc.Prepare(ctx, "SELECT $1::int * 2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1100 {
+		if _, err := db.QueryInt64(ctx, lc, fmt.Sprintf("SELECT %d + $1::int", i), int64(1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		st   db.Stmt
+		want int64
+	}{{cached, 8}, {fresh, 14}} {
+		var got int64
+		if err := c.st.QueryRow(ctx, []any{&got}, int64(7)); err != nil || got != c.want {
+			t.Errorf("a prepared statement after 1,100 one-off queries: %d, %v; want %d", got, err, c.want)
+		}
+	}
+}
+
+// bothConns creates PostgreSQL database name and returns a connection of
+// each kind to it: the goroutine driver's (pgx) and the event loop's.
+func bothConns(t *testing.T, name string) (pgx, loop db.Conn) {
+	t.Helper()
+	d, pgx := testdb.Connect(t, testdb.Postgres(t, name))
+	loop, err := d.(db.LoopDB).ConnectLoop(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { loop.Close() })
+	return pgx, loop
 }

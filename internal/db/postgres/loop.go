@@ -75,7 +75,7 @@ func (d *pgDB) ConnectLoop(ctx context.Context) (db.LoopConn, error) {
 	m := pgtype.NewMap()
 	m.TryWrapEncodePlanFuncs = append([]pgtype.TryWrapEncodePlanFunc{tryText}, m.TryWrapEncodePlanFuncs...)
 	c := &pgLoopConn{sock: sock, rw: rw, fe: pgproto3.NewFrontend(rw, rw), m: m, pid: hc.PID,
-		secret: hc.SecretKey, stmts: map[string]*pgLoopStmt{}}
+		secret: hc.SecretKey, stmts: map[string]*pgLoopStmt{}, kept: map[string]*pgLoopStmt{}}
 	if addr := sock.RemoteAddr(); addr.Network() != "unix" {
 		c.cancelNet, c.cancelAddr = addr.Network(), addr.String()
 	} else {
@@ -103,7 +103,11 @@ type pgLoopConn struct {
 	secret                []byte
 	cancelNet, cancelAddr string
 
-	stmts   map[string]*pgLoopStmt // by SQL text
+	// stmts are the statements Query prepared for one-off SQL, by text,
+	// at most pgStmtCacheSize of them; kept are those Prepare returned,
+	// which their callers hold: they are never closed to make room.
+	stmts   map[string]*pgLoopStmt
+	kept    map[string]*pgLoopStmt
 	seq     int
 	eqb     pgx.ExtendedQueryBuilder
 	row     [][]byte // the first row of the last QueryRow
@@ -307,7 +311,20 @@ func (c *pgLoopConn) roundTrip() error {
 // text returns the same statement).
 func (c *pgLoopConn) Prepare(ctx context.Context, sql string) (db.Stmt, error) {
 	c.bound(ctx)
-	return c.prepare(sql)
+	if s, ok := c.kept[sql]; ok {
+		return s, nil
+	}
+	s, ok := c.stmts[sql]
+	if ok {
+		delete(c.stmts, sql)
+	} else {
+		var err error
+		if s, err = c.parse(sql); err != nil {
+			return nil, err
+		}
+	}
+	c.kept[sql] = s
+	return s, nil
 }
 
 // bound makes the connection's waits end at ctx's deadline, if it has
@@ -318,7 +335,12 @@ func (c *pgLoopConn) bound(ctx context.Context) {
 	c.sock.SetDeadline(dl)
 }
 
+// prepare returns the statement of sql for Query: one Prepare returned,
+// or one of the cache, which it empties when it is full.
 func (c *pgLoopConn) prepare(sql string) (*pgLoopStmt, error) {
+	if s, ok := c.kept[sql]; ok {
+		return s, nil
+	}
 	if s, ok := c.stmts[sql]; ok {
 		return s, nil
 	}
@@ -327,6 +349,16 @@ func (c *pgLoopConn) prepare(sql string) (*pgLoopStmt, error) {
 			return nil, err
 		}
 	}
+	s, err := c.parse(sql)
+	if err != nil {
+		return nil, err
+	}
+	c.stmts[sql] = s
+	return s, nil
+}
+
+// parse prepares sql on the server under a name of its own.
+func (c *pgLoopConn) parse(sql string) (*pgLoopStmt, error) {
 	c.seq++
 	name := "dbh_" + strconv.Itoa(c.seq)
 	c.fe.Send(&pgproto3.Parse{Name: name, Query: sql})
@@ -356,14 +388,12 @@ func (c *pgLoopConn) prepare(sql string) (*pgLoopStmt, error) {
 			if firstErr != nil {
 				return nil, firstErr
 			}
-			s := &pgLoopStmt{c: c, sd: sd}
-			c.stmts[sql] = s
-			return s, nil
+			return &pgLoopStmt{c: c, sd: sd}, nil
 		}
 	}
 }
 
-// deallocateAll closes every statement prepared for one-off SQL.
+// deallocateAll closes every statement of the cache (not those kept).
 func (c *pgLoopConn) deallocateAll() error {
 	for sql, s := range c.stmts {
 		c.fe.Send(&pgproto3.Close{ObjectType: 'S', Name: s.sd.Name})

@@ -85,12 +85,7 @@ func TestQueryOnceSpeaksPgbenchsSimpleAndExtendedModes(t *testing.T) {
 // is open, failed or not.
 func TestQueryEachAndInTxOnBothConnectionKinds(t *testing.T) {
 	ctx := context.Background()
-	d, pgxConn := testdb.Connect(t, testdb.Postgres(t, "dbh_sc_each"))
-	lc, err := d.(db.LoopDB).ConnectLoop(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lc.Close() })
+	pgxConn, lc := bothConns(t, "dbh_sc_each")
 	for name, c := range map[string]db.Conn{"goroutine": pgxConn, "loop": lc} {
 		t.Run(name, func(t *testing.T) {
 			m, ok := c.(db.Multi)
