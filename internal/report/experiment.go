@@ -223,20 +223,20 @@ func uslLine(u *results.USLModel, why string) string {
 		return "no fit: " + why
 	}
 	if u.Poor() {
-		return fmt.Sprintf("poor fit (R^2 %.4f, under %.2f): no peak or ceiling stated  (sigma %.4g, kappa %.4g, lambda %.1f tps, %d runs)",
-			u.R2, results.USLMinR2, u.Sigma, u.Kappa, u.Lambda, u.Points)
+		return fmt.Sprintf("poor fit (R^2 %.4f, under %.2f): no peak or ceiling stated  (sigma %.4g, kappa %.4g, lambda %s tps, %d runs)",
+			u.R2, results.USLMinR2, u.Sigma, u.Kappa, fmtNum(u.Lambda), u.Points)
 	}
 	s := fmt.Sprintf("sigma %.4g (contention)  kappa %.4g (coherency)  ", u.Sigma, u.Kappa)
 	if u.PeakClients != nil && u.PeakExtrapolated {
 		s += fmt.Sprintf("peak not stated: at %.1f clients it lies beyond the clients measured", *u.PeakClients)
 	} else if u.PeakClients != nil {
-		s += fmt.Sprintf("peak %.1f clients at %.1f tps", *u.PeakClients, *u.PeakTPS)
+		s += fmt.Sprintf("peak %.1f clients at %s tps", *u.PeakClients, fmtNum(*u.PeakTPS))
 	} else if u.AsymptoteTPS != nil {
-		s += fmt.Sprintf("no peak: throughput approaches %.1f tps", *u.AsymptoteTPS)
+		s += fmt.Sprintf("no peak: throughput approaches %s tps", fmtNum(*u.AsymptoteTPS))
 	} else {
 		s += "no peak: linear scaling"
 	}
-	return s + fmt.Sprintf("  R^2 %.4f  (lambda %.1f tps, %d runs)", u.R2, u.Lambda, u.Points)
+	return s + fmt.Sprintf("  R^2 %.4f  (lambda %s tps, %d runs)", u.R2, fmtNum(u.Lambda), u.Points)
 }
 
 func intList(xs []int) string {

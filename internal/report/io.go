@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbharness/dbharness/internal/numfmt"
 	"github.com/dbharness/dbharness/internal/report/svg"
 	"github.com/dbharness/dbharness/internal/results"
 )
@@ -87,11 +88,11 @@ func ioFacts(x *results.IO) []kv {
 		f = append(f, kv{"O_DIRECT", map[bool]string{true: "yes", false: "no"}[x.Direct]})
 	}
 	if x.CommitCeiling > 0 {
-		f = append(f, kv{"commit ceiling", fmt.Sprintf("%.0f commits/s for one stream (1 / median fdatasync time)", x.CommitCeiling)})
+		f = append(f, kv{"commit ceiling", fmt.Sprintf("%s commits/s for one stream (1 / median fdatasync time)", numfmt.Whole(x.CommitCeiling))})
 	}
 	if t := x.TPCB; t != nil {
-		f = append(f, kv{"tpcb, 1 client", fmt.Sprintf("%.1f tps in run %s (%.0f%% of the ceiling; its data in %s, on the same device)",
-			t.TPS, t.RunID, t.OfCeilingPct, t.DataDir)})
+		f = append(f, kv{"tpcb, 1 client", fmt.Sprintf("%s tps in run %s (%.0f%% of the ceiling; its data in %s, on the same device)",
+			fmtNum(t.TPS), t.RunID, t.OfCeilingPct, t.DataDir)})
 	}
 	for _, n := range x.Notes {
 		f = append(f, kv{"note", n})

@@ -17,7 +17,7 @@ func TestOpenLoopSummaryShowsTargetAndAchievedRate(t *testing.T) {
 	var b bytes.Buffer
 	Summary(&b, r)
 	out := b.String()
-	for _, want := range []string{"open loop: target 2000.0 tps, achieved 1500.0 tps (75%)", "schedule lag (ms): p50 1.000  p99 40.000  max 90.000"} {
+	for _, want := range []string{"open loop: target 2,000 tps, achieved 1,500 tps (75%)", "schedule lag (ms): p50 1.000  p99 40.000  max 90.000"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
