@@ -181,7 +181,8 @@ func dbhFast(t *testing.T, home string, args ...string) result {
 	needBinary(t)
 	fastOnce.Do(func() {
 		fastBin = filepath.Join(filepath.Dir(bin), "dbharness-fast")
-		out, err := exec.Command("go", "build", "-o", fastBin, "github.com/dbharness/dbharness/cmd/dbharness").CombinedOutput()
+		// Without the profile, as bin (TestMain says why).
+		out, err := exec.Command("go", "build", "-pgo=off", "-o", fastBin, "github.com/dbharness/dbharness/cmd/dbharness").CombinedOutput()
 		if err != nil {
 			fastErr = fmt.Errorf("%v: %s", err, out)
 		}
