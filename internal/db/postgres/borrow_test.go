@@ -2,8 +2,11 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/dbharness/dbharness/internal/db"
@@ -99,4 +102,24 @@ func bothConns(t *testing.T, name string) (pgx, loop db.Conn) {
 	}
 	t.Cleanup(func() { loop.Close() })
 	return pgx, loop
+}
+
+// The loop connection keeps the deadline of the context it was last given
+// (bound) and looks it up again only for another context: a statement
+// under a context without one waits past the deadline of the one before,
+// and the first context's deadline holds again when it comes back.
+func TestTheLoopConnectionTakesEachContextsDeadline(t *testing.T) {
+	_, lc := bothConns(t, "dbh_pg_deadline")
+	bounded, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := lc.Exec(bounded, "SELECT 1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := lc.Exec(context.Background(), "SELECT pg_sleep(3)"); err != nil {
+		t.Fatalf("a statement without a deadline, after one with a 2 s deadline: %v", err)
+	}
+	err := lc.Exec(bounded, "SELECT pg_sleep(30)")
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a 30 s statement under the 2 s context again: %v, want the deadline exceeded", err)
+	}
 }

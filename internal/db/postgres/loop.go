@@ -124,6 +124,8 @@ type pgLoopConn struct {
 		sync    pgproto3.Sync
 	}
 	tag []byte // the last CommandComplete's tag
+	// boundCtx is the context whose deadline the socket has (bound).
+	boundCtx context.Context
 }
 
 // Attach implements LoopConn.
@@ -331,6 +333,12 @@ func (c *pgLoopConn) Prepare(ctx context.Context, sql string) (db.Stmt, error) {
 // one. Statements on a loop run under a context without one, and are
 // cancelled by request instead (Cancel).
 func (c *pgLoopConn) bound(ctx context.Context) {
+	// A context's deadline never changes: the one bound last is bound
+	// still. Looking it up walks the context's chain, every statement.
+	if ctx == c.boundCtx {
+		return
+	}
+	c.boundCtx = ctx
 	dl, _ := ctx.Deadline()
 	c.sock.SetDeadline(dl)
 }

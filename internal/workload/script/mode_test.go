@@ -220,6 +220,40 @@ func TestVariablesInSlotsAndByNameAreSetAndRead(t *testing.T) {
 	}
 }
 
+// A variable bound to a parameter is boxed once per value and the box
+// reused (variable.arg): one set again, by \set or \gset, sends its new
+// value to the next statement, in every mode.
+func TestAReassignedVariableSendsItsNewValue(t *testing.T) {
+	url, pc := pgWith(t, "dbh_sc_reassign", "DROP TABLE IF EXISTS reassign_out", "CREATE TABLE reassign_out (mode text, step int, x bigint)")
+	const src = "\\set x 1000\n" +
+		"INSERT INTO reassign_out VALUES (:m, 1, :x);\n" +
+		"SELECT :x::bigint + 1 AS x \\gset\n" +
+		"INSERT INTO reassign_out VALUES (:m, 2, :x);\n" +
+		"\\set x :x * 2\n" +
+		"INSERT INTO reassign_out VALUES (:m, 3, :x);\n"
+	for _, mode := range []string{ModeSimple, ModeExtended, ModePrepared} {
+		t.Run(mode, func(t *testing.T) {
+			w := &Workload{QueryMode: mode, Defines: []string{"m=" + mode}}
+			if mode == ModeSimple {
+				w.Defines = []string{"m='" + mode + "'"}
+			}
+			if err := loadInto(t, w, src); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := runClient(t, url, w); err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			if err := pc.QueryRow(context.Background(), "SELECT string_agg(x::text, ' ' ORDER BY step) FROM reassign_out WHERE mode = $1", mode).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != "1000 1001 2002" {
+				t.Errorf("the values sent are %q, want \"1000 1001 2002\"", got)
+			}
+		})
+	}
+}
+
 // Under -M prepared every SQL command is prepared, BEGIN and END too, as
 // pgbench prepares them; a compound command without variables, which the
 // server will not prepare, is sent as text.

@@ -384,6 +384,10 @@ type variable struct {
 	isText bool
 	// set: the variable has a value (a client's slots start unset).
 	set bool
+	// boxed is arg's value, made by its first call: a variable bound to
+	// several parameters (tpcb-like's :aid and :delta) is boxed once, not
+	// once a statement. Every assignment replaces the whole variable.
+	boxed any
 }
 
 // textVariable is a variable given as text (-D, \gset): in expressions
@@ -396,10 +400,15 @@ func textVariable(s string) variable {
 // arg is the variable as a statement parameter: a number or a boolean as
 // itself, text (and the text "null") as text, as pgbench sends it.
 func (v *variable) arg() any {
-	if v.isText || v.hasText && v.val.Kind == pgbexpr.Null {
-		return v.text
+	if v.boxed != nil {
+		return v.boxed
 	}
-	return v.val.Any()
+	if v.isText || v.hasText && v.val.Kind == pgbexpr.Null {
+		v.boxed = v.text
+	} else {
+		v.boxed = v.val.Any()
+	}
+	return v.boxed
 }
 
 // sqlText is the variable as pgbench writes it into SQL: the text it was
