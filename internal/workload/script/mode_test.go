@@ -179,6 +179,20 @@ INSERT INTO log VALUES (:who, ':x', '[:name]', ':big/:yes', 'a:nope', :q, ':pric
 	}
 }
 
+// modeWorkload loads src in query mode, with :m defined as the mode's
+// name (quoted in simple mode, where it is written into the SQL).
+func modeWorkload(t *testing.T, mode, src string) *Workload {
+	t.Helper()
+	w := &Workload{QueryMode: mode, Defines: []string{"m=" + mode}}
+	if mode == ModeSimple {
+		w.Defines = []string{"m='" + mode + "'"}
+	}
+	if err := loadInto(t, w, src); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // A client keeps the variables the scripts name in numbered slots, and a
 // column of \gset that no script names (SELECT *) by its name: both are
 // set and read in every query mode.
@@ -189,13 +203,7 @@ func TestVariablesInSlotsAndByNameAreSetAndRead(t *testing.T) {
 		"INSERT INTO slot_out VALUES (:m, :p_a, :c);\n"
 	for _, mode := range []string{ModeSimple, ModeExtended, ModePrepared} {
 		t.Run(mode, func(t *testing.T) {
-			w := &Workload{QueryMode: mode, Defines: []string{"m=" + mode}}
-			if mode == ModeSimple {
-				w.Defines = []string{"m='" + mode + "'"}
-			}
-			if err := loadInto(t, w, src); err != nil {
-				t.Fatal(err)
-			}
+			w := modeWorkload(t, mode, src)
 			k, err := runClient(t, url, w)
 			if err != nil {
 				t.Fatal(err)
@@ -233,13 +241,7 @@ func TestAReassignedVariableSendsItsNewValue(t *testing.T) {
 		"INSERT INTO reassign_out VALUES (:m, 3, :x);\n"
 	for _, mode := range []string{ModeSimple, ModeExtended, ModePrepared} {
 		t.Run(mode, func(t *testing.T) {
-			w := &Workload{QueryMode: mode, Defines: []string{"m=" + mode}}
-			if mode == ModeSimple {
-				w.Defines = []string{"m='" + mode + "'"}
-			}
-			if err := loadInto(t, w, src); err != nil {
-				t.Fatal(err)
-			}
+			w := modeWorkload(t, mode, src)
 			if _, err := runClient(t, url, w); err != nil {
 				t.Fatal(err)
 			}
