@@ -382,7 +382,17 @@ func (a *hostAcc) result(cpus int) *results.HostCPU {
 		out.Intervals = nil
 		return out
 	}
-	p := shares(a.harness, a.server, a.busy, a.total)
+	// The others' share is busy less the harness's and the server's, but
+	// never less than what the other processes were seen to use: the
+	// harness's time (getrusage, its run time) and the host's busy ticks
+	// are counted by different clocks, and where the harness's exceeds its
+	// ticks the difference would hide the named others (a run read
+	// "others 0% (kworker/1:1H-kblockd 2%)").
+	named := 0.0
+	for _, v := range a.others {
+		named += max(0, v)
+	}
+	p := shares(a.harness, a.server, max(a.busy, a.harness+a.server+named), a.total)
 	srv := p[1]
 	out.HarnessPct, out.ServerPct, out.OthersPct, out.IdlePct = p[0], &srv, p[2], p[3]
 	comms := make([]string, 0, len(a.others))

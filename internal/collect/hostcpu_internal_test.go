@@ -184,3 +184,30 @@ func TestHostAccountTooShort(t *testing.T) {
 		t.Errorf("account over 60 ticks: %+v, want others 80%%", h)
 	}
 }
+
+// The others' share is at least what the other processes were seen to
+// use. The harness's time (getrusage) and the host's ticks are counted by
+// different clocks: where the harness's exceeds its ticks, busy less the
+// harness's comes out below the named others' (a run read "others 0%
+// (kworker/1:1H-kblockd 2%)").
+func TestHostAccountOthersAtLeastTheNamedOnes(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	procs := func(kworker uint64) map[int]procfs.Proc {
+		return map[int]procfs.Proc{
+			10: {PID: 10, PPID: 1, Comm: "dbharness", Start: 10},
+			30: {PID: 30, PPID: 2, Comm: "kworker/1:1H", Ticks: kworker, Start: 30},
+		}
+	}
+	var a hostAcc
+	a.add(hostReading{at: t0, busy: 1000, total: 2000, procs: procs(0)}, 10, 0, false, 0, false)
+	// One second of 2 CPUs (200 ticks): getrusage gives the harness 1.16 s
+	// (116 ticks), the host's ticks 114 busy, and the kworker used 4.
+	a.add(hostReading{at: t0.Add(time.Second), self: 1160 * time.Millisecond, busy: 1114, total: 2200, procs: procs(4)}, 10, 0, false, 1, false)
+	h := a.result(2)
+	if h.HarnessPct != 58 || h.OthersPct != 2 || h.IdlePct != 40 {
+		t.Errorf("%+v: want harness 58%%, others 2%% (the kworker's), idle 40%%", h)
+	}
+	if line := h.Line(); line != "harness 58%, server 0%, others 2% (kworker/1:1H 2%), idle 40% of 2 CPUs" {
+		t.Errorf("line %q", line)
+	}
+}
