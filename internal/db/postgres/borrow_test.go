@@ -110,16 +110,17 @@ func bothConns(t *testing.T, name string) (pgx, loop db.Conn) {
 // and the first context's deadline holds again when it comes back.
 func TestTheLoopConnectionTakesEachContextsDeadline(t *testing.T) {
 	_, lc := bothConns(t, "dbh_pg_deadline")
-	bounded, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	// 5 s: SELECT 1 ends well inside it even on a busy host.
+	bounded, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := lc.Exec(bounded, "SELECT 1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := lc.Exec(context.Background(), "SELECT pg_sleep(3)"); err != nil {
-		t.Fatalf("a statement without a deadline, after one with a 2 s deadline: %v", err)
+	if err := lc.Exec(context.Background(), "SELECT pg_sleep(6)"); err != nil {
+		t.Fatalf("a statement without a deadline, after one with a 5 s deadline: %v", err)
 	}
 	err := lc.Exec(bounded, "SELECT pg_sleep(30)")
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("a 30 s statement under the 2 s context again: %v, want the deadline exceeded", err)
+		t.Fatalf("a 30 s statement under the 5 s context again: %v, want the deadline exceeded", err)
 	}
 }
