@@ -2,6 +2,7 @@ package sqlserver_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -146,10 +147,10 @@ func TestInfoNamesTheServer(t *testing.T) {
 }
 
 // TestALoadKeepsEveryValue loads awkward values through CopyIn into a table
-// with a narrow decimal, which Babelfish loads with multi-row INSERTs that
-// carry numbers and text as literals (SQL Server, with bulk copy): a quote,
-// non-ASCII text, NULL, negative and exact decimals, floats in exponent
-// form, a boolean and a time all read back as they were.
+// with a narrow decimal, which Babelfish loads through a staging table
+// (SQL Server, with bulk copy): a quote, non-ASCII text, NULL, negative and
+// exact decimals, floats in exponent form, a boolean and a time all read
+// back as they were.
 func TestALoadKeepsEveryValue(t *testing.T) {
 	t.Parallel()
 	d, c := testdb.Connect(t, testdb.SQLServer(t, "dbh_mssql_load"))
@@ -188,6 +189,82 @@ func TestALoadKeepsEveryValue(t *testing.T) {
 	}
 	if s != nil || m != nil || f != nil || b != nil || got != nil {
 		t.Errorf("row 3's NULLs read back as %v %v %v %v %v", deref(s), deref(m), deref(f), deref(b), deref(got))
+	}
+}
+
+// TestALoadLeavesTheUnnamedColumnsTheirDefaultsAndKeepsWideDecimals loads
+// a table without two of its columns, one a NOT NULL key part: they take
+// their defaults (Babelfish's own bulk load would leave them NULL). A
+// decimal of 19 digits, more than a float holds, reads back exact, a load
+// of no rows loads none, and nothing of the load's staging is left behind.
+func TestALoadLeavesTheUnnamedColumnsTheirDefaultsAndKeepsWideDecimals(t *testing.T) {
+	t.Parallel()
+	d, c := testdb.Connect(t, testdb.SQLServer(t, "dbh_mssql_load_defaults"))
+	ctx := context.Background()
+	testdb.Exec(t, c, "DROP TABLE IF EXISTS part",
+		"CREATE TABLE part (k int NOT NULL, g int NOT NULL DEFAULT 7, w decimal(25,2), m decimal(6,2), note varchar(10) DEFAULT 'none', PRIMARY KEY (g, k))")
+	rows := [][]any{
+		{int64(1), db.Decimal{Unscaled: 1234567890123456789, Scale: 2}, db.Decimal{Unscaled: -9999, Scale: 2}},
+		{int64(2), db.Decimal{Unscaled: -5, Scale: 2}, nil},
+	}
+	n, err := d.CopyIn(ctx, c, "part", []string{"k", "w", "m"}, &db.SliceSource{Rows: rows})
+	if err != nil || n != 2 {
+		t.Fatalf("load: %d rows, %v", n, err)
+	}
+	// A loader's share may hold no rows.
+	if n, err := d.CopyIn(ctx, c, "part", []string{"k", "w", "m"}, &db.SliceSource{}); err != nil || n != 0 {
+		t.Fatalf("a load of no rows: %d rows, %v", n, err)
+	}
+	got := map[int64]string{}
+	r, err := c.Query(ctx, "SELECT k, g, CAST(w AS varchar(40)), coalesce(CAST(m AS varchar(20)), 'NULL'), note FROM part ORDER BY k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for r.Next() {
+		var k, g int64
+		var w, m, note string
+		if err := r.Scan(&k, &g, &w, &m, &note); err != nil {
+			t.Fatal(err)
+		}
+		got[k] = fmt.Sprintf("%d %s %s %s", g, w, m, note)
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]string{1: "7 12345678901234567.89 -99.99 none", 2: "7 -0.05 NULL none"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("read back %v, want %v", got, want)
+	}
+	if left, err := db.QueryInt64(ctx, c, "SELECT count(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME LIKE 'dbh_load%'"); err != nil || left != 0 {
+		t.Errorf("%d staging tables left, %v", left, err)
+	}
+}
+
+// TestLoadsOfEveryLengthAcrossAPacketBoundaryAllLand loads 1 to 90 rows
+// of 6 bytes each (a ROW token and an int) after 660 of them: among the
+// loads, some end with the closing DONE token split across two of the
+// driver's 4,096-byte packets, which Babelfish 4.2 refuses, closing the
+// session (BABEL-6317). Every load must land whole all the same.
+func TestLoadsOfEveryLengthAcrossAPacketBoundaryAllLand(t *testing.T) {
+	t.Parallel()
+	d, c := testdb.Connect(t, testdb.SQLServer(t, "dbh_mssql_load_boundary"))
+	ctx := context.Background()
+	testdb.Exec(t, c, "DROP TABLE IF EXISTS seq", "CREATE TABLE seq (load_no int NOT NULL, k int NOT NULL)")
+	var want int64
+	for n := 661; n <= 750; n++ {
+		rows := make([][]any, n)
+		for i := range rows {
+			rows[i] = []any{int64(n), int64(i)}
+		}
+		got, err := d.CopyIn(ctx, c, "seq", []string{"load_no", "k"}, &db.SliceSource{Rows: rows})
+		if err != nil || got != int64(n) {
+			t.Fatalf("a load of %d rows: %d loaded, %v", n, got, err)
+		}
+		want += int64(n)
+	}
+	if total, err := db.QueryInt64(ctx, c, "SELECT count(*) FROM seq"); err != nil || total != want {
+		t.Fatalf("%d rows in the table, %v; want %d", total, err, want)
 	}
 }
 
