@@ -634,7 +634,7 @@ func (f *stageFill) copy(ctx context.Context, tx *sql.Tx, table string, p *stage
 		}
 	}
 	if err := f.exec(ctx, "SELECT TOP 0 "+strings.Join(sel, ", ")+" INTO "+f.stage+" FROM "+table); err != nil {
-		return 0, err
+		return 0, stageError(err)
 	}
 	f.made = true
 	batch := make([][]any, 0, stageBatch)
@@ -722,12 +722,24 @@ func (f *stageFill) send(ctx context.Context, rows [][]any) error {
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
 		if err = f.sendOnce(ctx, rows, max(0, len(rows)-attempt)); err == nil || ctx.Err() != nil {
-			return err
+			break
 		}
-		f.c.Close()
-		f.c = nil
+		if f.c != nil {
+			f.c.Close()
+			f.c = nil
+		}
 	}
-	return err
+	return stageError(err)
+}
+
+// stageError is an error of a staging connection, told apart from one of
+// the load's own connection: its text is kept, but not its cause, which
+// would have the load's connection taken for lost (msConn.Note).
+func stageError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("staging connection: %v", err)
 }
 
 // sendOnce loads rows[:split] and rows[split:] in two bulk loads of one
