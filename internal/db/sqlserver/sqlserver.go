@@ -522,15 +522,17 @@ func IsDuplicateKey(err error) bool {
 // Multi-row INSERT statements (insertRows), which Babelfish parses row by
 // row, took 3.7 times the host's CPU for the same 100,000 rows; they remain
 // for a load into an identity column, which a bulk load would number anew.
+// On every server the table's decimal columns are read first (planStage):
+// the driver would send an integer to one unscaled (bulkValues).
 func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []string, src db.RowSource) (n int64, err error) {
 	mc := c.(*msConn)
-	var plan *stagePlan
-	if bf, err := d.babelfish(ctx, mc); err != nil {
+	bf, err := d.babelfish(ctx, mc)
+	if err != nil {
 		return 0, err
-	} else if bf {
-		if plan, err = planStage(ctx, mc, table, columns); err != nil {
-			return 0, err
-		}
+	}
+	plan, err := planStage(ctx, mc, table, columns)
+	if err != nil {
+		return 0, err
 	}
 	tx, err := mc.C.BeginTx(ctx, nil)
 	if err != nil {
@@ -548,13 +550,13 @@ func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []st
 		}
 	}()
 	switch {
-	case plan != nil && plan.identity:
+	case bf && plan.identity:
 		n, err = insertRows(ctx, tx, table, columns, src)
-	case plan != nil:
+	case bf:
 		f = &stageFill{d: d, columns: columns, exact: plan.exact}
 		n, err = f.copy(ctx, tx, table, plan, src)
 	default:
-		n, err = bulkCopy(ctx, tx, table, columns, nil, src)
+		n, err = bulkCopy(ctx, tx, table, columns, plan.exact, src)
 	}
 	if err != nil {
 		return 0, mc.Note(err)
@@ -565,14 +567,13 @@ func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []st
 	return n, nil
 }
 
-// stagePlan is how a load on Babelfish goes (CopyIn).
+// stagePlan is what a load needs to know of the table's columns (CopyIn).
 type stagePlan struct {
 	// identity: a loaded column is an identity column.
 	identity bool
 	// scale is the scale of each loaded column that is a decimal narrower
 	// than 29 digits, by its index in the load's columns; exact marks the
-	// decimal columns, whose decimals go as text (exact at any precision)
-	// rather than as floats.
+	// decimal columns, whose decimals and integers go as text (bulkValues).
 	scale map[int]int
 	exact []bool
 }
@@ -824,10 +825,17 @@ func bulkCopy(ctx context.Context, tx *sql.Tx, table string, columns []string, e
 // bulkValues appends vals to dst with the integer types go-mssqldb's bulk
 // copy does not take for an integer column (int8, int16, the unsigned
 // ones) widened to int64, and decimals (db.Decimal) as floats, as it takes
-// them, or as their text in the columns exact marks (a float column takes
-// no text).
+// them. In the decimal columns exact marks, decimals and integers go as
+// their text: the driver sends an integer to a decimal column unscaled, a
+// 5 read back as 0.05 from a decimal(6,2) (a float column takes no text).
 func bulkValues(dst, vals []any, exact []bool) []any {
 	for i, v := range vals {
+		if i < len(exact) && exact[i] {
+			if s, ok := integerText(v); ok {
+				dst = append(dst, s)
+				continue
+			}
+		}
 		switch x := v.(type) {
 		case int8:
 			v = int64(x)
@@ -849,6 +857,33 @@ func bulkValues(dst, vals []any, exact []bool) []any {
 		dst = append(dst, v)
 	}
 	return dst
+}
+
+// integerText is v in decimal notation when it is an integer.
+func integerText(v any) (string, bool) {
+	switch x := v.(type) {
+	case int:
+		return strconv.FormatInt(int64(x), 10), true
+	case int8:
+		return strconv.FormatInt(int64(x), 10), true
+	case int16:
+		return strconv.FormatInt(int64(x), 10), true
+	case int32:
+		return strconv.FormatInt(int64(x), 10), true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	case uint:
+		return strconv.FormatUint(uint64(x), 10), true
+	case uint8:
+		return strconv.FormatUint(uint64(x), 10), true
+	case uint16:
+		return strconv.FormatUint(uint64(x), 10), true
+	case uint32:
+		return strconv.FormatUint(uint64(x), 10), true
+	case uint64:
+		return strconv.FormatUint(x, 10), true
+	}
+	return "", false
 }
 
 // babelfish reports whether the server is Babelfish, read once (on the

@@ -195,8 +195,10 @@ func TestALoadKeepsEveryValue(t *testing.T) {
 // TestALoadLeavesTheUnnamedColumnsTheirDefaultsAndKeepsWideDecimals loads
 // a table without two of its columns, one a NOT NULL key part: they take
 // their defaults (Babelfish's own bulk load would leave them NULL). A
-// decimal of 19 digits, more than a float holds, reads back exact, a load
-// of no rows loads none, and nothing of the load's staging is left behind.
+// decimal of 19 digits, more than a float holds, reads back exact, integers
+// loaded into decimal columns keep their value (the driver sends them
+// unscaled: 5 read back as 0.05), a load of no rows loads none, and nothing
+// of the load's staging is left behind.
 func TestALoadLeavesTheUnnamedColumnsTheirDefaultsAndKeepsWideDecimals(t *testing.T) {
 	t.Parallel()
 	d, c := testdb.Connect(t, testdb.SQLServer(t, "dbh_mssql_load_defaults"))
@@ -206,9 +208,10 @@ func TestALoadLeavesTheUnnamedColumnsTheirDefaultsAndKeepsWideDecimals(t *testin
 	rows := [][]any{
 		{int64(1), db.Decimal{Unscaled: 1234567890123456789, Scale: 2}, db.Decimal{Unscaled: -9999, Scale: 2}},
 		{int64(2), db.Decimal{Unscaled: -5, Scale: 2}, nil},
+		{int64(3), int64(-12), int32(5)},
 	}
 	n, err := d.CopyIn(ctx, c, "part", []string{"k", "w", "m"}, &db.SliceSource{Rows: rows})
-	if err != nil || n != 2 {
+	if err != nil || n != 3 {
 		t.Fatalf("load: %d rows, %v", n, err)
 	}
 	// A loader's share may hold no rows.
@@ -232,7 +235,7 @@ func TestALoadLeavesTheUnnamedColumnsTheirDefaultsAndKeepsWideDecimals(t *testin
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
 	}
-	want := map[int64]string{1: "7 12345678901234567.89 -99.99 none", 2: "7 -0.05 NULL none"}
+	want := map[int64]string{1: "7 12345678901234567.89 -99.99 none", 2: "7 -0.05 NULL none", 3: "7 -12.00 5.00 none"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("read back %v, want %v", got, want)
 	}
