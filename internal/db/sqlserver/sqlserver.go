@@ -988,25 +988,12 @@ func insertRows(ctx context.Context, tx *sql.Tx, table string, columns []string,
 // types, exact decimals, booleans and text (Unicode, quotes doubled); ok is
 // false for any other type, which goes as a parameter.
 func sqlLiteral(v any) (lit string, ok bool) {
+	if s, ok := integerText(v); ok {
+		return s, true
+	}
 	switch x := v.(type) {
 	case nil:
 		return "NULL", true
-	case int:
-		return strconv.FormatInt(int64(x), 10), true
-	case int8:
-		return strconv.FormatInt(int64(x), 10), true
-	case int16:
-		return strconv.FormatInt(int64(x), 10), true
-	case int32:
-		return strconv.FormatInt(int64(x), 10), true
-	case int64:
-		return strconv.FormatInt(x, 10), true
-	case uint8:
-		return strconv.FormatUint(uint64(x), 10), true
-	case uint16:
-		return strconv.FormatUint(uint64(x), 10), true
-	case uint32:
-		return strconv.FormatUint(uint64(x), 10), true
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return "", false
