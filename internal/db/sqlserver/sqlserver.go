@@ -522,7 +522,7 @@ func IsDuplicateKey(err error) bool {
 // Multi-row INSERT statements (insertRows), which Babelfish parses row by
 // row, took 3.7 times the host's CPU for the same 100,000 rows; they remain
 // for a load into an identity column, which a bulk load would number anew.
-// On every server the table's decimal columns are read first (planStage):
+// On every server the table's decimal columns are read first (planLoad):
 // the driver would send an integer to one unscaled (bulkValues).
 func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []string, src db.RowSource) (n int64, err error) {
 	mc := c.(*msConn)
@@ -530,7 +530,7 @@ func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []st
 	if err != nil {
 		return 0, err
 	}
-	plan, err := planStage(ctx, mc, table, columns)
+	plan, err := planLoad(ctx, mc, table, columns)
 	if err != nil {
 		return 0, err
 	}
@@ -567,8 +567,8 @@ func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []st
 	return n, nil
 }
 
-// stagePlan is what a load needs to know of the table's columns (CopyIn).
-type stagePlan struct {
+// loadPlan is what a load needs to know of the table's columns (CopyIn).
+type loadPlan struct {
 	// identity: a loaded column is an identity column.
 	identity bool
 	// scale is the scale of each loaded column that is a decimal narrower
@@ -578,8 +578,8 @@ type stagePlan struct {
 	exact []bool
 }
 
-// planStage reads table's columns and decides how a load of columns goes.
-func planStage(ctx context.Context, mc *msConn, table string, columns []string) (*stagePlan, error) {
+// planLoad reads table's columns and decides how a load of columns goes.
+func planLoad(ctx context.Context, mc *msConn, table string, columns []string) (*loadPlan, error) {
 	rows, err := mc.Query(ctx, `SELECT COLUMN_NAME, DATA_TYPE, coalesce(NUMERIC_PRECISION, 0), coalesce(NUMERIC_SCALE, 0),
 		coalesce(COLUMNPROPERTY(OBJECT_ID(TABLE_SCHEMA + '.' + TABLE_NAME), COLUMN_NAME, 'IsIdentity'), 0)
 		FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = $1 AND TABLE_SCHEMA = SCHEMA_NAME()`, table)
@@ -591,7 +591,7 @@ func planStage(ctx context.Context, mc *msConn, table string, columns []string) 
 	for i, c := range columns {
 		at[strings.ToLower(c)] = i
 	}
-	p := &stagePlan{scale: map[int]int{}, exact: make([]bool, len(columns))}
+	p := &loadPlan{scale: map[int]int{}, exact: make([]bool, len(columns))}
 	for rows.Next() {
 		var name, typ string
 		var prec, scale, ident int64
@@ -625,7 +625,7 @@ const stageBatch = 20000
 // INSERT ... SELECT that names the loaded columns (the others take their
 // defaults). close drops the staging table; only a process killed mid-load
 // leaves one behind (dbh_load_PID_N).
-func (f *stageFill) copy(ctx context.Context, tx *sql.Tx, table string, p *stagePlan, src db.RowSource) (n int64, err error) {
+func (f *stageFill) copy(ctx context.Context, tx *sql.Tx, table string, p *loadPlan, src db.RowSource) (n int64, err error) {
 	f.stage = fmt.Sprintf("dbh_load_%d_%d", os.Getpid(), stageSeq.Add(1))
 	sel := make([]string, len(f.columns))
 	for i, c := range f.columns {
