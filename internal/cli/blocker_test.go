@@ -64,18 +64,7 @@ func TestTheSessionHoldingALockTheClientsWaitOnIsNamed(t *testing.T) {
 				// refilled only after 100 ms without a read).
 				waiting = "SELECT count(*) FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND STATE = 'Updating' AND INFO LIKE 'UPDATE blk%'"
 			}
-			for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
-				n, err := db.QueryInt64(ctx, c, waiting)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if n == 3 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("%d clients wait on the row after a minute, want 3", n)
-				}
-			}
+			testdb.AwaitInt64(t, c, 3, waiting)
 			if engine == "mysql" {
 				// MariaDB shows no statement of an idle session: the holder
 				// runs one while it holds the row.

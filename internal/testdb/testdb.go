@@ -198,3 +198,26 @@ func Exec(t testing.TB, c db.Conn, stmts ...string) {
 		}
 	}
 }
+
+// AwaitInt64 runs a query of one integer on c until it returns want,
+// failing the test on an error or when it has not after a minute: the wait
+// for what the server does in its own time (a session to end, clients to
+// queue on a lock), which a busy machine can make long.
+func AwaitInt64(t testing.TB, c db.Conn, want int64, sql string, args ...any) {
+	t.Helper()
+	ctx := context.Background()
+	start := time.Now()
+	for {
+		n, err := db.QueryInt64(ctx, c, sql, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if n == want {
+			return
+		}
+		if time.Since(start) > time.Minute {
+			t.Fatalf("%s gave %d a minute long, want %d", sql, n, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -381,20 +381,8 @@ func TestTheMixRunsInBothModes(t *testing.T) {
 // wait of MeasureEnd, which stops when the counts hold still for 50 ms.
 func clientsGone(t *testing.T, pc, c db.Conn) {
 	t.Helper()
-	ctx := context.Background()
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		n, err := db.QueryInt64(ctx, pc, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
-			AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND pid <> $1`, c.BackendID(ctx))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d sessions of the run still there a minute after it ended", n)
-		}
-	}
+	testdb.AwaitInt64(t, pc, 0, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+		AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND pid <> $1`, c.BackendID(context.Background()))
 }
 
 func sumRetries(res *loadgen.Result) int64 {
