@@ -277,3 +277,73 @@ func deref[T any](p *T) any {
 	}
 	return *p
 }
+
+// TestALoadDropsTheStagingTablesOfEndedSessions leaves three staging
+// tables as loads would: one named after a session that has ended (a
+// process killed mid-load), one after a session whose id a later session
+// has now, and one after a session still connected. A load drops the
+// first two and keeps the third.
+func TestALoadDropsTheStagingTablesOfEndedSessions(t *testing.T) {
+	t.Parallel()
+	d, c := testdb.Connect(t, testdb.SQLServer(t, "dbh_mssql_load_sweep"))
+	ctx := context.Background()
+	testdb.Exec(t, c, "DROP TABLE IF EXISTS target", "CREATE TABLE target (k int NOT NULL)")
+	// stage names a staging table after session c's id and login time
+	// (milliseconds since 1970), plus login.
+	stage := func(c db.Conn, plus int64) string {
+		t.Helper()
+		var id int64
+		var login time.Time
+		if _, err := db.QueryRow(ctx, c, "SELECT session_id, login_time FROM sys.dm_exec_sessions WHERE session_id = @@SPID", nil, &id, &login); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("dbh_load_%d_%d_1_1", id, login.UnixMilli()+plus)
+	}
+	connect := func() db.Conn {
+		t.Helper()
+		c, err := d.Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+
+	gone := connect()
+	var goneID int64
+	if _, err := db.QueryRow(ctx, gone, "SELECT @@SPID", nil, &goneID); err != nil {
+		t.Fatal(err)
+	}
+	goneTable := stage(gone, 0)
+	gone.Close()
+	testdb.AwaitInt64(t, c, 0, fmt.Sprintf("SELECT count(*) FROM sys.dm_exec_sessions WHERE session_id = %d", goneID))
+	live := connect()
+	reusedTable, liveTable := stage(live, -1000), stage(live, 0)
+	for _, name := range []string{goneTable, reusedTable, liveTable} {
+		testdb.Exec(t, c, "CREATE TABLE "+name+" (k int)")
+	}
+	defer testdb.Exec(t, c, "DROP TABLE IF EXISTS "+liveTable)
+
+	if n, err := d.CopyIn(ctx, c, "target", []string{"k"}, &db.SliceSource{Rows: [][]any{{int64(1)}, {int64(2)}}}); err != nil || n != 2 {
+		t.Fatalf("load: %d rows, %v", n, err)
+	}
+	var left []string
+	r, err := c.Query(ctx, "SELECT name FROM sys.tables WHERE name LIKE 'dbh[_]load[_]%' ORDER BY name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for r.Next() {
+		var name string
+		if err := r.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		left = append(left, name)
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(left) != fmt.Sprint([]string{liveTable}) {
+		t.Errorf("staging tables after the load: %v; want only %s (dropped: %s, %s)", left, liveTable, goneTable, reusedTable)
+	}
+}
