@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"os"
 	"strconv"
@@ -519,9 +518,11 @@ func IsDuplicateKey(err error) bool {
 //     its own, batch by batch, and a batch so refused is sent again, split
 //     where its stream ends elsewhere.
 //
-// Multi-row INSERT statements (insertRows), which Babelfish parses row by
-// row, took 3.7 times the host's CPU for the same 100,000 rows; they remain
-// for a load into an identity column, which a bulk load would number anew.
+// Multi-row INSERT statements, which Babelfish parses row by row, took 3.7
+// times the host's CPU for the same 100,000 rows. A load that names the
+// table's identity column goes through a staging table on every server:
+// a bulk load into the table itself would number the rows anew (go-mssqldb
+// has no KEEP_IDENTITY), and its values are copied under IDENTITY_INSERT.
 // On every server the table's decimal columns are read first (planLoad):
 // the driver would send an integer to one unscaled (bulkValues).
 func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []string, src db.RowSource) (n int64, err error) {
@@ -550,9 +551,7 @@ func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []st
 		}
 	}()
 	switch {
-	case bf && plan.identity:
-		n, err = insertRows(ctx, tx, table, columns, src)
-	case bf:
+	case bf || plan.identity >= 0:
 		f = &stageFill{d: d, columns: columns, exact: plan.exact}
 		n, err = f.copy(ctx, tx, table, plan, src)
 	default:
@@ -569,8 +568,9 @@ func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []st
 
 // loadPlan is what a load needs to know of the table's columns (CopyIn).
 type loadPlan struct {
-	// identity: a loaded column is an identity column.
-	identity bool
+	// identity is the index in the load's columns of the table's identity
+	// column, or -1 when the load does not name it.
+	identity int
 	// scale is the scale of each loaded column that is a decimal narrower
 	// than 29 digits, by its index in the load's columns; exact marks the
 	// decimal columns, whose decimals and integers go as text (bulkValues).
@@ -591,7 +591,7 @@ func planLoad(ctx context.Context, mc *msConn, table string, columns []string) (
 	for i, c := range columns {
 		at[strings.ToLower(c)] = i
 	}
-	p := &loadPlan{scale: map[int]int{}, exact: make([]bool, len(columns))}
+	p := &loadPlan{identity: -1, scale: map[int]int{}, exact: make([]bool, len(columns))}
 	for rows.Next() {
 		var name, typ string
 		var prec, scale, ident int64
@@ -607,7 +607,9 @@ func planLoad(ctx context.Context, mc *msConn, table string, columns []string) (
 			p.scale[i] = int(scale)
 		}
 		p.exact[i] = decimal
-		p.identity = p.identity || ident == 1
+		if ident == 1 {
+			p.identity = i
+		}
 	}
 	return p, rows.Err()
 }
@@ -641,6 +643,10 @@ func (f *stageFill) copy(ctx context.Context, tx *sql.Tx, table string, p *loadP
 		sel[i] = c
 		if scale, ok := p.scale[i]; ok {
 			sel[i] = fmt.Sprintf("CAST(%s AS decimal(38, %d)) AS %s", c, scale, c)
+		} else if i == p.identity {
+			// An expression: SELECT INTO would copy a bare identity
+			// column's IDENTITY property into the staging table.
+			sel[i] = fmt.Sprintf("%s * 1 AS %s", c, c)
 		}
 	}
 	if err := f.exec(ctx, "SELECT TOP 0 "+strings.Join(sel, ", ")+" INTO "+f.stage+" FROM "+table); err != nil {
@@ -666,6 +672,18 @@ func (f *stageFill) copy(ctx context.Context, tx *sql.Tx, table string, p *loadP
 	}
 	n += int64(len(batch))
 	cols := strings.Join(f.columns, ", ")
+	if p.identity >= 0 {
+		if _, err := tx.ExecContext(ctx, "SET IDENTITY_INSERT "+table+" ON"); err != nil {
+			return 0, err
+		}
+		// A session may have one table so at a time: the next load's
+		// would be refused.
+		defer func() {
+			if _, offErr := tx.ExecContext(context.WithoutCancel(ctx), "SET IDENTITY_INSERT "+table+" OFF"); offErr != nil && err == nil {
+				err = offErr
+			}
+		}()
+	}
 	res, err := tx.ExecContext(ctx, "INSERT INTO "+table+" ("+cols+") SELECT "+cols+" FROM "+f.stage)
 	if err != nil {
 		return 0, err
@@ -992,106 +1010,6 @@ func (d *msDB) setBabelfish(bf bool) {
 	d.bfOnce.Lock()
 	defer d.bfOnce.Unlock()
 	d.bf = &bf
-}
-
-// maxParams is below SQL Server's 2,100 parameters per request.
-const maxParams = 2000
-
-// insertRows loads the rows of src into table with multi-row INSERT
-// statements of up to 1,000 rows (T-SQL's limit for a VALUES list), on
-// Babelfish where a loaded column is an identity column (CopyIn). NULLs,
-// numbers and text are written into the statement as literals (sqlLiteral);
-// other values (times, bytes) go as parameters, at most maxParams of them
-// per statement. Babelfish, the server that loads through here, runs such
-// a statement about four times as fast as the same rows all sent as
-// parameters (20,000 rows of 10 columns: 3.5 s against 15.3 s): it parses
-// each request's parameter declarations anew. A NULL is never a parameter
-// either: go-mssqldb sends a nil one with the TDS type NULL (0x1F), which
-// Babelfish refuses.
-func insertRows(ctx context.Context, tx *sql.Tx, table string, columns []string, src db.RowSource) (int64, error) {
-	head := "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES "
-	var (
-		n    int64
-		b    strings.Builder
-		args []any
-		rows int
-	)
-	flush := func() error {
-		if rows == 0 {
-			return nil
-		}
-		if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
-			return err
-		}
-		n += int64(rows)
-		b.Reset()
-		args, rows = args[:0], 0
-		return nil
-	}
-	for src.Next() {
-		vals := src.Values()
-		if rows == 1000 || len(args)+len(vals) > maxParams {
-			if err := flush(); err != nil {
-				return n, err
-			}
-		}
-		if rows == 0 {
-			b.WriteString(head)
-		} else {
-			b.WriteString(", ")
-		}
-		b.WriteByte('(')
-		for c, v := range vals {
-			if c > 0 {
-				b.WriteString(", ")
-			}
-			if lit, ok := sqlLiteral(v); ok {
-				b.WriteString(lit)
-				continue
-			}
-			args = append(args, v)
-			b.WriteString("@p" + strconv.Itoa(len(args)))
-		}
-		b.WriteByte(')')
-		rows++
-	}
-	if err := src.Err(); err != nil {
-		return n, err
-	}
-	return n, flush()
-}
-
-// sqlLiteral is v as a T-SQL literal, for NULL, the integer and float
-// types, exact decimals, booleans and text (Unicode, quotes doubled); ok is
-// false for any other type, which goes as a parameter.
-func sqlLiteral(v any) (lit string, ok bool) {
-	if s, ok := integerText(v); ok {
-		return s, true
-	}
-	switch x := v.(type) {
-	case nil:
-		return "NULL", true
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return "", false
-		}
-		return strconv.FormatFloat(x, 'g', -1, 64), true
-	case float32:
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return "", false
-		}
-		return strconv.FormatFloat(float64(x), 'g', -1, 32), true
-	case db.Decimal:
-		return x.String(), true
-	case bool:
-		if x {
-			return "1", true
-		}
-		return "0", true
-	case string:
-		return "N'" + strings.ReplaceAll(x, "'", "''") + "'", true
-	}
-	return "", false
 }
 
 // newConn wraps a database/sql connection to the server: statements are

@@ -347,3 +347,46 @@ func TestALoadDropsTheStagingTablesOfEndedSessions(t *testing.T) {
 		t.Errorf("staging tables after the load: %v; want only %s (dropped: %s, %s)", left, liveTable, goneTable, reusedTable)
 	}
 }
+
+// TestALoadKeepsTheValuesOfAnIdentityColumn loads rows that name a table's
+// identity column, then another such table on the same connection (one
+// table of a session may take identity values at a time): every row keeps
+// the value loaded, and a row inserted later without one is numbered after
+// them.
+func TestALoadKeepsTheValuesOfAnIdentityColumn(t *testing.T) {
+	t.Parallel()
+	d, c := testdb.Connect(t, testdb.SQLServer(t, "dbh_mssql_load_identity"))
+	ctx := context.Background()
+	for _, table := range []string{"ida", "idb"} {
+		testdb.Exec(t, c, "DROP TABLE IF EXISTS "+table, "CREATE TABLE "+table+" (id bigint IDENTITY(1,1) PRIMARY KEY, v int NOT NULL)")
+		n, err := d.CopyIn(ctx, c, table, []string{"id", "v"}, &db.SliceSource{Rows: [][]any{{int64(10), int64(1)}, {int64(20), int64(2)}}})
+		if err != nil || n != 2 {
+			t.Fatalf("load into %s: %d rows, %v", table, n, err)
+		}
+		testdb.Exec(t, c, "INSERT INTO "+table+" (v) VALUES (3)")
+		var got []string
+		r, err := c.Query(ctx, "SELECT id, v FROM "+table+" ORDER BY v")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r.Next() {
+			var id, v int64
+			if err := r.Scan(&id, &v); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprintf("%d:%d", v, id))
+		}
+		r.Close()
+		if err := r.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 3 || got[0] != "1:10" || got[1] != "2:20" {
+			t.Fatalf("%s read back (v:id) %v; want 1:10 2:20 and the inserted row after", table, got)
+		}
+		var id3 int64
+		fmt.Sscanf(strings.TrimPrefix(got[2], "3:"), "%d", &id3)
+		if id3 <= 20 {
+			t.Errorf("%s: the row inserted after the load was numbered %d, not after the loaded 20", table, id3)
+		}
+	}
+}
