@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbharness/dbharness/internal/numfmt"
 	"github.com/dbharness/dbharness/internal/report/svg"
 	"github.com/dbharness/dbharness/internal/results"
 )
@@ -97,7 +98,7 @@ func comparePage(c *results.Comparison, opt HTMLOptions) (*page, error) {
 		if o.TPSCILowPct != nil && o.TPSCIHighPct != nil {
 			ci = pctPtr(o.TPSCILowPct) + " … " + pctPtr(o.TPSCIHighPct)
 		}
-		ta, tb := sidesTPS(o, fmtNum)
+		ta, tb := sidesTPS(o, numfmt.Figure)
 		t.Rows = append(t.Rows, []string{opLabel(o), o.Verdict, ta, tb, pctPtr(o.TPSDeltaPct), ci,
 			msCell(o.LatencyA, "p50") + " → " + msCell(o.LatencyB, "p50"), pctPtr(o.P50DeltaPct),
 			msCell(o.LatencyA, "p99") + " → " + msCell(o.LatencyB, "p99"), pctPtr(o.P99DeltaPct)})
@@ -190,7 +191,7 @@ func compareCharts(c *results.Comparison, level float64) ([]chart, error) {
 	}
 	var out []chart
 	tp := svg.BarChart{Width: chartWidth, Title: "Throughput, A and B", XLabel: "transactions per second", Categories: cats,
-		Horizontal: true, ValueLabels: true, ValueFormat: fmtNum,
+		Horizontal: true, ValueLabels: true, ValueFormat: numfmt.Figure,
 		Series: []svg.BarSeries{{Name: "A " + c.A.ID, Values: tpsA, Color: "#6699CC"}, {Name: "B " + c.B.ID, Values: tpsB, Color: "#004488"}}}
 	b, err := tp.Render()
 	if err != nil {

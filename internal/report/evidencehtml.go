@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dbharness/dbharness/internal/evidence"
+	"github.com/dbharness/dbharness/internal/numfmt"
 	"github.com/dbharness/dbharness/internal/report/svg"
 	"github.com/dbharness/dbharness/internal/results"
 )
@@ -310,9 +311,9 @@ func totalsTable(caption string, totals map[string]float64, txns int64, keep fun
 		}
 		per := "-"
 		if txns > 0 {
-			per = fmtNum(totals[k] / float64(txns))
+			per = numfmt.Figure(totals[k] / float64(txns))
 		}
-		t.Rows = append(t.Rows, []string{counterLabel(k), fmtNum(totals[k]), per})
+		t.Rows = append(t.Rows, []string{counterLabel(k), numfmt.Figure(totals[k]), per})
 	}
 	return t, len(t.Rows) > 0
 }
@@ -418,7 +419,7 @@ func waitsSection(w *results.Waits, cov results.Coverage, bands []svg.Band, xr *
 		sec.Facts = append(sec.Facts, kv{"method", w.Method})
 	}
 	if w.Total > 0 {
-		sec.Facts = append(sec.Facts, kv{"measured", fmtNum(w.Total) + " " + w.Unit})
+		sec.Facts = append(sec.Facts, kv{"measured", numfmt.Figure(w.Total) + " " + w.Unit})
 	}
 	if w.Unavailable != "" {
 		sec.Facts = append(sec.Facts, kv{"unavailable", w.Unavailable})
@@ -488,7 +489,7 @@ func waitsSection(w *results.Waits, cov results.Coverage, bands []svg.Band, xr *
 	}
 	t := table{Caption: "All events", Head: []string{"event", "share", w.Unit}, Num: []bool{false, true, true}}
 	for _, e := range w.Events {
-		t.Rows = append(t.Rows, []string{e.Event, fmt.Sprintf("%.1f%%", 100*e.Share), fmtNum(e.Weight)})
+		t.Rows = append(t.Rows, []string{e.Event, fmt.Sprintf("%.1f%%", 100*e.Share), numfmt.Figure(e.Weight)})
 	}
 	sec.Tables = append(sec.Tables, t)
 	return sec, nil

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbharness/dbharness/internal/numfmt"
 	"github.com/dbharness/dbharness/internal/results"
 )
 
@@ -224,19 +225,19 @@ func uslLine(u *results.USLModel, why string) string {
 	}
 	if u.Poor() {
 		return fmt.Sprintf("poor fit (R^2 %.4f, under %.2f): no peak or ceiling stated  (sigma %.4g, kappa %.4g, lambda %s tps, %d runs)",
-			u.R2, results.USLMinR2, u.Sigma, u.Kappa, fmtNum(u.Lambda), u.Points)
+			u.R2, results.USLMinR2, u.Sigma, u.Kappa, numfmt.Figure(u.Lambda), u.Points)
 	}
 	s := fmt.Sprintf("sigma %.4g (contention)  kappa %.4g (coherency)  ", u.Sigma, u.Kappa)
 	if u.PeakClients != nil && u.PeakExtrapolated {
 		s += fmt.Sprintf("peak not stated: at %.1f clients it lies beyond the clients measured", *u.PeakClients)
 	} else if u.PeakClients != nil {
-		s += fmt.Sprintf("peak %.1f clients at %s tps", *u.PeakClients, fmtNum(*u.PeakTPS))
+		s += fmt.Sprintf("peak %.1f clients at %s tps", *u.PeakClients, numfmt.Figure(*u.PeakTPS))
 	} else if u.AsymptoteTPS != nil {
-		s += fmt.Sprintf("no peak: throughput approaches %s tps", fmtNum(*u.AsymptoteTPS))
+		s += fmt.Sprintf("no peak: throughput approaches %s tps", numfmt.Figure(*u.AsymptoteTPS))
 	} else {
 		s += "no peak: linear scaling"
 	}
-	return s + fmt.Sprintf("  R^2 %.4f  (lambda %s tps, %d runs)", u.R2, fmtNum(u.Lambda), u.Points)
+	return s + fmt.Sprintf("  R^2 %.4f  (lambda %s tps, %d runs)", u.R2, numfmt.Figure(u.Lambda), u.Points)
 }
 
 func intList(xs []int) string {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/dbharness/dbharness/internal/numfmt"
 	"github.com/dbharness/dbharness/internal/results"
 )
 
@@ -20,7 +21,7 @@ func figuresTable(c *results.Comparison) (table, bool) {
 		if v == nil {
 			return "-"
 		}
-		return fmtNum(*v)
+		return numfmt.Figure(*v)
 	}
 	for _, f := range c.Figures {
 		name := pointLabel(f.Name, f.Clients, f.Vary)

@@ -54,7 +54,7 @@ var reportTmpl string
 
 var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 	"ms":    fmtMs,
-	"num":   fmtNum,
+	"num":   numfmt.Figure,
 	"count": fmtCount,
 	"pct":   func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "%" },
 }).Parse(reportTmpl))
@@ -182,7 +182,7 @@ func runPage(r *results.Run, opt HTMLOptions) (*page, error) {
 	p.Subtitle = fmt.Sprintf("%s on %s %s, %d clients, %s", r.Name(), r.Engine.Engine, r.Engine.Version,
 		r.Config.Clients, r.StartTime.UTC().Format("2006-01-02 15:04:05 UTC"))
 	p.Headline = []kv{
-		{"throughput", fmtNum(s.TPS) + " tps"},
+		{"throughput", numfmt.Figure(s.TPS) + " tps"},
 		{"transactions", fmtCount(s.Transactions)},
 		{"p50 latency", msCell(s.LatencyMs, "p50") + " ms"},
 		{"p99 latency", msCell(s.LatencyMs, "p99") + " ms"},
@@ -284,7 +284,7 @@ func opTable(caption string, r *results.Run, ops []results.Op, withTPS bool) tab
 	row := func(name string, count int64, tps float64, errs, retries, nlate int64, l results.Latency) []string {
 		cells := []string{name, fmtCount(count)}
 		if withTPS {
-			cells = append(cells, fmtNum(tps))
+			cells = append(cells, numfmt.Figure(tps))
 		}
 		cells = append(cells, fmtCount(errs), fmtCount(retries))
 		if late {
@@ -329,7 +329,7 @@ func summarySection(r *results.Run) section {
 	s := r.Summary
 	sec := section{ID: "summary", Title: "Summary"}
 	sec.Intro = fmt.Sprintf("Measured %s: %s transactions at %s tps. Latencies in milliseconds, from the run's HdrHistograms.",
-		fmtSeconds(s.Seconds), fmtCount(s.Transactions), fmtNum(s.TPS))
+		fmtSeconds(s.Seconds), fmtCount(s.Transactions), numfmt.Figure(s.TPS))
 	if line, warnings := harnessCost(r, true); line != "" {
 		sec.Intro += " The harness: " + line + "."
 		sec.Warnings = warnings
@@ -358,7 +358,7 @@ func summarySection(r *results.Run) section {
 	}
 	if r.Config.LatencyLimitMs > 0 {
 		sec.Facts = append(sec.Facts, kv{"over the latency limit", fmt.Sprintf("%s transactions slower than %s ms",
-			fmtCount(s.Late), fmtNum(r.Config.LatencyLimitMs))})
+			fmtCount(s.Late), numfmt.Figure(r.Config.LatencyLimitMs))})
 	}
 	if n := len(r.ClientSeconds); n > 0 {
 		lo, hi := r.ClientSeconds[0], r.ClientSeconds[0]
@@ -368,7 +368,7 @@ func summarySection(r *results.Run) section {
 		sec.Facts = append(sec.Facts, kv{"fixed work", fmt.Sprintf("%d clients finished between %.3f s and %.3f s (spread %.3f s)", n, lo, hi, hi-lo)})
 	}
 	for _, k := range sortedMetricKeys(s.Metrics) {
-		sec.Facts = append(sec.Facts, kv{k, fmtNum(s.Metrics[k]) + metricLabel(s, k)})
+		sec.Facts = append(sec.Facts, kv{k, numfmt.Figure(s.Metrics[k]) + metricLabel(s, k)})
 	}
 	return sec
 }
@@ -417,12 +417,12 @@ func configSection(r *results.Run) section {
 		add("warm-up", fmtSeconds(c.WarmupSeconds))
 	}
 	if c.Rate > 0 {
-		add("open-loop rate", fmtNum(c.Rate)+" tps")
+		add("open-loop rate", numfmt.Figure(c.Rate)+" tps")
 	} else {
 		add("loop", "closed")
 	}
 	if c.LatencyLimitMs > 0 {
-		add("latency limit", fmtNum(c.LatencyLimitMs)+" ms")
+		add("latency limit", numfmt.Figure(c.LatencyLimitMs)+" ms")
 	}
 	add("max tries", strconv.Itoa(c.MaxTries))
 	add("interval", fmtSeconds(c.IntervalSeconds))
@@ -672,7 +672,7 @@ func runCharts(r *results.Run) ([]section, error) {
 	lat := svg.LineChart{Width: chartWidth, Height: chartHeight, Title: "Latency percentiles per interval", XLabel: "elapsed",
 		YLabel: "latency (ms, log scale)", XDuration: true, XRange: xr, YLog: true, Bands: bands, Markers: markers, MaxPoints: chartPoints}
 	if r.Config.LatencyLimitMs > 0 {
-		lat.HLines = []svg.HLine{{Y: r.Config.LatencyLimitMs, Label: "latency limit " + fmtNum(r.Config.LatencyLimitMs) + " ms"}}
+		lat.HLines = []svg.HLine{{Y: r.Config.LatencyLimitMs, Label: "latency limit " + numfmt.Figure(r.Config.LatencyLimitMs) + " ms"}}
 	}
 	for i, k := range keys {
 		var s series
@@ -869,26 +869,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// fmtNum formats a rate or ratio: whole numbers with thousands separators
-// from 1,000 on, one decimal from 100, up to two below.
-func fmtNum(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "-"
-	}
-	a := math.Abs(v)
-	switch {
-	case a >= 1000:
-		return numfmt.Whole(v)
-	case a >= 100:
-		// 266, not 266.0: a count of samples has no tenths to show.
-		return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0")
-	case a >= 1 || a == 0:
-		return strings.TrimSuffix(strings.TrimRight(strconv.FormatFloat(v, 'f', 2, 64), "0"), ".")
-	default:
-		return strconv.FormatFloat(v, 'g', 3, 64)
-	}
 }
 
 func fmtCount(n int64) string { return numfmt.Group(strconv.FormatInt(n, 10)) }

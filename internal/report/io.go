@@ -92,7 +92,7 @@ func ioFacts(x *results.IO) []kv {
 	}
 	if t := x.TPCB; t != nil {
 		f = append(f, kv{"tpcb, 1 client", fmt.Sprintf("%s tps in run %s (%.0f%% of the ceiling; its data in %s, on the same device)",
-			fmtNum(t.TPS), t.RunID, t.OfCeilingPct, t.DataDir)})
+			numfmt.Figure(t.TPS), t.RunID, t.OfCeilingPct, t.DataDir)})
 	}
 	for _, n := range x.Notes {
 		f = append(f, kv{"note", n})

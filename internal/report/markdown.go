@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/dbharness/dbharness/internal/numfmt"
 	"github.com/dbharness/dbharness/internal/redact"
 	"github.com/dbharness/dbharness/internal/results"
 )
@@ -22,10 +23,10 @@ func RunMarkdown(w io.Writer, r *results.Run) error {
 	}
 	loop := "closed loop"
 	if r.Config.Rate > 0 {
-		loop = fmt.Sprintf("open loop at %s tps", fmtNum(r.Config.Rate))
+		loop = fmt.Sprintf("open loop at %s tps", numfmt.Figure(r.Config.Rate))
 	}
 	fmt.Fprintf(&b, "**%s** · %d clients · %s · %s · %s tps · %s transactions · %s errors", mdText(r.Status), r.Config.Clients,
-		what, loop, fmtNum(s.TPS), fmtCount(s.Transactions), fmtCount(s.Errors))
+		what, loop, numfmt.Figure(s.TPS), fmtCount(s.Transactions), fmtCount(s.Errors))
 	if s.Retries > 0 {
 		fmt.Fprintf(&b, " · %s retries", fmtCount(s.Retries))
 	}
@@ -43,7 +44,7 @@ func RunMarkdown(w io.Writer, r *results.Run) error {
 		// The workload's own figures (NOPM, HammerDB's TPM, ...).
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = fmt.Sprintf("%s %s", mdText(k), fmtNum(s.Metrics[k]))
+			parts[i] = fmt.Sprintf("%s %s", mdText(k), numfmt.Figure(s.Metrics[k]))
 		}
 		fmt.Fprintf(&b, "Figures: %s\n\n", strings.Join(parts, " · "))
 	}
@@ -71,7 +72,7 @@ func RunMarkdown(w io.Writer, r *results.Run) error {
 	}
 	b.WriteString("\n")
 	row := func(name string, count int64, tps float64, errs int64, l results.Latency) {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |", name, fmtCount(count), fmtNum(tps), fmtCount(errs))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |", name, fmtCount(count), numfmt.Figure(tps), fmtCount(errs))
 		for _, k := range keys {
 			fmt.Fprintf(&b, " %s |", msCell(l, k))
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dbharness/dbharness/internal/evidence"
+	"github.com/dbharness/dbharness/internal/numfmt"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runphase"
 )
@@ -221,7 +222,7 @@ func rateEvidence(name string, s *evidence.Series, seq int) []scored {
 		// A counter that moves rarely (a checkpoint) scores by how far above
 		// its mean it was; one that moved only here scores highest.
 		score := math.Min(v/math.Max(mean, 1e-9), 1e6)
-		out = append(out, scored{fmt.Sprintf("%s %s %s/s (rest of the run %s/s)", name, counterLabel(k), fmtNum(v), fmtNum(mean)), score})
+		out = append(out, scored{fmt.Sprintf("%s %s %s/s (rest of the run %s/s)", name, counterLabel(k), numfmt.Figure(v), numfmt.Figure(mean)), score})
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbharness/dbharness/internal/numfmt"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runphase"
 )
@@ -143,8 +144,8 @@ func TestRareTransactionTypesGetTheirOwnAxisInTheirOwnColour(t *testing.T) {
 // carry their unit.
 func TestCountsAndTimeCountersReadRight(t *testing.T) {
 	for v, want := range map[float64]string{266: "266", 266.5: "266.5", 1234: "1,234", 12.5: "12.5"} {
-		if got := fmtNum(v); got != want {
-			t.Errorf("fmtNum(%v) = %q, want %q", v, got, want)
+		if got := numfmt.Figure(v); got != want {
+			t.Errorf("numfmt.Figure(%v) = %q, want %q", v, got, want)
 		}
 	}
 	if got := counterLabel("pg_stat_database.active_time"); got != "pg_stat_database.active_time (ms)" {

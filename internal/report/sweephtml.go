@@ -83,7 +83,7 @@ func optNum(f *float64, format string) string {
 }
 
 // optTPS is a throughput the fit may not give, in whole transactions a
-// second with thousands separators, as the tables' λ (fmtNum); "-" when
+// second with thousands separators, as the tables' λ (numfmt.Figure); "-" when
 // there is none.
 func optTPS(f *float64) string {
 	if f == nil || math.IsNaN(*f) || math.IsInf(*f, 0) {
@@ -131,7 +131,7 @@ func sweepPage(sw *results.Sweep, opt HTMLOptions) (*page, error) {
 	}
 	p.Headline = []kv{{"runs", fmt.Sprintf("%d of %d", len(sw.RunIDs), len(sw.Plan))}, {"points", strconv.Itoa(len(sw.Points))}}
 	if best.Clients > 0 {
-		p.Headline = append(p.Headline, kv{"best throughput", fmtNum(best.TPSMedian) + " tps"}, kv{"at clients", strconv.Itoa(best.Clients)})
+		p.Headline = append(p.Headline, kv{"best throughput", numfmt.Figure(best.TPSMedian) + " tps"}, kv{"at clients", strconv.Itoa(best.Clients)})
 	}
 	if len(series) == 1 && series[0].fit != nil {
 		p.Headline = append(p.Headline, uslHeadline(series[0].fit)...)
@@ -206,7 +206,7 @@ func seriesSection(cs []results.SeriesComparison) section {
 			if o.TPSCILowPct != nil && o.TPSCIHighPct != nil {
 				ci = pctPtr(o.TPSCILowPct) + " … " + pctPtr(o.TPSCIHighPct)
 			}
-			t.Rows = append(t.Rows, []string{strconv.Itoa(c.Clients), varyLabel(c.A), varyLabel(c.B), o.Name, o.Verdict, fmtNum(o.TPSA), fmtNum(o.TPSB),
+			t.Rows = append(t.Rows, []string{strconv.Itoa(c.Clients), varyLabel(c.A), varyLabel(c.B), o.Name, o.Verdict, numfmt.Figure(o.TPSA), numfmt.Figure(o.TPSB),
 				pctPtr(o.TPSDeltaPct), ci, msCell(o.LatencyA, "p99") + " → " + msCell(o.LatencyB, "p99"), pctPtr(o.P99DeltaPct), c.Method})
 			t.RowClass = append(t.RowClass, verdictClass(o.Verdict))
 		}
@@ -306,7 +306,7 @@ func scalingTable(series []sweepSeries) table {
 		for _, p := range s.points {
 			ci := "-"
 			if p.TPSCILow != 0 || p.TPSCIHigh != 0 {
-				ci = ciLow(p, fmtNum) + " – " + fmtNum(p.TPSCIHigh)
+				ci = ciLow(p, numfmt.Figure) + " – " + numfmt.Figure(p.TPSCIHigh)
 			}
 			clipped = clipped || p.TPSCILowClipped
 			eff := "-"
@@ -318,7 +318,7 @@ func scalingTable(series []sweepSeries) table {
 				runs += fmt.Sprintf(" (%d interfered ⚠)", len(p.Interfered))
 				interfered = true
 			}
-			row := []string{orDash(s.label), strconv.Itoa(p.Clients), fmtNum(p.TPSMedian), ci, p.CIMethod, eff,
+			row := []string{orDash(s.label), strconv.Itoa(p.Clients), numfmt.Figure(p.TPSMedian), ci, p.CIMethod, eff,
 				fmtCount(p.Errors), runs}
 			if workers {
 				row = append(row, workersCell(p.Workers))
@@ -362,7 +362,7 @@ func uslTable(series []sweepSeries) table {
 		case f.PeakExtrapolated:
 			peakN, peakX = "not stated (past "+optNum(f.PeakClients, "%.1f")+")", "not stated"
 		}
-		t.Rows = append(t.Rows, []string{orDash(s.label), fmtNum(f.Lambda), fmt.Sprintf("%.4g", f.Sigma), fmt.Sprintf("%.4g", f.Kappa),
+		t.Rows = append(t.Rows, []string{orDash(s.label), numfmt.Figure(f.Lambda), fmt.Sprintf("%.4g", f.Sigma), fmt.Sprintf("%.4g", f.Kappa),
 			peakN, peakX, r2, strconv.Itoa(f.Points)})
 	}
 	t.Note = fmt.Sprintf("A fit with R² under %.2f is a poor fit, and a peak beyond the largest client count measured an extrapolation: neither states a peak as a finding (docs/experiments.md says why).", results.USLMinR2)
@@ -460,7 +460,7 @@ func inflationSection(series []sweepSeries) section {
 	for _, s := range series {
 		for _, p := range s.points {
 			for _, o := range p.Ops {
-				t.Rows = append(t.Rows, []string{orDash(s.label), o.Name, strconv.Itoa(p.Clients), fmtNum(o.TPSMedian), fmtMs(o.P50Ms), fmtMs(o.P99Ms),
+				t.Rows = append(t.Rows, []string{orDash(s.label), o.Name, strconv.Itoa(p.Clients), numfmt.Figure(o.TPSMedian), fmtMs(o.P50Ms), fmtMs(o.P99Ms),
 					optNum(o.InflationP50, "%.2f×"), optNum(o.InflationP99, "%.2f×"), fmtCount(o.Errors)})
 			}
 		}

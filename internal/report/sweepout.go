@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbharness/dbharness/internal/numfmt"
 	"github.com/dbharness/dbharness/internal/results"
 )
 
@@ -156,7 +157,7 @@ func SweepMarkdown(w io.Writer, sw *results.Sweep) error {
 			if p.Efficiency != nil {
 				eff = fmt.Sprintf("%.0f%%", 100**p.Efficiency)
 			}
-			tps := fmtNum(p.TPSMedian)
+			tps := numfmt.Figure(p.TPSMedian)
 			if len(p.Interfered) > 0 {
 				tps += " ⚠"
 				interfered = true
@@ -165,11 +166,11 @@ func SweepMarkdown(w io.Writer, sw *results.Sweep) error {
 			if hm != "" {
 				v := "-"
 				if x, ok := p.Metrics[hm]; ok {
-					v = fmtNum(x)
+					v = numfmt.Figure(x)
 				}
 				row = append(row, v)
 			}
-			row = append(row, tps, ciLow(p, fmtNum)+" – "+fmtNum(p.TPSCIHigh), eff, fmtCount(p.Errors))
+			row = append(row, tps, ciLow(p, numfmt.Figure)+" – "+numfmt.Figure(p.TPSCIHigh), eff, fmtCount(p.Errors))
 			if workers {
 				row = append(row, workersCell(p.Workers))
 			}
@@ -215,7 +216,7 @@ func SweepMarkdown(w io.Writer, sw *results.Sweep) error {
 			case f.PeakClients != nil:
 				peak = fmt.Sprintf("peak %s tps at %.1f clients", optTPS(f.PeakTPS), *f.PeakClients)
 			}
-			fmt.Fprintf(&b, "USL%s: σ = %.4g, κ = %.4g, λ = %s tps, %s, R² = %.3f\n", name, f.Sigma, f.Kappa, fmtNum(f.Lambda), peak, f.R2)
+			fmt.Fprintf(&b, "USL%s: σ = %.4g, κ = %.4g, λ = %s tps, %s, R² = %.3f\n", name, f.Sigma, f.Kappa, numfmt.Figure(f.Lambda), peak, f.R2)
 		case s.fitErr != "":
 			fmt.Fprintf(&b, "USL%s: not fitted: %s\n", name, mdText(s.fitErr))
 		}
@@ -264,7 +265,7 @@ func seriesMarkdown(b *strings.Builder, cs []results.SeriesComparison) {
 		}
 		ci, v := mdChange(*o)
 		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Clients, mdText(varyCell(c.A)), mdText(varyCell(c.B)),
-			fmtNum(o.TPSA), fmtNum(o.TPSB), pctPtr(o.TPSDeltaPct), ci, pctPtr(o.P99DeltaPct), v)
+			numfmt.Figure(o.TPSA), numfmt.Figure(o.TPSB), pctPtr(o.TPSDeltaPct), ci, pctPtr(o.P99DeltaPct), v)
 	}
 	for _, c := range cs {
 		if c.Note != "" {
@@ -291,7 +292,7 @@ func CompareMarkdown(w io.Writer, c *results.Comparison) error {
 	fmt.Fprintf(&b, "| transaction | tps A | tps B | Δ tps | %.0f%% interval | Δ p50 | Δ p99 | verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n", 100*level)
 	for _, o := range c.Ops {
 		ci, v := mdChange(o)
-		ta, tb := sidesTPS(o, fmtNum)
+		ta, tb := sidesTPS(o, numfmt.Figure)
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdText(opLabel(o)), ta, tb,
 			pctPtr(o.TPSDeltaPct), ci, pctPtr(o.P50DeltaPct), pctPtr(o.P99DeltaPct), v)
 	}

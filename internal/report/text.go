@@ -105,7 +105,7 @@ func SummaryWith(w io.Writer, r *results.Run, opt TextOptions) {
 	if l := r.Engine.TLSLine(); l != "" {
 		fmt.Fprintln(w, l)
 	}
-	fmt.Fprintf(w, "measured %.1fs: %s transactions, %s tps, %d errors, %d retries", s.Seconds, numfmt.Group(strconv.FormatInt(int64(s.Transactions), 10)), fmtNum(s.TPS), s.Errors, s.Retries)
+	fmt.Fprintf(w, "measured %.1fs: %s transactions, %s tps, %d errors, %d retries", s.Seconds, numfmt.Group(strconv.FormatInt(int64(s.Transactions), 10)), numfmt.Figure(s.TPS), s.Errors, s.Retries)
 	if s.Reconnects > 0 {
 		fmt.Fprintf(w, ", %d reconnects", s.Reconnects)
 	}
@@ -156,7 +156,7 @@ func SummaryWith(w io.Writer, r *results.Run, opt TextOptions) {
 	if rate := r.Config.Rate; rate > 0 {
 		// A server that cannot keep up leaves scheduled transactions
 		// unstarted: the achieved rate says how far it fell behind.
-		fmt.Fprintf(w, "open loop: target %s tps, achieved %s tps (%.0f%%)\n", fmtNum(rate), fmtNum(s.TPS), 100*s.TPS/rate)
+		fmt.Fprintf(w, "open loop: target %s tps, achieved %s tps (%.0f%%)\n", numfmt.Figure(rate), numfmt.Figure(s.TPS), 100*s.TPS/rate)
 	}
 	for _, k := range sortedMetricKeys(s.Metrics) {
 		fmt.Fprintf(w, "%s: %s%s\n", k, fmtMetric(s.Metrics[k]), metricLabel(s, k))

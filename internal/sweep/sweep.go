@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/experiment"
+	"github.com/dbharness/dbharness/internal/numfmt"
 	"github.com/dbharness/dbharness/internal/results"
 	"github.com/dbharness/dbharness/internal/runner"
 	"github.com/dbharness/dbharness/internal/store"
@@ -296,7 +297,7 @@ func runLine(pr *results.SweepRun, run *results.Run, err error) string {
 	if run == nil {
 		return s + "  did not start: " + oneLine(err.Error())
 	}
-	s += fmt.Sprintf("  run %s  %s  %.1f tps", run.RunID, run.Status, run.Summary.TPS)
+	s += fmt.Sprintf("  run %s  %s  %s tps", run.RunID, run.Status, numfmt.Figure(run.Summary.TPS))
 	if p99, ok := run.Summary.LatencyMs["p99"]; ok {
 		s += fmt.Sprintf("  p99 %.3f ms", p99)
 	}
