@@ -552,7 +552,7 @@ func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []st
 	}()
 	switch {
 	case bf || plan.identity >= 0:
-		f = &stageFill{d: d, columns: columns, exact: plan.exact}
+		f = &stageFill{d: d, columns: columns, exact: plan.exact, sweeps: bf}
 		n, err = f.copy(ctx, tx, table, plan, src)
 	default:
 		n, err = bulkCopy(ctx, tx, table, columns, plan.exact, src)
@@ -634,8 +634,10 @@ func (f *stageFill) copy(ctx context.Context, tx *sql.Tx, table string, p *loadP
 	if err := tx.QueryRowContext(ctx, "SELECT session_id, login_time FROM sys.dm_exec_sessions WHERE session_id = @@SPID").Scan(&s.id, &s.login); err != nil {
 		return 0, err
 	}
-	if err := f.sweep(ctx); err != nil {
-		return 0, stageError(err)
+	if f.sweeps {
+		if err := f.sweep(ctx); err != nil {
+			return 0, stageError(err)
+		}
 	}
 	f.stage = fmt.Sprintf("%s%s_%d_%d", stagePrefix, s, os.Getpid(), stageSeq.Add(1))
 	sel := make([]string, len(f.columns))
@@ -695,7 +697,8 @@ func (f *stageFill) copy(ctx context.Context, tx *sql.Tx, table string, p *loadP
 }
 
 // stagePrefix begins the name of every staging table:
-// dbh_load_SESSION_PID_N, SESSION the session of the load's transaction.
+// dbh_load_ID_LOGIN_PID_N, ID_LOGIN the session of the load's transaction
+// (session.String).
 const stagePrefix = "dbh_load_"
 
 // session is a server session: its id, which the server gives again once
@@ -713,6 +716,9 @@ func (s session) String() string { return fmt.Sprintf("%d_%d", s.id, s.login.Uni
 // sweep drops the staging tables of the database's default schema whose
 // load's session has ended: no session now has the id and login time the
 // name carries. Only a process killed mid-load leaves such a table behind.
+// It runs on Babelfish only, where sys.dm_exec_sessions lists every
+// session; on a SQL Server a login without VIEW SERVER STATE sees its own
+// alone there, and would take live loads' tables for left behind.
 func (f *stageFill) sweep(ctx context.Context) error {
 	c, err := f.conn(ctx)
 	if err != nil {
@@ -771,6 +777,9 @@ type stageFill struct {
 	exact   []bool
 	c       *msConn
 	made    bool
+	// sweeps: the load drops the staging tables of ended sessions first
+	// (sweep; on Babelfish).
+	sweeps bool
 }
 
 // conn is the staging connection: an idle one of the DB's, or a new one.
