@@ -119,7 +119,7 @@ var allowed = map[string][]string{
 
 	// A run put together (runner), and an experiment of many (sweep).
 	"internal/runner": {"internal/collect", "internal/db", "internal/doctor", "internal/loadgen", "internal/evidence", "internal/hostinfo", "internal/metrics", "internal/report", "internal/results", "internal/store", "internal/workload"},
-	"internal/sweep":  {"internal/experiment", "internal/results", "internal/runner", "internal/store"},
+	"internal/sweep":  {"internal/experiment", "internal/numfmt", "internal/results", "internal/runner", "internal/store"},
 
 	// The command line parses and prints; the binary registers the
 	// engines and workloads.
