@@ -552,7 +552,7 @@ func (d *msDB) CopyIn(ctx context.Context, c db.Conn, table string, columns []st
 	}()
 	switch {
 	case bf || plan.identity >= 0:
-		f = &stageFill{d: d, columns: columns, exact: plan.exact, sweeps: bf}
+		f = &stageFill{d: d, columns: columns, exact: plan.exact}
 		n, err = f.copy(ctx, tx, table, plan, src)
 	default:
 		n, err = bulkCopy(ctx, tx, table, columns, plan.exact, src)
@@ -625,21 +625,10 @@ const stageBatch = 20000
 // columns, its narrow decimals widened to 38 digits, filled batch by batch
 // on a connection of its own (send), and copied into table in tx by one
 // INSERT ... SELECT that names the loaded columns (the others take their
-// defaults). close drops the staging table. A process killed mid-load
-// leaves it behind; its name carries the session of tx's connection, and
-// the next load in the database drops it once that session has ended
-// (sweep).
+// defaults). close drops the staging table; only a process killed mid-load
+// leaves one behind (dbh_load_PID_N).
 func (f *stageFill) copy(ctx context.Context, tx *sql.Tx, table string, p *loadPlan, src db.RowSource) (n int64, err error) {
-	var s session
-	if err := tx.QueryRowContext(ctx, "SELECT session_id, login_time FROM sys.dm_exec_sessions WHERE session_id = @@SPID").Scan(&s.id, &s.login); err != nil {
-		return 0, err
-	}
-	if f.sweeps {
-		if err := f.sweep(ctx); err != nil {
-			return 0, stageError(err)
-		}
-	}
-	f.stage = fmt.Sprintf("%s%s_%d_%d", stagePrefix, s, os.Getpid(), stageSeq.Add(1))
+	f.stage = fmt.Sprintf("dbh_load_%d_%d", os.Getpid(), stageSeq.Add(1))
 	sel := make([]string, len(f.columns))
 	for i, c := range f.columns {
 		sel[i] = c
@@ -696,78 +685,6 @@ func (f *stageFill) copy(ctx context.Context, tx *sql.Tx, table string, p *loadP
 	return n, nil
 }
 
-// stagePrefix begins the name of every staging table:
-// dbh_load_ID_LOGIN_PID_N, ID_LOGIN the session of the load's transaction
-// (session.String).
-const stagePrefix = "dbh_load_"
-
-// session is a server session: its id, which the server gives again once
-// the session has ended, and when it logged in, which tells the sessions
-// of one id apart.
-type session struct {
-	id    int64
-	login time.Time
-}
-
-// String writes s as a part of a table's name: ID_LOGIN, LOGIN in
-// milliseconds since 1970.
-func (s session) String() string { return fmt.Sprintf("%d_%d", s.id, s.login.UnixMilli()) }
-
-// sweep drops the staging tables of the database's default schema whose
-// load's session has ended: no session now has the id and login time the
-// name carries. Only a process killed mid-load leaves such a table behind.
-// It runs on Babelfish only, where sys.dm_exec_sessions lists every
-// session; on a SQL Server a login without VIEW SERVER STATE sees its own
-// alone there, and would take live loads' tables for left behind.
-func (f *stageFill) sweep(ctx context.Context) error {
-	c, err := f.conn(ctx)
-	if err != nil {
-		return err
-	}
-	var tables []string
-	if err := queryAll(ctx, c, "SELECT name FROM sys.tables WHERE name LIKE 'dbh[_]load[_]%' AND schema_id = SCHEMA_ID()", func(r *sql.Rows) error {
-		var name string
-		err := r.Scan(&name)
-		tables = append(tables, name)
-		return err
-	}); err != nil || len(tables) == 0 {
-		return err
-	}
-	live := map[string]bool{}
-	if err := queryAll(ctx, c, "SELECT session_id, login_time FROM sys.dm_exec_sessions WHERE session_id IS NOT NULL AND login_time IS NOT NULL", func(r *sql.Rows) error {
-		var s session
-		err := r.Scan(&s.id, &s.login)
-		live[stagePrefix+s.String()+"_"] = true
-		return err
-	}); err != nil {
-		return err
-	}
-	for _, name := range tables {
-		if i := strings.LastIndexByte(name[:strings.LastIndexByte(name, '_')], '_'); i > 0 && live[name[:i+1]] {
-			continue
-		}
-		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+name); err != nil {
-			return fmt.Errorf("dropping %s, left by a load whose session has ended: %w", name, err)
-		}
-	}
-	return nil
-}
-
-// queryAll runs query on c and calls row for each row.
-func queryAll(ctx context.Context, c *msConn, query string, row func(*sql.Rows) error) error {
-	rows, err := c.C.QueryContext(ctx, query)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := row(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
 // stageFill is a load through a staging table, filled on a connection of
 // its own (CopyIn).
 type stageFill struct {
@@ -777,9 +694,6 @@ type stageFill struct {
 	exact   []bool
 	c       *msConn
 	made    bool
-	// sweeps: the load drops the staging tables of ended sessions first
-	// (sweep; on Babelfish).
-	sweeps bool
 }
 
 // conn is the staging connection: an idle one of the DB's, or a new one.
