@@ -5,6 +5,7 @@ package sqlconn
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net"
@@ -32,6 +33,12 @@ type Conn struct {
 	// (an engine without a server to end it): one that runs longer is
 	// interrupted and fails with db.ErrStatementTimeout.
 	Timeout time.Duration
+	// Reset, where set, readies the connection for the pool it goes back
+	// to when closed (an engine that keeps idle connections: SQLite ends
+	// a transaction a cancelled COMMIT left open, which would hold the
+	// write lock while the connection sits idle). When it fails, the
+	// connection is discarded instead.
+	Reset func(ctx context.Context, c *sql.Conn) error
 }
 
 // bound gives a statement its timeout; done turns the error of a statement
@@ -98,7 +105,16 @@ func (c *Conn) Query(ctx context.Context, s string, args ...any) (db.Rows, error
 	return Rows{R: rows, done: done}, nil
 }
 
-func (c *Conn) Close() error { return c.C.Close() }
+func (c *Conn) Close() error {
+	if c.Reset != nil && !c.Dead {
+		if err := c.Reset(context.Background(), c.C); err != nil {
+			// database/sql closes a connection that Raw calls bad.
+			_ = c.C.Raw(func(any) error { return driver.ErrBadConn })
+			return nil
+		}
+	}
+	return c.C.Close()
+}
 
 func (c *Conn) Alive() bool { return !c.Dead }
 

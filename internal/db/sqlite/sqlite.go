@@ -147,7 +147,20 @@ func (d *liteDB) Connect(ctx context.Context) (db.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot open %s: %v", d.t, err)
 	}
-	return &sqlconn.Conn{C: c, Classify: d.Classify, LockStmt: d.Caps().BeginWrite, Locks: &d.locks, Timeout: d.stmtTimeout}, nil
+	return &sqlconn.Conn{C: c, Classify: d.Classify, LockStmt: d.Caps().BeginWrite, Locks: &d.locks, Timeout: d.stmtTimeout, Reset: endTx}, nil
+}
+
+// endTx rolls back a transaction still open on a connection going back to
+// the pool. One is left when a run's stop cancels a COMMIT (SQLite
+// interrupts it, and the transaction stays open), and it would hold the
+// write lock for as long as the connection sat idle, so that the next
+// run's writers time out on SQLITE_BUSY.
+func endTx(ctx context.Context, c *sql.Conn) error {
+	_, err := c.ExecContext(ctx, "ROLLBACK")
+	if err != nil && strings.Contains(err.Error(), "no transaction is active") {
+		return nil
+	}
+	return err
 }
 
 // SetStatementTimeout implements db.StatementTimeouter on the client's

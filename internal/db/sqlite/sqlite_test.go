@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"io/fs"
 	"os"
@@ -116,5 +117,67 @@ func TestTheDefaultDatabasesDirectoryIsPrivate(t *testing.T) {
 	}
 	if p := fi.Mode().Perm(); p != 0o700 {
 		t.Errorf("%s is %o, want 700", filepath.Dir(tg.Path), p)
+	}
+}
+
+// A connection closed with a write transaction open (a run's stop cancels
+// a COMMIT, and SQLite leaves the transaction open) goes back to the pool
+// without it: the transaction is rolled back, and another writer can take
+// the write lock at once.
+func TestAConnectionClosedInATransactionLeavesNoLockBehind(t *testing.T) {
+	u := testdb.SQLite(t)
+	path := strings.TrimPrefix(u, "sqlite://")
+	d := testdb.Open(t, u)
+	ctx := context.Background()
+	c, err := d.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"CREATE TABLE t (v integer)", "BEGIN IMMEDIATE", "INSERT INTO t VALUES (1)"} {
+		if err := c.Exec(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A cancelled COMMIT fails, and leaves the transaction open.
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := c.Exec(cancelled, "COMMIT"); err == nil {
+		t.Fatal("a COMMIT with a cancelled context succeeded")
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Another program's writer: a short busy timeout, so that a lock
+	// still held fails the test at once.
+	h, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(100)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	hc, err := h.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hc.Close()
+	if _, err := hc.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatalf("the write lock is still held after the connection was closed: %v", err)
+	}
+	var n int
+	if err := hc.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d rows after the transaction was left open and the connection closed (want 0: rolled back), err %v", n, err)
+	}
+	if _, err := hc.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	// The pooled connections still work.
+	for i := 0; i < 3; i++ {
+		c, err := d.Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Exec(ctx, "INSERT INTO t VALUES (2)"); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
 	}
 }
