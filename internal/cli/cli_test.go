@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -53,7 +54,18 @@ func TestMain(m *testing.M) {
 	// -pgo=off: the profile beside the main package (default.pgo) changes
 	// the binary's speed, not what it does, and a build with it compiles
 	// every package again instead of reusing those go test compiled.
-	out, err := exec.Command("go", "build", "-race", "-pgo=off", "-o", bin, "github.com/dbharness/dbharness/cmd/dbharness").CombinedOutput()
+	// The test binary's -gcflags are passed on (scripts/test.sh leaves
+	// SQLite's engine out of the race detector), so that the binary runs
+	// SQLite as the tests' own code does and reuses their compiled packages.
+	args := []string{"build", "-race", "-pgo=off", "-o", bin}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-gcflags" {
+				args = append(args, "-gcflags="+s.Value)
+			}
+		}
+	}
+	out, err := exec.Command("go", append(args, "github.com/dbharness/dbharness/cmd/dbharness")...).CombinedOutput()
 	if err != nil {
 		os.Stderr.Write(out)
 		panic(err)

@@ -117,12 +117,6 @@ func TestTheQueriesAnswerAlikeAndThePowerAndThroughputTestsRunOnEveryEngine(t *t
 
 	t.Run("the 22 queries return the same rows on every engine", func(t *testing.T) {
 		sets := []string{"qualification", "stream 3"}
-		if raceEnabled {
-			// SQLite is pure Go: under -race it runs the 22 queries at SF
-			// 0.01 in about 45 s rather than 3, so the suite compares one
-			// set of parameters.
-			sets = sets[:1]
-		}
 		for _, set := range sets {
 			draw := func(q int, sf float64) tpch.Draw {
 				if set == "qualification" {

@@ -1,5 +1,0 @@
-//go:build !race
-
-package tpch_test
-
-const raceEnabled = false
