@@ -131,10 +131,9 @@ func TestTPCCOnEveryEngine(t *testing.T) {
 				// code, keeps the test short.
 				pop, want = smallPopulation, wantSmallFingerprint
 			case "sqlite":
-				// One writer at a time: with the full population the
-				// subtests took 267 s beside the suite's other tests
-				// (2026-12-06), 79 s with this one, loaded by the same
-				// code.
+				// With the full population the subtests took 267 s
+				// beside the suite's other tests (2026-12-06), with
+				// this one 19 s; it is loaded by the same code.
 				pop, want = smallPopulation, wantSmallFingerprint
 			}
 			if err := (&tpcc.TPCC{Warehouses: 1, Population: pop}).Init(ctx, env(d, 1)); err != nil {
