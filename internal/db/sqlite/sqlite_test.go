@@ -127,17 +127,9 @@ func TestTheDefaultDatabasesDirectoryIsPrivate(t *testing.T) {
 func TestAConnectionClosedInATransactionLeavesNoLockBehind(t *testing.T) {
 	u := testdb.SQLite(t)
 	path := strings.TrimPrefix(u, "sqlite://")
-	d := testdb.Open(t, u)
+	d, c := testdb.Connect(t, u)
 	ctx := context.Background()
-	c, err := d.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []string{"CREATE TABLE t (v integer)", "BEGIN IMMEDIATE", "INSERT INTO t VALUES (1)"} {
-		if err := c.Exec(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testdb.Exec(t, c, "CREATE TABLE t (v integer)", "BEGIN IMMEDIATE", "INSERT INTO t VALUES (1)")
 	// A cancelled COMMIT fails, and leaves the transaction open.
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
