@@ -98,7 +98,7 @@ fi
 # -trimpath leaves the clone's directory out of the compiled packages, so
 # that the build cache serves a fresh clone elsewhere (CI's) the packages
 # an earlier run compiled: without it every new clone compiled and vetted
-# all of this module's packages again, about 100 s of CPU of a suite on
+# all of this module's packages again, about 120 s of CPU of a suite on
 # 2026-12-06. GOFLAGS carries it to the go commands the tests run
 # (internal/cli builds its dbharness binary).
 # The environment's GOFLAGS when set, else go env's (asked only then: with
