@@ -5,7 +5,10 @@ package evloop
 import (
 	"container/heap"
 	"iter"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -539,11 +542,37 @@ func leave() {
 // that every loop's thread would otherwise write on every wait.
 func (l *Loop) rawNow() bool {
 	if l.rawLeft == 0 {
-		l.raw = int64(runtime.GOMAXPROCS(0)) > running.Load()
+		l.raw = preemptSignals && int64(runtime.GOMAXPROCS(0)) > running.Load()
 		l.rawLeft = 64
 	}
 	l.rawLeft--
 	return l.raw
+}
+
+// preemptSignals: the Go scheduler interrupts a thread with a signal when
+// it needs the thread's goroutine to stop, as it does unless the
+// environment sets GODEBUG=asyncpreemptoff=1. A raw blocking wait keeps its
+// processor, and only that signal brings the thread back: without it, a
+// garbage collection's stop-the-world waits for ever on a loop asleep in
+// epoll, and the loop for replies from clients the collection has stopped
+// (a tpcb-like run hung so). With the signals off, loops wait in the
+// system-call state, which the scheduler can take the processor from.
+var preemptSignals = !godebugOn(os.Getenv("GODEBUG"), "asyncpreemptoff")
+
+// godebugOn reports whether the GODEBUG value env sets the integer
+// setting name to something other than 0; the last setting wins, as in
+// the runtime.
+func godebugOn(env, name string) bool {
+	on := false
+	for _, kv := range strings.Split(env, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok || k != name {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		on = err == nil && n != 0
+	}
+	return on
 }
 
 // epollWait waits up to timeout (negative: no limit; zero: a look) and
@@ -559,9 +588,9 @@ func (l *Loop) rawNow() bool {
 // processor while it sleeps in epoll, which any signal interrupts: the
 // scheduler's preemption and the garbage collector's stop-the-world reach
 // it as EINTR, and the loop goes on at once. enter keeps a processor to
-// spare; should the program lower GOMAXPROCS during a run, the loop waits
-// in the system-call state, handing its processor to the rest of the
-// program.
+// spare; should the program lower GOMAXPROCS during a run, or turn the
+// preemption signals off (preemptSignals), the loop waits in the
+// system-call state, handing its processor to the rest of the program.
 func (l *Loop) epollWait(timeout time.Duration, blocking bool) int {
 	raw := !blocking || l.raw
 	for {

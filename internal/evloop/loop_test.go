@@ -10,6 +10,8 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -19,6 +21,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/evloop"
+	"golang.org/x/sys/unix"
 )
 
 // server accepts connections and hands each to handle on its own goroutine.
@@ -862,4 +865,95 @@ func TestPinnedLoopsThatMoveBetweenThreadsLeaveNoThreadPinned(t *testing.T) {
 			t.Errorf("thread %s may run on CPUs %s after the loops ended, want %s as before", tid, m, all)
 		}
 	}
+}
+
+// With the scheduler's preemption signals off (GODEBUG=asyncpreemptoff=1),
+// a garbage collection that starts while a loop sleeps in epoll finishes,
+// and the loop then takes its reply. The loop's raw wait once kept the
+// collection's stop-the-world waiting for ever. The test runs itself in a
+// child process with the setting, which the runtime reads only at start.
+func TestACollectionReachesALoopAsleepWithoutPreemptionSignals(t *testing.T) {
+	if os.Getenv("EVLOOP_TEST_GC_CHILD") == "1" {
+		collectWhileALoopSleeps(t)
+		return
+	}
+	godebug := "asyncpreemptoff=1"
+	if g := os.Getenv("GODEBUG"); g != "" {
+		godebug = g + "," + godebug
+	}
+	// The limit only ends a hang: the child needs a second or two.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestACollectionReachesALoopAsleepWithoutPreemptionSignals$", "-test.v")
+	cmd.Env = append(os.Environ(), "EVLOOP_TEST_GC_CHILD=1", "GODEBUG="+godebug)
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("with GODEBUG=%s, the child (a collection while a loop sleeps) had not ended after 3 minutes:\n%s", godebug, out)
+	}
+	if err != nil {
+		t.Fatalf("with GODEBUG=%s, the child failed: %v\n%s", godebug, err, out)
+	}
+	if !strings.Contains(string(out), "the loop took its reply after the collection") {
+		t.Fatalf("the child did not run the scenario:\n%s", out)
+	}
+}
+
+// collectWhileALoopSleeps waits until a loop's thread sleeps in epoll on a
+// socket with nothing to read, runs a garbage collection, and then sends
+// the socket a byte, which the loop's task must read.
+func collectWhileALoopSleeps(t *testing.T) {
+	s, peer := unixPair(t)
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	var readErr error
+	l.Go(func(tk *evloop.Task) {
+		defer s.Close()
+		if readErr = s.Attach(tk); readErr != nil {
+			return
+		}
+		buf := make([]byte, 1)
+		var n int
+		n, readErr = s.Read(buf)
+		got = buf[:n]
+	})
+	done := make(chan struct{})
+	go func() {
+		l.Run()
+		close(done)
+	}()
+	// The loop waits with epoll_pwait2, or epoll_wait where the kernel
+	// lacks it; Go's own network poller uses epoll_pwait.
+	asleep := func() bool {
+		tasks, _ := filepath.Glob("/proc/self/task/*/syscall")
+		for _, f := range tasks {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			nr, _, _ := strings.Cut(string(b), " ")
+			if nr == fmt.Sprint(unix.SYS_EPOLL_PWAIT2) || nr == fmt.Sprint(unix.SYS_EPOLL_WAIT) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; !asleep(); i++ {
+		if i == 60000 {
+			t.Fatal("no thread of this process slept in the loop's epoll wait within a minute")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	runtime.GC()
+	if _, err := peer.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	l.Close()
+	if readErr != nil || string(got) != "x" {
+		t.Fatalf("the task read %q, %v; want \"x\"", got, readErr)
+	}
+	t.Log("the loop took its reply after the collection")
 }

@@ -30,3 +30,23 @@ func TestALateWakeIsDrainedAndTheLoopSleepsAgain(t *testing.T) {
 		t.Errorf("after the late wake was polled and drained, epoll still reports %d events: the loop would never sleep", n)
 	}
 }
+
+func TestGodebugOnReadsTheLastSettingOfItsName(t *testing.T) {
+	for _, c := range []struct {
+		env  string
+		want bool
+	}{
+		{"", false},
+		{"asyncpreemptoff=1", true},
+		{"gctrace=1, asyncpreemptoff=1", true},
+		{"asyncpreemptoff=0", false},
+		{"asyncpreemptoff=1,asyncpreemptoff=0", false},
+		{"asyncpreemptoff=0,asyncpreemptoff=2", true},
+		{"asyncpreemptoffx=1", false},
+		{"asyncpreemptoff=yes", false},
+	} {
+		if got := godebugOn(c.env, "asyncpreemptoff"); got != c.want {
+			t.Errorf("godebugOn(%q) = %v, want %v", c.env, got, c.want)
+		}
+	}
+}
