@@ -560,17 +560,18 @@ func (l *Loop) rawNow() bool {
 var preemptSignals = !godebugOn(os.Getenv("GODEBUG"), "asyncpreemptoff")
 
 // godebugOn reports whether the GODEBUG value env sets the integer
-// setting name to something other than 0; the last setting wins, as in
-// the runtime.
+// setting name to something other than 0. As in the runtime, the last
+// setting that is a number wins and one that is not is ignored.
 func godebugOn(env, name string) bool {
 	on := false
 	for _, kv := range strings.Split(env, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k != name {
 			continue
 		}
-		n, err := strconv.Atoi(v)
-		on = err == nil && n != 0
+		if n, err := strconv.Atoi(v); err == nil {
+			on = n != 0
+		}
 	}
 	return on
 }

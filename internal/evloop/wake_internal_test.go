@@ -38,12 +38,14 @@ func TestGodebugOnReadsTheLastSettingOfItsName(t *testing.T) {
 	}{
 		{"", false},
 		{"asyncpreemptoff=1", true},
-		{"gctrace=1, asyncpreemptoff=1", true},
+		{"gctrace=1,asyncpreemptoff=1", true},
+		{"gctrace=1, asyncpreemptoff=1", false}, // the runtime reads " asyncpreemptoff" as another name
 		{"asyncpreemptoff=0", false},
 		{"asyncpreemptoff=1,asyncpreemptoff=0", false},
 		{"asyncpreemptoff=0,asyncpreemptoff=2", true},
 		{"asyncpreemptoffx=1", false},
 		{"asyncpreemptoff=yes", false},
+		{"asyncpreemptoff=1,asyncpreemptoff=yes", true},
 	} {
 		if got := godebugOn(c.env, "asyncpreemptoff"); got != c.want {
 			t.Errorf("godebugOn(%q) = %v, want %v", c.env, got, c.want)
