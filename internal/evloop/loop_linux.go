@@ -569,7 +569,7 @@ func godebugOn(env, name string) bool {
 		if !ok || k != name {
 			continue
 		}
-		if n, err := strconv.Atoi(v); err == nil {
+		if n, err := strconv.ParseInt(v, 10, 32); err == nil {
 			on = n != 0
 		}
 	}

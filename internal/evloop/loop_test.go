@@ -924,8 +924,11 @@ func collectWhileALoopSleeps(t *testing.T) {
 		l.Run()
 		close(done)
 	}()
-	// The loop waits with epoll_pwait2, or epoll_wait where the kernel
-	// lacks it; Go's own network poller uses epoll_pwait.
+	// The loop blocks in epoll_pwait2, or in epoll_wait where the kernel
+	// lacks it; its looks are epoll_wait with a timeout of 0, and Go's own
+	// network poller uses epoll_pwait. A thread's syscall file reads
+	// "number arg1 ... arg6 sp pc" while it is in a system call.
+	pwait2, wait := fmt.Sprint(unix.SYS_EPOLL_PWAIT2), fmt.Sprint(unix.SYS_EPOLL_WAIT)
 	asleep := func() bool {
 		tasks, _ := filepath.Glob("/proc/self/task/*/syscall")
 		for _, f := range tasks {
@@ -933,8 +936,8 @@ func collectWhileALoopSleeps(t *testing.T) {
 			if err != nil {
 				continue
 			}
-			nr, _, _ := strings.Cut(string(b), " ")
-			if nr == fmt.Sprint(unix.SYS_EPOLL_PWAIT2) || nr == fmt.Sprint(unix.SYS_EPOLL_WAIT) {
+			fs := strings.Fields(string(b))
+			if len(fs) > 4 && (fs[0] == pwait2 || fs[0] == wait && fs[4] != "0x0") {
 				return true
 			}
 		}
