@@ -445,6 +445,14 @@ func (l *LockWaits) Observe(d time.Duration) {
 	}
 }
 
+// LoadSweeper is a Conn whose engine's loads (DB.CopyIn) keep rows in
+// tables of their own until they commit, which a process killed mid-load
+// leaves behind. SweepLoads drops those of table's loads; init calls it as
+// it replaces table (Recreate), when no load into table can be running.
+type LoadSweeper interface {
+	SweepLoads(ctx context.Context, table string) error
+}
+
 // TextBorrower is a Conn whose Exec is done with the statement's text when
 // it returns: it encodes the text at once and keeps no reference to it, in
 // its messages, its errors or anywhere else. A caller may then pass Exec a

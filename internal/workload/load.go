@@ -326,11 +326,18 @@ func BeginInit(ctx context.Context, env *Env, v Validator) (db.Caps, db.Conn, er
 }
 
 // Recreate drops the tables (in the order given) if they exist and runs the
-// CREATE statements, as `init` replaces a workload's tables.
+// CREATE statements, as `init` replaces a workload's tables. Where the
+// engine's loads stage their rows in tables of their own, it drops what a
+// killed load into one of the tables left (db.LoadSweeper).
 func Recreate(ctx context.Context, conn db.Conn, drop []string, create []string) error {
 	for _, t := range drop {
 		if err := conn.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 			return fmt.Errorf("drop %s: %w", t, err)
+		}
+		if sw, ok := conn.(db.LoadSweeper); ok {
+			if err := sw.SweepLoads(ctx, t); err != nil {
+				return fmt.Errorf("drop what an earlier load into %s left: %w", t, err)
+			}
 		}
 	}
 	if err := ExecAll(ctx, conn, create...); err != nil {

@@ -626,9 +626,10 @@ const stageBatch = 20000
 // on a connection of its own (send), and copied into table in tx by one
 // INSERT ... SELECT that names the loaded columns (the others take their
 // defaults). close drops the staging table; only a process killed mid-load
-// leaves one behind (dbh_load_PID_N).
+// leaves one behind (stageName), which the next init of table drops
+// (SweepLoads).
 func (f *stageFill) copy(ctx context.Context, tx *sql.Tx, table string, p *loadPlan, src db.RowSource) (n int64, err error) {
-	f.stage = fmt.Sprintf("dbh_load_%d_%d", os.Getpid(), stageSeq.Add(1))
+	f.stage = stageName(table, os.Getpid(), stageSeq.Add(1))
 	sel := make([]string, len(f.columns))
 	for i, c := range f.columns {
 		sel[i] = c
@@ -683,6 +684,72 @@ func (f *stageFill) copy(ctx context.Context, tx *sql.Tx, table string, p *loadP
 		return 0, fmt.Errorf("loading %s: %d rows staged, %d copied", table, n, copied)
 	}
 	return n, nil
+}
+
+// stagePrefix starts the name of every staging table.
+const stagePrefix = "dbh_load_"
+
+// stageName is the name of a staging table of a load into table: the
+// table's name (letters, digits and underscores kept, anything else an
+// underscore), the process's id and the load's number in the process.
+func stageName(table string, pid int, seq int64) string {
+	return fmt.Sprintf("%s%s_%d_%d", stagePrefix, stageTable(table), pid, seq)
+}
+
+// stageTable is table's name as a staging table's name carries it.
+func stageTable(table string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, table)
+}
+
+// isStageOf reports whether name is a staging table of a load into table
+// (stageName), and not of another table whose name table's begins.
+func isStageOf(name, table string) bool {
+	rest, ok := strings.CutPrefix(strings.ToLower(name), strings.ToLower(stagePrefix+stageTable(table)+"_"))
+	if !ok {
+		return false
+	}
+	pid, seq, ok := strings.Cut(rest, "_")
+	return ok && allDigits(pid) && allDigits(seq)
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// SweepLoads drops the staging tables that loads into table left in the
+// connection's schema: a load drops its own when it ends, so these are of
+// processes killed mid-load (db.LoadSweeper).
+func (c *msConn) SweepLoads(ctx context.Context, table string) error {
+	like := strings.NewReplacer("[", "[[]", "_", "[_]", "%", "[%]").Replace(stagePrefix + stageTable(table) + "_")
+	names, err := db.QueryStrings(ctx, c, "SELECT name FROM sys.tables WHERE schema_id = SCHEMA_ID() AND name LIKE $1", like+"%")
+	if err != nil {
+		return err
+	}
+	var left []string
+	for _, name := range names {
+		if isStageOf(name, table) {
+			left = append(left, name)
+		}
+	}
+	for _, name := range left {
+		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // stageFill is a load through a staging table, filled on a connection of

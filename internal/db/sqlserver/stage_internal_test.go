@@ -1,0 +1,31 @@
+package sqlserver
+
+import "testing"
+
+// TestAStagingTableIsKnownByItsTable: a load's staging table is known as a
+// load into its own table's, and not as one of a table whose name starts
+// the same or of a name that only looks like one.
+func TestAStagingTableIsKnownByItsTable(t *testing.T) {
+	for _, c := range []struct {
+		name, table string
+		want        bool
+	}{
+		{stageName("acct", 4242, 1), "acct", true},
+		{stageName("acct", 4242, 1), "ACCT", true},
+		{"DBH_LOAD_acct_7_30", "acct", true},
+		{stageName("acct_x", 1, 1), "acct", false},
+		{stageName("acct", 1, 1), "acct_x", false},
+		{stageName("acctx", 1, 1), "acct", false},
+		{"dbh_load_acct_1", "acct", false},
+		{"dbh_load_acct_1_", "acct", false},
+		{"dbh_load_acct_1_2_3", "acct", false},
+		{"dbh_load_acct_a_2", "acct", false},
+		{"acct", "acct", false},
+		{stageName("dbo.acct", 9, 2), "dbo.acct", true},
+		{"dbh_load_dbo_acct_9_2", "dbo.acct", true},
+	} {
+		if got := isStageOf(c.name, c.table); got != c.want {
+			t.Errorf("isStageOf(%q, %q) = %v, want %v", c.name, c.table, got, c.want)
+		}
+	}
+}
