@@ -41,18 +41,7 @@ func TestHostCPUNamesAProcessBesideTheRunAndWarns(t *testing.T) {
 	}
 	run := func() (*results.HostCPU, result) {
 		t.Helper()
-		r := dbh(t, home, "run", "tpcb", "--db", url, "-c", "2", "-t", "1500", "--collect", "none", "--no-save", "-P", "0", "--json", "-")
-		if r.code != 0 {
-			t.Fatalf("run: exit %d\n%s", r.code, r.all())
-		}
-		var run results.Run
-		if err := json.Unmarshal([]byte(r.stdout), &run); err != nil {
-			t.Fatal(err)
-		}
-		h := run.Summary.HostCPU
-		if h == nil || h.NotMeasured != "" || h.CPUs < 1 {
-			t.Fatalf("the host's CPU was not accounted for: %+v", h)
-		}
+		h, r := runHostCPU(t, home, url)
 		if h.ServerPct == nil || *h.ServerPct <= 0 || !strings.Contains(h.Server, "PostgreSQL postmaster") {
 			t.Errorf("the server's share %v (%s): want PostgreSQL's postmaster and its backends above 0", h.ServerPct, h.Server)
 		}
@@ -100,4 +89,39 @@ func TestHostCPUNamesAProcessBesideTheRunAndWarns(t *testing.T) {
 	if strings.Contains(h.Warning, hog) || strings.Contains(r.all(), hog) {
 		t.Errorf("the run without %s names it:\n%s", hog, r.all())
 	}
+}
+
+// TestHostCPUCountsTheSQLServerEnginesServer: a run on the test Babelfish,
+// on this host, counts its server's processes (Babelfish's postmaster and
+// its backends) in the server's share, not among the others.
+func TestHostCPUCountsTheSQLServerEnginesServer(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	url := testdb.SQLServer(t, "dbh_hostcpu_mssql")
+	if r := dbh(t, home, "init", "tpcb", "--db", url); r.code != 0 {
+		t.Fatalf("init: %s", r.all())
+	}
+	h, _ := runHostCPU(t, home, url)
+	if h.ServerPct == nil || *h.ServerPct <= 0 || !strings.Contains(h.Server, "Babelfish's PostgreSQL postmaster") {
+		t.Errorf("the server's share %v (%s): want Babelfish's postmaster and its backends above 0", h.ServerPct, h.Server)
+	}
+}
+
+// runHostCPU runs 2 clients x 1,500 transactions of tpcb on url and returns
+// the run's host account, failing the test when there is none.
+func runHostCPU(t *testing.T, home, url string) (*results.HostCPU, result) {
+	t.Helper()
+	r := dbh(t, home, "run", "tpcb", "--db", url, "-c", "2", "-t", "1500", "--collect", "none", "--no-save", "-P", "0", "--json", "-")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.all())
+	}
+	var run results.Run
+	if err := json.Unmarshal([]byte(r.stdout), &run); err != nil {
+		t.Fatal(err)
+	}
+	h := run.Summary.HostCPU
+	if h == nil || h.NotMeasured != "" || h.CPUs < 1 {
+		t.Fatalf("the host's CPU was not accounted for: %+v", h)
+	}
+	return h, r
 }

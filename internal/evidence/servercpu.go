@@ -24,6 +24,22 @@ type ServerProcess struct {
 	What string
 }
 
+// PostmasterOf is the server process of PostgreSQL, or of a server built
+// on it (Babelfish), whose backend process serving a connection is
+// backend: the backend's parent, the postmaster, named what. Its children
+// are the backends and the background processes (WAL writer,
+// checkpointer, ...).
+func PostmasterOf(backend int, what string) (ServerProcess, error) {
+	if backend <= 0 {
+		return ServerProcess{}, fmt.Errorf("the server did not say which process serves this connection")
+	}
+	pm, err := procfs.ParentPID(backend)
+	if err != nil {
+		return ServerProcess{}, fmt.Errorf("the server's backend %d is not a process on this host (another host or container?)", backend)
+	}
+	return ServerProcess{PID: pm, Names: []string{"postgres", "postmaster"}, Children: true, What: what}, nil
+}
+
 // ServerProcessFinder is a db.DB whose engine can find its server's main
 // process on this host, asking the server through a connection. An engine
 // whose server runs inside dbharness (SQLite) returns an error that says
