@@ -286,10 +286,17 @@ func harnessCost(r *results.Run, full bool) (string, []string) {
 
 // saturatedBy says what saturated the host, from its CPU account: other
 // processes, when they took more than results.OthersWarnPct and at least
-// the harness's share; else the harness may have.
+// the harness's share; else the database server on this host, when it took
+// at least the harness's share; else the harness may have.
 func saturatedBy(h *results.HostCPU) string {
-	if h != nil && h.NotMeasured == "" && h.OthersPct > results.OthersWarnPct && h.OthersPct >= h.HarnessPct {
+	if h == nil || h.NotMeasured != "" {
+		return "the harness may have been the bottleneck"
+	}
+	if h.OthersPct > results.OthersWarnPct && h.OthersPct >= h.HarnessPct {
 		return fmt.Sprintf("other processes took %.0f%% of its CPU and the harness %.0f%% (see the host CPU line), so the host was busy, not the harness alone", h.OthersPct, h.HarnessPct)
+	}
+	if h.ServerPct != nil && *h.ServerPct >= h.HarnessPct {
+		return fmt.Sprintf("the database server took %.0f%% of its CPU and the harness %.0f%% (see the host CPU line), so the server's work filled the host, not the harness's", *h.ServerPct, h.HarnessPct)
 	}
 	return "the harness may have been the bottleneck"
 }

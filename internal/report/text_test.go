@@ -118,18 +118,32 @@ func TestSummaryShowsTheHarnessCostAndWarnsWhenItMayBeTheBottleneck(t *testing.T
 		t.Errorf("a saturated host without an account of others blames nothing else:\n%s", b.String())
 	}
 	// With others' CPU accounted for above the threshold and above the
-	// harness's, the saturation is laid to them, not to the harness.
+	// harness's, the saturation is laid to them; else, with the server on
+	// this host taking at least the harness's share, to the server; else
+	// to the harness.
+	server := func(pct float64) *float64 { return &pct }
 	for _, c := range []struct {
 		others, harness float64
-		theirs          bool
-	}{{78, 2, true}, {6, 5, true}, {5, 1, false}, {30, 60, false}} {
-		r.Summary.HostCPU = &results.HostCPU{CPUs: 2, HarnessPct: c.harness, OthersPct: c.others}
+		server          *float64
+		want            string
+	}{
+		{78, 2, nil, "others"}, {6, 5, nil, "others"}, {5, 1, nil, "harness"}, {30, 60, nil, "harness"},
+		{3, 20, server(71), "server"}, {30, 20, server(40), "others"}, {2, 60, server(30), "harness"}, {2, 40, server(40), "server"},
+	} {
+		r.Summary.HostCPU = &results.HostCPU{CPUs: 2, HarnessPct: c.harness, OthersPct: c.others, ServerPct: c.server}
 		b.Reset()
 		Summary(&b, r)
-		theirs := strings.Contains(b.String(), fmt.Sprintf("other processes took %.0f%% of its CPU and the harness %.0f%%", c.others, c.harness))
-		blamed := strings.Contains(b.String(), "the harness may have been the bottleneck")
-		if theirs != c.theirs || blamed == c.theirs {
-			t.Errorf("others %v%%, harness %v%%: laid to others %v, to the harness %v:\n%s", c.others, c.harness, theirs, blamed, b.String())
+		got := map[string]bool{
+			"others":  strings.Contains(b.String(), fmt.Sprintf("other processes took %.0f%% of its CPU and the harness %.0f%%", c.others, c.harness)),
+			"harness": strings.Contains(b.String(), "the harness may have been the bottleneck"),
+		}
+		if c.server != nil {
+			got["server"] = strings.Contains(b.String(), fmt.Sprintf("the database server took %.0f%% of its CPU and the harness %.0f%%", *c.server, c.harness))
+		}
+		for who, laid := range got {
+			if laid != (who == c.want) {
+				t.Errorf("others %v%%, harness %v%%, server %v: laid to %s %v, want it laid to %s:\n%s", c.others, c.harness, c.server, who, laid, c.want, b.String())
+			}
 		}
 	}
 }
