@@ -1,7 +1,6 @@
 package mysql_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/dbharness/dbharness/internal/evidence"
@@ -12,23 +11,11 @@ import (
 // whose global settings a test may not change: they read, the connections
 // warn for too many clients, and a new database fits in the buffer pool.
 func TestServerChecksOnTheRealServer(t *testing.T) {
-	ctx := context.Background()
 	d := testdb.Open(t, testdb.MySQL(t, "dbh_doctor"))
-	sc, ok := d.(evidence.ServerChecker)
-	if !ok {
-		t.Fatal("the MySQL engine has no server checks")
-	}
 	for _, clients := range []int{1, 100000} {
-		cs, err := sc.ServerChecks(ctx, evidence.DoctorOptions{Clients: clients})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := map[string]evidence.Check{}
-		for _, c := range cs {
-			got[c.Name] = c
-		}
+		got := testdb.ServerChecks(t, d, clients)
 		if len(got) != 6 || got["version"].Value == "" || got["innodb_flush_log_at_trx_commit"].Value == "" || got["sync_binlog"].Value == "" {
-			t.Errorf("checks %+v", cs)
+			t.Errorf("checks %+v", got)
 		}
 		if c := got["data in memory"]; c.Status != evidence.StatusOK {
 			t.Errorf("an empty database: %+v", c)

@@ -17,18 +17,7 @@ func TestServerChecksReadTheDatabasesOwnSettings(t *testing.T) {
 	ctx := context.Background()
 	url := testdb.Postgres(t, "dbh_doctor")
 	d, c := testdb.Connect(t, url)
-	sc, ok := d.(evidence.ServerChecker)
-	if !ok {
-		t.Fatal("the PostgreSQL engine has no server checks")
-	}
-	cs, err := sc.ServerChecks(ctx, evidence.DoctorOptions{Clients: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	status := map[string]evidence.Check{}
-	for _, ch := range cs {
-		status[ch.Name] = ch
-	}
+	status := testdb.ServerChecks(t, d, 1)
 	// The shared server is durable and holds a new database in memory.
 	for _, name := range []string{"version", "fsync", "synchronous_commit", "full_page_writes", "max_connections", "data in memory"} {
 		if status[name].Status != evidence.StatusOK {
@@ -41,11 +30,7 @@ func TestServerChecksReadTheDatabasesOwnSettings(t *testing.T) {
 	if err := c.Exec(ctx, "ALTER DATABASE "+url[strings.LastIndex(url, "/")+1:]+" SET synchronous_commit = off"); err != nil {
 		t.Fatal(err)
 	}
-	cs, err = sc.ServerChecks(ctx, evidence.DoctorOptions{Clients: 100000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ch := range cs {
+	for _, ch := range testdb.ServerChecks(t, d, 100000) {
 		switch ch.Name {
 		case "synchronous_commit", "max_connections":
 			if ch.Status != evidence.StatusWarn || ch.Advice == "" {
