@@ -696,15 +696,24 @@ func stageName(table string, pid int, seq int64) string {
 	return fmt.Sprintf("%s%s_%d_%d", stagePrefix, stageTable(table), pid, seq)
 }
 
-// stageTable is table's name as a staging table's name carries it.
+// stageTable is table's name as a staging table's name carries it: its
+// first stageTableMax characters, so that the staging table's name stays
+// within SQL Server's 128.
 func stageTable(table string) string {
-	return strings.Map(func(r rune) rune {
+	s := strings.Map(func(r rune) rune {
 		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
 			return r
 		}
 		return '_'
 	}, table)
+	if len(s) > stageTableMax {
+		s = s[:stageTableMax]
+	}
+	return s
 }
+
+// stageTableMax is the most of a table's name a staging table's carries.
+const stageTableMax = 80
 
 // isStageOf reports whether name is a staging table of a load into table
 // (stageName), and not of another table whose name table's begins.

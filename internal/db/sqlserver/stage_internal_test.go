@@ -1,6 +1,9 @@
 package sqlserver
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestAStagingTableIsKnownByItsTable: a load's staging table is known as a
 // load into its own table's, and not as one of a table whose name starts
@@ -23,7 +26,12 @@ func TestAStagingTableIsKnownByItsTable(t *testing.T) {
 		{"acct", "acct", false},
 		{stageName("dbo.acct", 9, 2), "dbo.acct", true},
 		{"dbh_load_dbo_acct_9_2", "dbo.acct", true},
+		// A long table's name is cut: the staging table's stays within 128.
+		{stageName(strings.Repeat("x", 128), 4194304, 999999), strings.Repeat("x", 128), true},
 	} {
+		if len(c.name) > 128 {
+			t.Errorf("staging table %s: %d characters, more than SQL Server's 128", c.name, len(c.name))
+		}
 		if got := isStageOf(c.name, c.table); got != c.want {
 			t.Errorf("isStageOf(%q, %q) = %v, want %v", c.name, c.table, got, c.want)
 		}
