@@ -15,3 +15,6 @@ func HintDOP(d db.DB, n int) { d.(*msDB).maxdop = n }
 // NextResultSet moves r, a connection's Query rows, to its next result
 // set.
 func NextResultSet(r db.Rows) bool { return r.(*msRows).Rows.(sqlconn.Rows).R.NextResultSet() }
+
+// StageName is stageName, for the tests.
+var StageName = stageName

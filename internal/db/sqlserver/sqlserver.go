@@ -697,8 +697,7 @@ func stageName(table string, pid int, seq int64) string {
 }
 
 // stageTable is table's name as a staging table's name carries it: its
-// first stageTableMax characters, so that the staging table's name stays
-// within SQL Server's 128.
+// first stageTableMax characters.
 func stageTable(table string) string {
 	s := strings.Map(func(r rune) rune {
 		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
@@ -712,8 +711,11 @@ func stageTable(table string) string {
 	return s
 }
 
-// stageTableMax is the most of a table's name a staging table's carries.
-const stageTableMax = 80
+// stageTableMax is the most of a table's name a staging table's carries,
+// so that the staging table's name stays within 63 characters: Babelfish
+// keeps a longer name shortened with a hash of it (PostgreSQL's limit),
+// under which SweepLoads would not know it.
+const stageTableMax = 30
 
 // isStageOf reports whether name is a staging table of a load into table
 // (stageName), and not of another table whose name table's begins.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/db/sqlserver"
 	"github.com/dbharness/dbharness/internal/testdb"
 )
 
@@ -313,5 +314,28 @@ func TestALoadKeepsTheValuesOfAnIdentityColumn(t *testing.T) {
 		if len(id) != 3 || id[1] != 10 || id[2] != 20 || id[3] <= 20 {
 			t.Errorf("%s read back ids (by v) %v; want 1:10, 2:20, and 3 numbered after 20", table, id)
 		}
+	}
+}
+
+// TestTheSweepFindsTheStagingTablesOfALongNamedTable: a load's staging
+// table left behind for a table of a 60-character name is found and
+// dropped by the sweep of that table (Babelfish would keep a name of more
+// than 63 characters only shortened, under a hash), and another table's
+// is left alone.
+func TestTheSweepFindsTheStagingTablesOfALongNamedTable(t *testing.T) {
+	t.Parallel()
+	_, c := testdb.Connect(t, testdb.SQLServer(t, "dbh_mssql_sweep_long"))
+	ctx := context.Background()
+	long := "orders_" + strings.Repeat("x", 53)
+	testdb.Exec(t, c, "CREATE TABLE "+sqlserver.StageName(long, 4194304, 1)+" (k int)", "CREATE TABLE "+sqlserver.StageName("other", 4194304, 2)+" (k int)")
+	if err := c.(db.LoadSweeper).SweepLoads(ctx, long); err != nil {
+		t.Fatal(err)
+	}
+	left, err := db.QueryStrings(ctx, c, "SELECT name FROM sys.tables WHERE name LIKE 'dbh[_]load[_]%'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{sqlserver.StageName("other", 4194304, 2)}; fmt.Sprint(left) != fmt.Sprint(want) {
+		t.Errorf("after the sweep of %s: %v, want %v", long, left, want)
 	}
 }

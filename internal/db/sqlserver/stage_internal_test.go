@@ -26,11 +26,12 @@ func TestAStagingTableIsKnownByItsTable(t *testing.T) {
 		{"acct", "acct", false},
 		{stageName("dbo.acct", 9, 2), "dbo.acct", true},
 		{"dbh_load_dbo_acct_9_2", "dbo.acct", true},
-		// A long table's name is cut: the staging table's stays within 128.
-		{stageName(strings.Repeat("x", 128), 4194304, 999999), strings.Repeat("x", 128), true},
+		// A long table's name is cut: the staging table's stays within
+		// the 63 characters Babelfish keeps whole.
+		{stageName(strings.Repeat("x", 128), 4194304, 99999999), strings.Repeat("x", 128), true},
 	} {
-		if len(c.name) > 128 {
-			t.Errorf("staging table %s: %d characters, more than SQL Server's 128", c.name, len(c.name))
+		if len(c.name) > 63 {
+			t.Errorf("staging table %s: %d characters, more than the 63 Babelfish keeps", c.name, len(c.name))
 		}
 		if got := isStageOf(c.name, c.table); got != c.want {
 			t.Errorf("isStageOf(%q, %q) = %v, want %v", c.name, c.table, got, c.want)
