@@ -3,6 +3,7 @@ package sqlserver
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/dbharness/dbharness/internal/db"
@@ -63,21 +64,14 @@ func (d *msDB) ServerChecks(ctx context.Context, o evidence.DoctorOptions) ([]ev
 	for i, n := range msConfigs {
 		quoted[i] = "'" + n + "'"
 	}
-	rows, err := c.Query(ctx, "SELECT name, CAST(value_in_use AS bigint) FROM sys.configurations WHERE name IN ("+strings.Join(quoted, ", ")+")")
-	if err != nil {
+	config := map[string]string{}
+	if err := db.ScanSettings(ctx, c, config, "SELECT name, CAST(value_in_use AS varchar(20)) FROM sys.configurations WHERE name IN ("+strings.Join(quoted, ", ")+")"); err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var name string
-		var val int64
-		if err := rows.Scan(&name, &val); err != nil {
-			return nil, err
+	for name, val := range config {
+		if n, err := strconv.ParseInt(val, 10, 64); err == nil {
+			v.Config[name] = n
 		}
-		v.Config[name] = val
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	if v.MaxConns, err = db.QueryInt64(ctx, c, "SELECT @@MAX_CONNECTIONS"); err != nil {
 		return nil, err

@@ -725,19 +725,9 @@ func isStageOf(name, table string) bool {
 		return false
 	}
 	pid, seq, ok := strings.Cut(rest, "_")
-	return ok && allDigits(pid) && allDigits(seq)
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
+	_, pidErr := strconv.ParseUint(pid, 10, 64)
+	_, seqErr := strconv.ParseUint(seq, 10, 64)
+	return ok && pidErr == nil && seqErr == nil
 }
 
 // SweepLoads drops the staging tables that loads into table left in the
@@ -749,13 +739,10 @@ func (c *msConn) SweepLoads(ctx context.Context, table string) error {
 	if err != nil {
 		return err
 	}
-	var left []string
 	for _, name := range names {
-		if isStageOf(name, table) {
-			left = append(left, name)
+		if !isStageOf(name, table) {
+			continue
 		}
-	}
-	for _, name := range left {
 		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+name); err != nil {
 			return err
 		}
