@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/dbharness/dbharness/internal/db"
+	"github.com/dbharness/dbharness/internal/evloop"
+	"github.com/dbharness/dbharness/internal/histogram"
 	"github.com/dbharness/dbharness/internal/runphase"
 	"github.com/dbharness/dbharness/internal/workload"
 )
@@ -714,5 +716,32 @@ func TestARunStoppedBeforeItsClockStartedSaysWhen(t *testing.T) {
 	}
 	if n := d.connects.Load(); n != int64(cfg.Clients) || d.closed.Load() != n {
 		t.Errorf("%d clients connected and %d connections closed; want all of them", n, d.closed.Load())
+	}
+}
+
+// A client that moves to another loop takes that loop's histograms, the
+// warm-up's early ones too: it records into no histogram of the loop it
+// left, whose clients go on recording into them from that loop's thread.
+func TestAClientThatMovesTakesItsNewLoopsHistograms(t *testing.T) {
+	ops := []string{"op"}
+	reg, lagReg, earlyReg := histogram.NewRegistry(ops), histogram.NewRegistry([]string{"lag"}), histogram.NewRegistry(ops)
+	const clients, loops = 8, 2
+	hs, lags, _ := recorders(reg, lagReg, clients, loops)
+	early, _, _ := recorders(earlyReg, nil, clients, loops)
+	cs := make([]*client, clients)
+	for i := range cs {
+		cs[i] = &client{id: i, h: hs[i], lag: lags[i], early: early[i]}
+	}
+	p := newPlacer(make([]*evloop.Loop, loops), nil, cs, false)
+	p.seatAll(cs)
+	first, last := cs[0], cs[clients-1]
+	if first.loopIdx == last.loopIdx {
+		t.Fatalf("clients 0 and %d were dealt the same loop %d", clients-1, first.loopIdx)
+	}
+	p.seat(first, last.loopIdx)
+	same := func(a, b histogram.Handle) bool { return len(a) > 0 && len(b) > 0 && a[0] == b[0] }
+	if first.loopIdx != last.loopIdx || !same(first.h, last.h) || !same(first.lag, last.lag) || !same(first.early, last.early) {
+		t.Errorf("client 0 moved to loop %d: loop %d, and the histograms of that loop's clients: latency %v, lag %v, early %v; want all true",
+			last.loopIdx, first.loopIdx, same(first.h, last.h), same(first.lag, last.lag), same(first.early, last.early))
 	}
 }

@@ -135,13 +135,8 @@ func runLoops(ctx context.Context, p *placer, clients []*client, wg *sync.WaitGr
 	for _, l := range p.loops {
 		l.Hold()
 	}
-	for i, c := range clients {
-		c.loopIdx = loopOf(i, len(clients), len(p.loops))
-		p.seated[c.loopIdx].Add(1)
-		p.handles[c.loopIdx], p.lags[c.loopIdx] = c.h, c.lag
-		if p.follow {
-			c.seat = &seat{p: p, seen: -1}
-		}
+	p.seatAll(clients)
+	for _, c := range clients {
 		p.loops[c.loopIdx].Go(func(t *evloop.Task) { p.drive(ctx, c, t) })
 	}
 	for _, l := range p.loops {
@@ -152,6 +147,29 @@ func runLoops(ctx context.Context, p *placer, clients []*client, wg *sync.WaitGr
 			l.Close()
 		}()
 	}
+}
+
+// seatAll deals the clients to the loops (loopOf) and takes each loop's
+// histograms from its first client: the clients of a loop share them.
+func (p *placer) seatAll(clients []*client) {
+	for i, c := range clients {
+		c.loopIdx = loopOf(i, len(clients), len(p.loops))
+		p.seated[c.loopIdx].Add(1)
+		p.handles[c.loopIdx], p.lags[c.loopIdx], p.earlies[c.loopIdx] = c.h, c.lag, c.early
+		if p.follow {
+			c.seat = &seat{p: p, seen: -1}
+		}
+	}
+}
+
+// seat makes loop to client c's loop, and the loop's histograms its own:
+// a Recorder takes one writer at a time, and only the clients on one loop
+// run one at a time. The warm-up's early histograms move too: a client
+// that kept its first loop's would record into them from another thread
+// than that loop's clients, in the moments between the measured phase's
+// start and the warm-up's last tick.
+func (p *placer) seat(c *client, to int) {
+	c.loopIdx, c.h, c.lag, c.early = to, p.handles[to], p.lags[to], p.earlies[to]
 }
 
 // drive runs client c as task t of its loop until it finishes or moves:
@@ -172,7 +190,7 @@ func (p *placer) drive(ctx context.Context, c *client, t *evloop.Task) {
 		return
 	}
 	c.conn.(db.LoopConn).Detach()
-	c.loopIdx, c.h, c.lag = to, p.handles[to], p.lags[to]
+	p.seat(c, to)
 	p.loops[to].Go(func(t *evloop.Task) { p.drive(ctx, c, t) })
 }
 
@@ -206,9 +224,9 @@ type placer struct {
 	follow bool
 	// loopAt[cpu] is the index of the loop pinned to cpu, or -1.
 	loopAt []int
-	// handles and lags are each loop's histograms, which its clients
-	// share (recorders).
-	handles, lags []histogram.Handle
+	// handles, lags and earlies are each loop's histograms, which its
+	// clients share (recorders).
+	handles, lags, earlies []histogram.Handle
 	// seated counts each loop's clients, and limit is the most a loop
 	// takes by a move: its share and one more, so that two clients
 	// crossed the other way round can swap through it, while a skewed
@@ -234,7 +252,7 @@ var (
 // follow is set and the loops are pinned.
 func newPlacer(loops []*evloop.Loop, cpus []int, clients []*client, follow bool) *placer {
 	n := len(loops)
-	p := &placer{loops: loops, handles: make([]histogram.Handle, n), lags: make([]histogram.Handle, n),
+	p := &placer{loops: loops, handles: make([]histogram.Handle, n), lags: make([]histogram.Handle, n), earlies: make([]histogram.Handle, n),
 		seated: make([]atomic.Int32, n), limit: int32((len(clients)+n-1)/n + 1)}
 	if follow && len(cpus) == n && n > 1 {
 		p.follow = true
