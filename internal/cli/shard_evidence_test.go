@@ -95,6 +95,9 @@ func TestAThreeShardGroupKeepsEachHostsEvidenceAndWritesItsMergedHDRLog(t *testi
 			e.Driver != r.Config.Driver || e.HostIdlePct == nil {
 			t.Errorf("shard %d's host evidence %+v is not its run's summary %+v (cores %d, driver %s)", i, e, s, r.Host.Cores, r.Config.Driver)
 		}
+		if e.HostCPU == nil || s.HostCPU == nil || !reflect.DeepEqual(e.HostCPU, s.HostCPU) {
+			t.Errorf("shard %d's host CPU account in the group %+v is not its run's %+v", i, e.HostCPU, s.HostCPU)
+		}
 		// Three processes sampled /proc at their own instants: no two
 		// shards' series are alike, so none is another's copy.
 		for j := range i {
@@ -121,6 +124,7 @@ func TestAThreeShardGroupKeepsEachHostsEvidenceAndWritesItsMergedHDRLog(t *testi
 	}
 	text := dbh(t, home, "show", "gev", "--results", store)
 	if text.code != 0 || !strings.Contains(text.stdout, "shard hosts:") || strings.Count(text.stdout, "    cpu (client host") != 3 ||
+		strings.Count(text.stdout, "    host CPU: harness ") != 3 ||
 		!strings.Contains(text.stdout, "evidence (the database's evidence is shard 0's") {
 		t.Errorf("show gev: exit %d, want each shard host's evidence and the database's once\n%s", text.code, text.all())
 	}

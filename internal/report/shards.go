@@ -158,7 +158,11 @@ func shardHostCost(sh results.ShardResult) (string, []string) {
 		return "", nil
 	}
 	n := shardName(sh)
-	return hostCost(*sh.Evidence, n+"'s host", n+"'s event loop", saturatedBy(nil), true)
+	line, warnings := hostCost(*sh.Evidence, n+"'s host", n+"'s event loop", saturatedBy(sh.Evidence.HostCPU), true)
+	if h := sh.Evidence.HostCPU; h != nil && h.Warning != "" {
+		warnings = append(warnings, n+"'s host: "+h.Warning)
+	}
+	return line, warnings
 }
 
 // shardHostSeries is a shard's series of its own host, or nil.
@@ -191,6 +195,9 @@ func shardHostsText(w io.Writer, r *results.Run) {
 			fmt.Fprintf(&b, " harness %s", line)
 		}
 		b.WriteString("\n")
+		if sh.Evidence != nil && sh.Evidence.HostCPU != nil {
+			fmt.Fprintf(&b, "    host CPU: %s\n", sh.Evidence.HostCPU.Line())
+		}
 		if s != nil {
 			var os strings.Builder
 			osLine(&os, s)
@@ -218,8 +225,9 @@ func shardHostsSection(r *results.Run, bands []svg.Band, markers []svg.Marker) (
 	if g := r.Group; g != nil && g.EvidenceNote != "" {
 		sec.Facts = append(sec.Facts, kv{"database evidence", g.EvidenceNote + "; it is in the sections below"})
 	}
-	t := table{Head: []string{"shard", "host", "cores", "driver", "CPU µs/tx", "CPU s", "idle %", "run queue", "busiest loop %", "saturated"},
-		Num: []bool{true, false, true, false, true, true, true, true, true, false}}
+	t := table{Head: []string{"shard", "host", "cores", "driver", "CPU µs/tx", "CPU s", "idle %", "run queue", "busiest loop %", "saturated",
+		"harness % of host", "server %", "others %"},
+		Num: []bool{true, false, true, false, true, true, true, true, true, false, true, true, true}}
 	opt := func(v *float64) string {
 		if v == nil {
 			return "-"
@@ -240,6 +248,11 @@ func shardHostsSection(r *results.Run, bands []svg.Band, markers []svg.Marker) (
 		sec.Warnings = append(sec.Warnings, warns...)
 		t.Rows = append(t.Rows, []string{fmt.Sprint(sh.Index), sh.Host, fmt.Sprint(e.Cores), e.Driver, fmt.Sprintf("%.1f", e.ClientCPUUsPerTx),
 			fmt.Sprintf("%.2f", e.ClientCPUSeconds), opt(e.HostIdlePct), opt(e.HostRunQueue), opt(e.LoopBusyPct), map[bool]string{true: "yes", false: "no"}[e.HostSaturated]})
+		harness, server, others := "-", "-", "-"
+		if h := e.HostCPU; h != nil && h.NotMeasured == "" {
+			harness, server, others = fmt.Sprintf("%.1f", h.HarnessPct), opt(h.ServerPct), fmt.Sprintf("%.1f", h.OthersPct)
+		}
+		t.Rows[len(t.Rows)-1] = append(t.Rows[len(t.Rows)-1], harness, server, others)
 		cores[e.Cores] = true
 		s := shardHostSeries(sh)
 		if s == nil {

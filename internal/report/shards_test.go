@@ -177,3 +177,60 @@ func TestAGroupsShardHostsShowSideBySideWithTheSaturatedOneWarned(t *testing.T) 
 		}
 	}
 }
+
+// Each shard host's CPU account shows under its harness line, and lays a
+// saturated host to what filled it: shard 1's host, saturated with the
+// database server at 74% and the harness at 20%, is laid to the server, not
+// to the harness; shard 0's, where a `yes` took 41%, warns of the
+// interference. The HTML table carries the three shares.
+func TestAShardHostsCPUAccountSaysWhatFilledIt(t *testing.T) {
+	r := groupRun()
+	idle, q := []float64{40, 2}, []float64{1.5, 7}
+	server := 74.0
+	cpu := []*results.HostCPU{
+		{CPUs: 2, Seconds: 10, HarnessPct: 18, OthersPct: 41, IdlePct: 40, TopOthers: []results.CPUUse{{Comm: "yes", Pct: 40}}},
+		{CPUs: 2, Seconds: 10, HarnessPct: 20, ServerPct: &server, OthersPct: 1, IdlePct: 2, Server: "postgres (postmaster 812 and its children)"},
+	}
+	cpu[0].Warning = cpu[0].OthersWarning()
+	for i := range r.Shards {
+		r.Shards[i].Evidence = &results.HostEvidence{Cores: 2, Driver: "loop", Loops: 2, ClientCPUSeconds: 1, ClientCPUUsPerTx: 12.5,
+			HostIdlePct: &idle[i], HostRunQueue: &q[i], HostSaturated: i == 1, HostCPU: cpu[i]}
+	}
+	var b bytes.Buffer
+	ShardText(&b, r)
+	text := b.String()
+	for _, want := range []string{
+		"    host CPU: harness 18%, others 41% (yes 40%), idle 40% of 2 CPUs\n",
+		"    host CPU: harness 20%, server 74%, others 1%, idle 2% of 2 CPUs\n",
+		"warning: shard 1 (gen-b)'s host was saturated during the run (idle under 5% or a run queue above twice its 2 cores): the database server took 74% of its CPU and the harness 20%",
+		"warning: shard 0 (gen-a)'s host: other processes used 41% of the host's CPU during the measured phase (yes 40%): the figures include their interference",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "the harness may have been the bottleneck") {
+		t.Errorf("a host the server filled is laid to the harness:\n%s", text)
+	}
+	p, err := runPage(r, HTMLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range p.Sections {
+		if s.ID != "shard-hosts" {
+			continue
+		}
+		rows := s.Tables[0].Rows
+		if got := strings.Join(rows[1][10:], " "); got != "20.0 74.0 1.0" {
+			t.Errorf("gen-b's harness, server and others in the table: %q; want 20.0 74.0 1.0", got)
+		}
+		if got := strings.Join(rows[0][10:], " "); got != "18.0 - 41.0" {
+			t.Errorf("gen-a's harness, server and others in the table: %q; want 18.0 - 41.0", got)
+		}
+		if len(s.Warnings) != 2 {
+			t.Errorf("warnings %q; want gen-a's interference and gen-b's saturation", s.Warnings)
+		}
+		return
+	}
+	t.Fatal("no shard-hosts section")
+}

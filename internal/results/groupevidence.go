@@ -36,6 +36,9 @@ type HostEvidence struct {
 	HostRunQueue     *float64 `json:"host_run_queue,omitempty"`
 	LoopBusyPct      *float64 `json:"loop_busy_pct,omitempty"`
 	HostSaturated    bool     `json:"client_host_saturated,omitempty"`
+	// HostCPU is how the shard's host's CPU was shared (the shard's
+	// summary.host_cpu): what a saturated host is laid to.
+	HostCPU *HostCPU `json:"host_cpu,omitempty"`
 	// Collect holds the shard's series of its own host (collect.os), as
 	// a run's collect does; enabled lists the collectors the shard ran.
 	Collect *Collect `json:"collect,omitempty"`
@@ -60,7 +63,7 @@ func (r *Run) HostCost() HostEvidence {
 	return HostEvidence{Cores: r.Host.Cores, Driver: r.Config.Driver, Loops: r.Config.Loops, LoopCPUs: r.Config.LoopCPUs,
 		FollowServer: r.Config.FollowServer, LoopMoves: s.LoopMoves,
 		ClientCPUSeconds: s.ClientCPUSeconds, ClientCPUUsPerTx: s.ClientCPUUsPerTx, HostIdlePct: s.HostIdlePct,
-		HostRunQueue: s.HostRunQueue, LoopBusyPct: s.LoopBusyPct, HostSaturated: s.HostSaturated}
+		HostRunQueue: s.HostRunQueue, LoopBusyPct: s.LoopBusyPct, HostSaturated: s.HostSaturated, HostCPU: s.HostCPU}
 }
 
 // splitCollect is c's series of the client host (host true) or of the
