@@ -13,6 +13,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net"
 	"os"
@@ -690,14 +691,18 @@ func (f *stageFill) copy(ctx context.Context, tx *sql.Tx, table string, p *loadP
 const stagePrefix = "dbh_load_"
 
 // stageName is the name of a staging table of a load into table: the
-// table's name (letters, digits and underscores kept, anything else an
-// underscore), the process's id and the load's number in the process.
+// table's name as stageTable carries it, the process's id and the load's
+// number in the process.
 func stageName(table string, pid int, seq int64) string {
 	return fmt.Sprintf("%s%s_%d_%d", stagePrefix, stageTable(table), pid, seq)
 }
 
 // stageTable is table's name as a staging table's name carries it: its
-// first stageTableMax characters.
+// first stageTableMax characters (letters, digits and underscores kept,
+// anything else an underscore), then a hash of the whole name, which
+// tells apart two tables whose names begin alike or differ only where
+// characters became underscores ("dbo.acct" and "dbo_acct"). SQL Server
+// compares names without regard to case, and so does the hash.
 func stageTable(table string) string {
 	s := strings.Map(func(r rune) rune {
 		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
@@ -708,14 +713,17 @@ func stageTable(table string) string {
 	if len(s) > stageTableMax {
 		s = s[:stageTableMax]
 	}
-	return s
+	h := fnv.New32a()
+	h.Write([]byte(strings.ToLower(table)))
+	return fmt.Sprintf("%s_%08x", s, h.Sum32())
 }
 
 // stageTableMax is the most of a table's name a staging table's carries,
-// so that the staging table's name stays within 63 characters: Babelfish
-// keeps a longer name shortened with a hash of it (PostgreSQL's limit),
-// under which SweepLoads would not know it.
-const stageTableMax = 30
+// so that the staging table's name, with the hash, the process's id and
+// the load's number, stays within 63 characters: Babelfish keeps a longer
+// name shortened with a hash of it (PostgreSQL's limit), under which
+// SweepLoads would not know it.
+const stageTableMax = 21
 
 // isStageOf reports whether name is a staging table of a load into table
 // (stageName), and not of another table whose name table's begins.
