@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -152,17 +153,50 @@ func shardName(sh results.ShardResult) string {
 	return fmt.Sprintf("shard %d (%s)", sh.Index, sh.Host)
 }
 
-// shardHostCost is hostCost of a shard's host, its warnings naming it.
-func shardHostCost(sh results.ShardResult) (string, []string) {
+// shardHostCost is hostCost of a shard's host, its warnings naming it,
+// laid to what filled the host as the group sees it (groupHostCPU).
+func shardHostCost(r *results.Run, sh results.ShardResult) (string, []string) {
 	if sh.Evidence == nil {
 		return "", nil
 	}
 	n := shardName(sh)
-	line, warnings := hostCost(*sh.Evidence, n+"'s host", n+"'s event loop", saturatedBy(sh.Evidence.HostCPU), true)
-	if h := sh.Evidence.HostCPU; h != nil && h.Warning != "" {
-		warnings = append(warnings, n+"'s host: "+h.Warning)
+	h, _ := groupHostCPU(r, sh)
+	line, warnings := hostCost(*sh.Evidence, n+"'s host", n+"'s event loop", saturatedBy(h), true)
+	if w := h.OthersWarning(); w != "" {
+		warnings = append(warnings, n+"'s host: "+w)
 	}
 	return line, warnings
+}
+
+// groupHostCPU is shard sh's host CPU account as its group sees it, and
+// the shards of the group that ran on that host with it (sh's own index
+// first; nil when it ran alone). Each shard counted the others' harness
+// processes there among its other processes; for the group they are its
+// own harness, so their shares move from the others' to the harness's
+// (each shard's over its own measured phase, which a group aligns). nil
+// when the shard's run has no account.
+func groupHostCPU(r *results.Run, sh results.ShardResult) (*results.HostCPU, []int) {
+	if sh.Evidence == nil || sh.Evidence.HostCPU == nil || sh.Evidence.HostCPU.NotMeasured != "" {
+		return nil, nil
+	}
+	h := *sh.Evidence.HostCPU
+	if sh.Host == "" {
+		return &h, nil
+	}
+	together := []int{sh.Index}
+	for _, o := range r.Shards {
+		if o.Index == sh.Index || o.Host != sh.Host || o.Evidence == nil || o.Evidence.HostCPU == nil || o.Evidence.HostCPU.NotMeasured != "" {
+			continue
+		}
+		together = append(together, o.Index)
+		h.HarnessPct += o.Evidence.HostCPU.HarnessPct
+		h.OthersPct = max(0, h.OthersPct-o.Evidence.HostCPU.HarnessPct)
+	}
+	if len(together) == 1 {
+		return &h, nil
+	}
+	slices.Sort(together)
+	return &h, together
 }
 
 // shardHostSeries is a shard's series of its own host, or nil.
@@ -185,7 +219,7 @@ func shardHostsText(w io.Writer, r *results.Run) {
 	var b strings.Builder
 	var warnings []string
 	for _, sh := range r.Shards {
-		line, warns := shardHostCost(sh)
+		line, warns := shardHostCost(r, sh)
 		s := shardHostSeries(sh)
 		if line == "" && s == nil {
 			continue
@@ -197,6 +231,10 @@ func shardHostsText(w io.Writer, r *results.Run) {
 		b.WriteString("\n")
 		if sh.Evidence != nil && sh.Evidence.HostCPU != nil {
 			fmt.Fprintf(&b, "    host CPU: %s\n", sh.Evidence.HostCPU.Line())
+			if h, together := groupHostCPU(r, sh); together != nil {
+				fmt.Fprintf(&b, "    shards %s ran on this host: their harnesses together took %.0f%% of it, other processes %.0f%%\n",
+					joinInts(together), h.HarnessPct, h.OthersPct)
+			}
 		}
 		if s != nil {
 			var os strings.Builder
@@ -244,7 +282,7 @@ func shardHostsSection(r *results.Run, bands []svg.Band, markers []svg.Marker) (
 		if e == nil {
 			continue
 		}
-		_, warns := shardHostCost(sh)
+		_, warns := shardHostCost(r, sh)
 		sec.Warnings = append(sec.Warnings, warns...)
 		t.Rows = append(t.Rows, []string{fmt.Sprint(sh.Index), sh.Host, fmt.Sprint(e.Cores), e.Driver, fmt.Sprintf("%.1f", e.ClientCPUUsPerTx),
 			fmt.Sprintf("%.2f", e.ClientCPUSeconds), opt(e.HostIdlePct), opt(e.HostRunQueue), opt(e.LoopBusyPct), map[bool]string{true: "yes", false: "no"}[e.HostSaturated]})

@@ -234,3 +234,40 @@ func TestAShardHostsCPUAccountSaysWhatFilledIt(t *testing.T) {
 	}
 	t.Fatal("no shard-hosts section")
 }
+
+// Two shards on one host each count the other's harness among the host's
+// other processes; the group counts both as its harness: no interference
+// warning for what is the group's own load, a line saying so, and the
+// saturated host laid to the server, which took the most.
+func TestShardsOnOneHostAreTheGroupsHarnessNotOthers(t *testing.T) {
+	r := groupRun()
+	server := 64.0
+	for i := range r.Shards {
+		r.Shards[i].Host = "gen-a"
+		idle, q := 2.0, 8.0
+		h := &results.HostCPU{CPUs: 2, Seconds: 3, HarnessPct: 9, ServerPct: &server, OthersPct: 10, IdlePct: 17,
+			TopOthers: []results.CPUUse{{Comm: "dbharness", Pct: 9}, {Comm: "kdamond.0", Pct: 0.4}}}
+		h.Warning = h.OthersWarning()
+		r.Shards[i].Evidence = &results.HostEvidence{Cores: 2, Driver: "loop", Loops: 2, ClientCPUSeconds: 0.5, ClientCPUUsPerTx: 17,
+			HostIdlePct: &idle, HostRunQueue: &q, HostSaturated: true, HostCPU: h}
+	}
+	var b bytes.Buffer
+	ShardText(&b, r)
+	text := b.String()
+	if n := strings.Count(text, "    shards 0 and 1 ran on this host: their harnesses together took 18% of it, other processes 1%\n"); n != 2 {
+		t.Errorf("the line of the shards that shared a host shows %d times, want under each of the 2:\n%s", n, text)
+	}
+	if strings.Contains(text, "other processes used") || strings.Contains(text, "other processes took") {
+		t.Errorf("the other shard's harness is taken for interference:\n%s", text)
+	}
+	if n := strings.Count(text, "the database server took 64% of its CPU and the harness 18%"); n != 2 {
+		t.Errorf("each saturated host is laid to the server, against the group's harness on it (%d times):\n%s", n, text)
+	}
+	// Apart, on hosts of their own, the same accounts are each a host's.
+	r.Shards[1].Host = "gen-b"
+	b.Reset()
+	ShardText(&b, r)
+	if text := b.String(); strings.Contains(text, "ran on this host") || strings.Count(text, "other processes used 10%") != 2 {
+		t.Errorf("shards on hosts of their own:\n%s", text)
+	}
+}

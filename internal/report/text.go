@@ -284,18 +284,20 @@ func harnessCost(r *results.Run, full bool) (string, []string) {
 	return line, warnings
 }
 
-// saturatedBy says what saturated the host, from its CPU account: other
-// processes, when they took more than results.OthersWarnPct and at least
-// the harness's share; else the database server on this host, when it took
-// at least the harness's share; else the harness may have.
+// saturatedBy says what saturated the host, from its CPU account: of the
+// other processes (when they took more than results.OthersWarnPct) and the
+// database server on this host, the one that took more, when it took at
+// least the harness's share; else the harness may have.
 func saturatedBy(h *results.HostCPU) string {
 	if h == nil || h.NotMeasured != "" {
 		return "the harness may have been the bottleneck"
 	}
-	if h.OthersPct > results.OthersWarnPct && h.OthersPct >= h.HarnessPct {
+	others := h.OthersPct > results.OthersWarnPct && h.OthersPct >= h.HarnessPct
+	server := h.ServerPct != nil && *h.ServerPct >= h.HarnessPct
+	if others && (!server || h.OthersPct > *h.ServerPct) {
 		return fmt.Sprintf("other processes took %.0f%% of its CPU and the harness %.0f%% (see the host CPU line), so the host was busy, not the harness alone", h.OthersPct, h.HarnessPct)
 	}
-	if h.ServerPct != nil && *h.ServerPct >= h.HarnessPct {
+	if server {
 		return fmt.Sprintf("the database server took %.0f%% of its CPU and the harness %.0f%% (see the host CPU line), so the server's work filled the host, not the harness's", *h.ServerPct, h.HarnessPct)
 	}
 	return "the harness may have been the bottleneck"

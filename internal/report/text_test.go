@@ -117,10 +117,11 @@ func TestSummaryShowsTheHarnessCostAndWarnsWhenItMayBeTheBottleneck(t *testing.T
 	if !strings.Contains(b.String(), "the harness may have been the bottleneck") {
 		t.Errorf("a saturated host without an account of others blames nothing else:\n%s", b.String())
 	}
-	// With others' CPU accounted for above the threshold and above the
-	// harness's, the saturation is laid to them; else, with the server on
-	// this host taking at least the harness's share, to the server; else
-	// to the harness.
+	// The saturation is laid to the other processes (when above the
+	// threshold) or to the server on this host, whichever took more, when
+	// that took at least the harness's share; else to the harness. A
+	// shard host where the server took 64%, the other shard 10% and the
+	// harness 9% was laid to the others.
 	server := func(pct float64) *float64 { return &pct }
 	for _, c := range []struct {
 		others, harness float64
@@ -128,7 +129,8 @@ func TestSummaryShowsTheHarnessCostAndWarnsWhenItMayBeTheBottleneck(t *testing.T
 		want            string
 	}{
 		{78, 2, nil, "others"}, {6, 5, nil, "others"}, {5, 1, nil, "harness"}, {30, 60, nil, "harness"},
-		{3, 20, server(71), "server"}, {30, 20, server(40), "others"}, {2, 60, server(30), "harness"}, {2, 40, server(40), "server"},
+		{3, 20, server(71), "server"}, {30, 20, server(40), "server"}, {45, 20, server(40), "others"}, {10, 9, server(64), "server"},
+		{2, 60, server(30), "harness"}, {2, 40, server(40), "server"},
 	} {
 		r.Summary.HostCPU = &results.HostCPU{CPUs: 2, HarnessPct: c.harness, OthersPct: c.others, ServerPct: c.server}
 		b.Reset()
