@@ -27,6 +27,14 @@ func shardRows(r *results.Run) ([]string, [][]string) {
 	return head, rows
 }
 
+// optPct is a share in % without decimals, or "-" when absent.
+func optPct(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", *v)
+}
+
 // optMs is a figure in milliseconds with one decimal, or "-" when absent.
 func optMs(v *float64) string {
 	if v == nil {
@@ -264,8 +272,8 @@ func shardHostsSection(r *results.Run, bands []svg.Band, markers []svg.Marker) (
 		sec.Facts = append(sec.Facts, kv{"database evidence", g.EvidenceNote + "; it is in the sections below"})
 	}
 	t := table{Head: []string{"shard", "host", "cores", "driver", "CPU µs/tx", "CPU s", "idle %", "run queue", "busiest loop %", "saturated",
-		"harness % of host", "server %", "others %"},
-		Num: []bool{true, false, true, false, true, true, true, true, true, false, true, true, true}}
+		"harness/server/others %"},
+		Num: []bool{true, false, true, false, true, true, true, true, true, false, false}}
 	opt := func(v *float64) string {
 		if v == nil {
 			return "-"
@@ -286,11 +294,11 @@ func shardHostsSection(r *results.Run, bands []svg.Band, markers []svg.Marker) (
 		sec.Warnings = append(sec.Warnings, warns...)
 		t.Rows = append(t.Rows, []string{fmt.Sprint(sh.Index), sh.Host, fmt.Sprint(e.Cores), e.Driver, fmt.Sprintf("%.1f", e.ClientCPUUsPerTx),
 			fmt.Sprintf("%.2f", e.ClientCPUSeconds), opt(e.HostIdlePct), opt(e.HostRunQueue), opt(e.LoopBusyPct), map[bool]string{true: "yes", false: "no"}[e.HostSaturated]})
-		harness, server, others := "-", "-", "-"
+		split := "-"
 		if h := e.HostCPU; h != nil && h.NotMeasured == "" {
-			harness, server, others = fmt.Sprintf("%.1f", h.HarnessPct), opt(h.ServerPct), fmt.Sprintf("%.1f", h.OthersPct)
+			split = fmt.Sprintf("%.0f/%s/%.0f", h.HarnessPct, optPct(h.ServerPct), h.OthersPct)
 		}
-		t.Rows[len(t.Rows)-1] = append(t.Rows[len(t.Rows)-1], harness, server, others)
+		t.Rows[len(t.Rows)-1] = append(t.Rows[len(t.Rows)-1], split)
 		cores[e.Cores] = true
 		s := shardHostSeries(sh)
 		if s == nil {

@@ -221,11 +221,11 @@ func TestAShardHostsCPUAccountSaysWhatFilledIt(t *testing.T) {
 			continue
 		}
 		rows := s.Tables[0].Rows
-		if got := strings.Join(rows[1][10:], " "); got != "20.0 74.0 1.0" {
-			t.Errorf("gen-b's harness, server and others in the table: %q; want 20.0 74.0 1.0", got)
+		if got := rows[1][10]; got != "20/74/1" {
+			t.Errorf("gen-b's harness, server and others in the table: %q; want 20/74/1", got)
 		}
-		if got := strings.Join(rows[0][10:], " "); got != "18.0 - 41.0" {
-			t.Errorf("gen-a's harness, server and others in the table: %q; want 18.0 - 41.0", got)
+		if got := rows[0][10]; got != "18/-/41" {
+			t.Errorf("gen-a's harness, server and others in the table: %q; want 18/-/41", got)
 		}
 		if len(s.Warnings) != 2 {
 			t.Errorf("warnings %q; want gen-a's interference and gen-b's saturation", s.Warnings)

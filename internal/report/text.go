@@ -295,10 +295,10 @@ func saturatedBy(h *results.HostCPU) string {
 	others := h.OthersPct > results.OthersWarnPct && h.OthersPct >= h.HarnessPct
 	server := h.ServerPct != nil && *h.ServerPct >= h.HarnessPct
 	if others && (!server || h.OthersPct > *h.ServerPct) {
-		return fmt.Sprintf("other processes took %.0f%% of its CPU and the harness %.0f%% (see the host CPU line), so the host was busy, not the harness alone", h.OthersPct, h.HarnessPct)
+		return fmt.Sprintf("other processes took %.0f%% of its CPU and the harness %.0f%% (see the host CPU account), so the host was busy, not the harness alone", h.OthersPct, h.HarnessPct)
 	}
 	if server {
-		return fmt.Sprintf("the database server took %.0f%% of its CPU and the harness %.0f%% (see the host CPU line), so the server's work filled the host, not the harness's", *h.ServerPct, h.HarnessPct)
+		return fmt.Sprintf("the database server took %.0f%% of its CPU and the harness %.0f%% (see the host CPU account), so the server's work filled the host, not the harness's", *h.ServerPct, h.HarnessPct)
 	}
 	return "the harness may have been the bottleneck"
 }
