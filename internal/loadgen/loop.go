@@ -149,8 +149,8 @@ func runLoops(ctx context.Context, p *placer, clients []*client, wg *sync.WaitGr
 	}
 }
 
-// seatAll deals the clients to the loops (loopOf) and takes each loop's
-// histograms from its first client: the clients of a loop share them.
+// seatAll deals the clients to the loops (loopOf) and notes each loop's
+// histograms, which its clients were given (recorders) and share.
 func (p *placer) seatAll(clients []*client) {
 	for i, c := range clients {
 		c.loopIdx = loopOf(i, len(clients), len(p.loops))
@@ -162,8 +162,8 @@ func (p *placer) seatAll(clients []*client) {
 	}
 }
 
-// seat makes loop to client c's loop, and the loop's histograms its own:
-// a Recorder takes one writer at a time, and only the clients on one loop
+// seat moves client c to loop to, and gives it that loop's histograms: a
+// Recorder takes one writer at a time, and only the clients of one loop
 // run one at a time. The warm-up's early histograms move too: a client
 // that kept its first loop's would record into them from another thread
 // than that loop's clients, in the moments between the measured phase's

@@ -177,8 +177,8 @@ func shardHostCost(r *results.Run, sh results.ShardResult) (string, []string) {
 }
 
 // groupHostCPU is shard sh's host CPU account as its group sees it, and
-// the shards of the group that ran on that host with it (sh's own index
-// first; nil when it ran alone). Each shard counted the others' harness
+// the shards of the group that ran on that host, sh among them, in order
+// (nil when it ran alone). Each shard counted the others' harness
 // processes there among its other processes; for the group they are its
 // own harness, so their shares move from the others' to the harness's
 // (each shard's over its own measured phase, which a group aligns). nil
