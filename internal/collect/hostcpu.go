@@ -37,6 +37,7 @@ type HostAccount struct {
 
 	notMeasured string
 	self        int
+	selfComm    string
 	server      int  // 0 when the server is not a process of this host
 	children    bool // the server's child processes are the server's
 	serverNote  string
@@ -111,6 +112,7 @@ func StartHostAccount(ctx context.Context, d db.DB, interval, warmup time.Durati
 		h.notMeasured = "reading /proc: " + errLine(err)
 		return h
 	}
+	h.selfComm = r.procs[h.self].Comm
 	h.server, h.children, h.serverNote = findServer(ctx, d, r.procs)
 	return h
 }
@@ -260,6 +262,7 @@ func (h *HostAccount) End() *results.HostCPU {
 		return &results.HostCPU{NotMeasured: h.notMeasured}
 	}
 	out := h.acc.result(runtime.NumCPU())
+	out.Harness = h.selfComm
 	if h.server != 0 {
 		out.Server = h.serverNote
 	} else {

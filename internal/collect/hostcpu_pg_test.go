@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +43,15 @@ func TestHostAccountCountsThePostmastersBackendsAsTheServer(t *testing.T) {
 	out := h.End()
 	if out.NotMeasured != "" || out.ServerPct == nil || *out.ServerPct <= 0 || !strings.Contains(out.Server, "PostgreSQL postmaster") {
 		t.Fatalf("account %+v: want the server's share above 0", out)
+	}
+	// The harness is named as /proc names it, which is how another
+	// harness on this host counts it among its others.
+	comm, err := os.ReadFile("/proc/self/comm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.TrimSpace(string(comm)); out.Harness != want {
+		t.Errorf("the account names the harness %q; want %q", out.Harness, want)
 	}
 	t.Logf("host CPU: %s", out.Line())
 }

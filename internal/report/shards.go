@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -197,14 +198,37 @@ func groupHostCPU(r *results.Run, sh results.ShardResult) (*results.HostCPU, []i
 			continue
 		}
 		together = append(together, o.Index)
-		h.HarnessPct += o.Evidence.HostCPU.HarnessPct
-		h.OthersPct = max(0, h.OthersPct-o.Evidence.HostCPU.HarnessPct)
+		oh := o.Evidence.HostCPU
+		h.HarnessPct += oh.HarnessPct
+		h.OthersPct = max(0, h.OthersPct-oh.HarnessPct)
+		h.TopOthers = withoutShare(h.TopOthers, oh.Harness, oh.HarnessPct)
 	}
 	if len(together) == 1 {
 		return &h, nil
 	}
 	slices.Sort(together)
 	return &h, together
+}
+
+// withoutShare is top less pct of the processes named comm, largest
+// first, without those left below half a percent; top itself is not
+// changed. A comm of "" (an account from before runs kept their harness's
+// name) takes nothing away.
+func withoutShare(top []results.CPUUse, comm string, pct float64) []results.CPUUse {
+	if comm == "" {
+		return top
+	}
+	out := make([]results.CPUUse, 0, len(top))
+	for _, u := range top {
+		if u.Comm == comm {
+			if u.Pct -= pct; u.Pct < 0.5 {
+				continue
+			}
+		}
+		out = append(out, u)
+	}
+	slices.SortStableFunc(out, func(a, b results.CPUUse) int { return cmp.Compare(b.Pct, a.Pct) })
+	return out
 }
 
 // shardHostSeries is a shard's series of its own host, or nil.
@@ -295,8 +319,11 @@ func shardHostsSection(r *results.Run, bands []svg.Band, markers []svg.Marker) (
 		t.Rows = append(t.Rows, []string{fmt.Sprint(sh.Index), sh.Host, fmt.Sprint(e.Cores), e.Driver, fmt.Sprintf("%.1f", e.ClientCPUUsPerTx),
 			fmt.Sprintf("%.2f", e.ClientCPUSeconds), opt(e.HostIdlePct), opt(e.HostRunQueue), opt(e.LoopBusyPct), map[bool]string{true: "yes", false: "no"}[e.HostSaturated]})
 		split := "-"
-		if h := e.HostCPU; h != nil && h.NotMeasured == "" {
+		if h, together := groupHostCPU(r, sh); h != nil {
 			split = fmt.Sprintf("%.0f/%s/%.0f", h.HarnessPct, optPct(h.ServerPct), h.OthersPct)
+			if together != nil {
+				split += " (shards " + joinInts(together) + ")"
+			}
 		}
 		t.Rows[len(t.Rows)-1] = append(t.Rows[len(t.Rows)-1], split)
 		cores[e.Cores] = true

@@ -245,7 +245,7 @@ func TestShardsOnOneHostAreTheGroupsHarnessNotOthers(t *testing.T) {
 	for i := range r.Shards {
 		r.Shards[i].Host = "gen-a"
 		idle, q := 2.0, 8.0
-		h := &results.HostCPU{CPUs: 2, Seconds: 3, HarnessPct: 9, ServerPct: &server, OthersPct: 10, IdlePct: 17,
+		h := &results.HostCPU{CPUs: 2, Seconds: 3, HarnessPct: 9, Harness: "dbharness", ServerPct: &server, OthersPct: 10, IdlePct: 17,
 			TopOthers: []results.CPUUse{{Comm: "dbharness", Pct: 9}, {Comm: "kdamond.0", Pct: 0.4}}}
 		h.Warning = h.OthersWarning()
 		r.Shards[i].Evidence = &results.HostEvidence{Cores: 2, Driver: "loop", Loops: 2, ClientCPUSeconds: 0.5, ClientCPUUsPerTx: 17,
@@ -263,11 +263,52 @@ func TestShardsOnOneHostAreTheGroupsHarnessNotOthers(t *testing.T) {
 	if n := strings.Count(text, "the database server took 64% of its CPU and the harness 18%"); n != 2 {
 		t.Errorf("each saturated host is laid to the server, against the group's harness on it (%d times):\n%s", n, text)
 	}
+	p, err := runPage(r, HTMLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := 0
+	for _, s := range p.Sections {
+		if s.ID == "shard-hosts" {
+			for _, row := range s.Tables[0].Rows {
+				cells++
+				if got := row[10]; got != "18/64/1 (shards 0 and 1)" {
+					t.Errorf("shard %s's harness, server and others in the table: %q; want the group's, 18/64/1 (shards 0 and 1)", row[0], got)
+				}
+			}
+		}
+	}
+	if cells != 2 {
+		t.Errorf("the hosts table has %d rows; want the 2 shards'", cells)
+	}
+	// A process of another program beside them is interference, and the
+	// warning names it, not the other shard's harness.
+	for i := range r.Shards {
+		h := r.Shards[i].Evidence.HostCPU
+		h.OthersPct, h.IdlePct = 40, 0
+		h.TopOthers = []results.CPUUse{{Comm: "yes", Pct: 30}, {Comm: "dbharness", Pct: 9}, {Comm: "kdamond.0", Pct: 0.4}}
+	}
+	b.Reset()
+	ShardText(&b, r)
+	text = b.String()
+	if n := strings.Count(text, "host: other processes used 31% of the host's CPU during the measured phase (yes 30%): the figures include their interference"); n != 2 {
+		t.Errorf("each shard's host warns of the yes (and only of it) %d times; want 2:\n%s", n, text)
+	}
+	// A shard of a run from before accounts kept the harness's name: its
+	// share moves, and the names stay as they were.
+	for i := range r.Shards {
+		r.Shards[i].Evidence.HostCPU.Harness = ""
+	}
+	b.Reset()
+	ShardText(&b, r)
+	if text := b.String(); strings.Count(text, "other processes used 31% of the host's CPU during the measured phase (yes 30%, dbharness 9%)") != 2 {
+		t.Errorf("accounts without the harness's name:\n%s", text)
+	}
 	// Apart, on hosts of their own, the same accounts are each a host's.
 	r.Shards[1].Host = "gen-b"
 	b.Reset()
 	ShardText(&b, r)
-	if text := b.String(); strings.Contains(text, "ran on this host") || strings.Count(text, "other processes used 10%") != 2 {
+	if text := b.String(); strings.Contains(text, "ran on this host") || strings.Count(text, "other processes used 40% of the host's CPU during the measured phase (yes 30%, dbharness 9%)") != 2 {
 		t.Errorf("shards on hosts of their own:\n%s", text)
 	}
 }

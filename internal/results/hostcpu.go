@@ -26,6 +26,10 @@ type HostCPU struct {
 	// HarnessPct is the harness process's CPU (getrusage) and its child
 	// processes'.
 	HarnessPct float64 `json:"harness_pct"`
+	// Harness is the harness process's command name, as /proc shows it:
+	// the name under which another harness on the host (a shard of the
+	// same group) counts it among its other processes.
+	Harness string `json:"harness,omitempty"`
 	// ServerPct is the server's processes' CPU (PostgreSQL's postmaster
 	// and its children, mariadbd); nil when the server is not a process
 	// of this host, Server then says why.
