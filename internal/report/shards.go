@@ -163,16 +163,34 @@ func shardName(sh results.ShardResult) string {
 }
 
 // shardHostCost is hostCost of a shard's host, its warnings naming it,
-// laid to what filled the host as the group sees it (groupHostCPU).
+// laid to what filled the host as the group sees it (groupHostCPU). Of
+// shards that shared a host, the lowest-index one gives the host's
+// warnings (saturated when any of them saw it so, and the others'
+// interference), naming them all; the rest give their own loops' only.
 func shardHostCost(r *results.Run, sh results.ShardResult) (string, []string) {
 	if sh.Evidence == nil {
 		return "", nil
 	}
 	n := shardName(sh)
-	h, _ := groupHostCPU(r, sh)
-	line, warnings := hostCost(*sh.Evidence, n+"'s host", n+"'s event loop", saturatedBy(h), true)
-	if w := h.OthersWarning(); w != "" {
-		warnings = append(warnings, n+"'s host: "+w)
+	host := n + "'s host"
+	e := *sh.Evidence
+	h, together := groupHostCPU(r, sh)
+	hostWarns := true
+	if together != nil {
+		if hostWarns = sh.Index == together[0]; hostWarns {
+			host = fmt.Sprintf("the host of shards %s (%s)", joinInts(together), sh.Host)
+			for _, o := range r.Shards {
+				if slices.Contains(together, o.Index) && o.Evidence != nil && o.Evidence.HostSaturated {
+					e.HostSaturated = true
+				}
+			}
+		} else {
+			e.HostSaturated = false
+		}
+	}
+	line, warnings := hostCost(e, host, n+"'s event loop", saturatedBy(h), true)
+	if w := h.OthersWarning(); w != "" && hostWarns {
+		warnings = append(warnings, host+": "+w)
 	}
 	return line, warnings
 }
