@@ -230,5 +230,6 @@ func ciText(xs []float64) string {
 	}
 	return fmt.Sprintf("%.0f%% CI %.3f-%.3f, ", math.Floor(100*conf), lo, hi)
 }
+
 func minOf(xs []float64) float64 { return sorted(xs)[0] }
 func maxOf(xs []float64) float64 { s := sorted(xs); return s[len(s)-1] }
